@@ -1,0 +1,252 @@
+"""The one module that touches the generated Kaitai parsers (``generated/``).
+
+Everything else in the package sees plain Python values: ints, strings,
+bytes, lists and dicts keyed by the field names of ``formats/binlog.ksy``.
+"""
+from __future__ import annotations
+
+import inspect
+import uuid
+from dataclasses import dataclass
+from enum import IntEnum
+from io import BytesIO
+from typing import Any, Callable
+
+from kaitaistruct import KaitaiStream, KaitaiStruct, KaitaiStructError
+
+from binlog_spec._generated.binlog import Binlog
+
+MAGIC = b"\xfebin"
+LEN_MAGIC = len(MAGIC)
+LEN_EVENT_HEADER = 19
+OFS_FLAGS = 17  # timestamp 4 + type 1 + server id 4 + size 4 + end_log_pos 4
+LOG_EVENT_BINLOG_IN_USE_F = 0x1
+
+EventType = Binlog.EventType
+ColumnType = Binlog.ColumnType
+
+#: MySQL's spelling of every event type the spec names, by type code.
+EVENT_TYPE_NAMES: dict[int, str] = {member.value: member.name.upper() for member in EventType}
+#: MySQL's spelling of every column type (enum_field_types without MYSQL_TYPE_), by code.
+COLUMN_TYPE_NAMES: dict[int, str] = {member.value: member.name.upper() for member in ColumnType}
+
+#: Kaitai exceptions that mean "these bytes do not fit the layout".
+SpecError = (KaitaiStructError, EOFError, ValueError, UnicodeDecodeError, IndexError)
+
+
+def event_type_name(code: int) -> str:
+    return EVENT_TYPE_NAMES.get(code, f"UNKNOWN_EVENT_{code}")
+
+
+@dataclass(frozen=True)
+class EventHeader:
+    timestamp: int
+    type_code: int
+    server_id: int
+    len_event: int
+    end_log_pos: int
+    flags: int
+
+
+@dataclass(frozen=True)
+class FormatDescription:
+    """What a FORMAT_DESCRIPTION_EVENT says about the events after it."""
+
+    binlog_version: int
+    server_version: str
+    create_timestamp: int
+    len_common_header: int
+    post_header_lens: bytes
+    checksum_alg: int | None  # None: pre-5.6.1 FDE without the algorithm byte
+    fde_checksum: int | None
+    len_checksum: int
+
+    def post_header_len(self, type_code: int) -> int:
+        if 1 <= type_code <= len(self.post_header_lens):
+            return self.post_header_lens[type_code - 1]
+        return 0
+
+
+def parse_header(buf: bytes) -> EventHeader:
+    """Parse the 19-byte common header."""
+    h = Binlog.EventHeader(KaitaiStream(BytesIO(buf)))
+    return EventHeader(h.timestamp, int(h.type_code), h.server_id, h.len_event, h.end_log_pos, h.flags)
+
+
+def parse_fde(body: bytes) -> FormatDescription:
+    """Parse a FORMAT_DESCRIPTION_EVENT body (everything after the common header)."""
+    f = Binlog.FormatDescriptionEvent(KaitaiStream(BytesIO(body)))
+    alg = getattr(f, "checksum_alg", None)
+    return FormatDescription(
+        binlog_version=f.binlog_version,
+        server_version=f.server_version,
+        create_timestamp=f.create_timestamp,
+        len_common_header=f.len_common_header,
+        post_header_lens=bytes(f.post_header_lens),
+        checksum_alg=None if alg is None else int(alg),
+        fde_checksum=getattr(f, "fde_checksum", None),
+        len_checksum=f.len_checksum,
+    )
+
+
+def parse_event(buf: bytes, fde: FormatDescription | None) -> KaitaiStruct:
+    """Parse one whole event; returns the Kaitai body object (opaque to callers)."""
+    if fde is None:  # only the FDE itself can be parsed before an FDE
+        return parse_body_only(buf, LEN_EVENT_HEADER)
+    ev = Binlog.Event(fde.post_header_lens, fde.len_checksum, fde.len_common_header,
+                      KaitaiStream(BytesIO(buf)))
+    return ev.body
+
+
+def parse_body_only(buf: bytes, len_header: int) -> KaitaiStruct:
+    return Binlog.FormatDescriptionEvent(KaitaiStream(BytesIO(buf[len_header:])))
+
+
+# --------------------------------------------------------------------------
+# Kaitai objects -> plain values
+
+
+def _uuid(b: bytes) -> str:
+    return str(uuid.UUID(bytes=bytes(b)))
+
+
+# Types that stand for one value: the value is this attribute.
+_SCALAR_OF: dict[type, str] = {
+    Binlog.PackedInt: "value",
+    Binlog.VarlenUint: "value",
+    Binlog.StrU1: "value",
+    Binlog.LenStr: "value",
+    Binlog.LenBytes: "value",
+    Binlog.GtidLogEvent.CommitTimestamp: "microseconds",
+    Binlog.GtidLogEvent.ServerVersion: "version",
+    Binlog.StatusVars: "entries",
+    Binlog.ColumnMetadata: "columns",
+    Binlog.RowsExtraData: "items",
+    Binlog.StatusVar.RawRest: "data",
+    Binlog.RowsExtraItem.RawRest: "data",
+    Binlog.OptionalMetadataField.OmBitmap: "bits",
+    Binlog.OptionalMetadataField.OmPackedInts: "items",
+    Binlog.OptionalMetadataField.OmPackedPairs: "items",
+    Binlog.OptionalMetadataField.OmStrings: "items",
+    Binlog.OptionalMetadataField.OmStrValues: "columns",
+    Binlog.OptionalMetadataField.OmRaw: "data",
+    Binlog.GtidTag: "tag",
+}
+
+# Fields that are internal to the layout (lengths already applied, terminators, padding).
+_HIDDEN = {"db_terminator", "schema_terminator", "table_terminator", "num_sids_low", "num_sids_high",
+           "table_id_low", "table_id_high", "len_post_header_known", "type_code_num", "padding",
+           "len_before_alg", "len_fde_post_header", "len_trailer"}
+
+_FIELDS_CACHE: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def _field_names(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(params, instances) of a generated class."""
+    cached = _FIELDS_CACHE.get(cls)
+    if cached is None:
+        params = tuple(p for p in inspect.signature(cls.__init__).parameters
+                       if p not in ("self", "_io", "_parent", "_root"))
+        instances = tuple(name for name, attr in vars(cls).items()
+                          if isinstance(attr, property) and not name.startswith("_"))
+        cached = _FIELDS_CACHE[cls] = (params, instances)
+    return cached
+
+
+def to_plain(value: Any) -> Any:
+    """Convert a Kaitai value tree to plain Python values."""
+    if isinstance(value, KaitaiStruct):
+        attr = _SCALAR_OF.get(type(value))
+        if attr is not None:
+            return to_plain(getattr(value, attr))
+        params, instances = _field_names(type(value))
+        out: dict[str, Any] = {}
+        for name, v in vars(value).items():
+            if name.startswith("_") or name in params or name in _HIDDEN or v is None:
+                continue
+            out[name] = to_plain(v)
+        for name in instances:
+            if name in _HIDDEN or name in out:
+                continue
+            v = getattr(value, name)
+            if v is not None:
+                out[name] = to_plain(v)
+        return out
+    if isinstance(value, IntEnum):
+        return value.name.upper()
+    if isinstance(value, list):
+        return [to_plain(v) for v in value]
+    if isinstance(value, bytearray):
+        return bytes(value)
+    return value
+
+
+def _text(b: bytes) -> str:
+    return bytes(b).decode("utf-8", errors="replace")
+
+
+def _refine_query(d: dict, header: EventHeader) -> None:
+    d["query"] = _text(d["query"])
+
+
+def _refine_rows_query(d: dict, header: EventHeader) -> None:
+    d["query"] = _text(d["query"])
+
+
+def _refine_table_map(d: dict, header: EventHeader) -> None:
+    d["column_types"] = list(d["column_types"])
+    d["column_type_names"] = [COLUMN_TYPE_NAMES.get(t, str(t)) for t in d["column_types"]]
+    d["column_metadata"] = [c.get("meta", {}) for c in d["column_metadata"]]
+
+
+def _refine_gtid(d: dict, header: EventHeader) -> None:
+    d["sid"] = _uuid(d["sid"])
+    if header.type_code == EventType.anonymous_gtid_log_event:
+        d["gtid"] = "ANONYMOUS"
+    else:
+        d["gtid"] = f"{d['sid']}:{d['gno']}"
+
+
+def _refine_previous_gtids(d: dict, header: EventHeader) -> None:
+    parts = []
+    for s in d.get("sids", []):
+        s["sid"] = _uuid(s["sid"])
+        ranges = ":".join(f"{iv['start']}" if iv["end"] - iv["start"] == 1 else f"{iv['start']}-{iv['end'] - 1}"
+                          for iv in s["intervals"])
+        tag = f":{s['tag']}" if s.get("tag") else ""
+        parts.append(f"{s['sid']}{tag}:{ranges}" if ranges else f"{s['sid']}{tag}")
+    d["gtid_set"] = ",".join(parts)
+
+
+def _refine_mariadb_gtid(d: dict, header: EventHeader) -> None:
+    d["gtid"] = f"{d['domain_id']}-{header.server_id}-{d['seq_no']}"
+
+
+def _refine_gtid_list(d: dict, header: EventHeader) -> None:
+    d["gtid_list"] = ",".join(f"{g['domain_id']}-{g['server_id']}-{g['seq_no']}" for g in d.get("gtids", []))
+
+
+#: Event code -> finishing touches on the plain fields (text, UUIDs, GTID strings).
+_REFINE: dict[int, Callable[[dict, EventHeader], None]] = {
+    EventType.query_event: _refine_query,
+    EventType.execute_load_query_event: _refine_query,
+    EventType.rows_query_log_event: _refine_rows_query,
+    EventType.annotate_rows_event: _refine_rows_query,
+    EventType.table_map_event: _refine_table_map,
+    EventType.gtid_log_event: _refine_gtid,
+    EventType.anonymous_gtid_log_event: _refine_gtid,
+    EventType.previous_gtids_log_event: _refine_previous_gtids,
+    EventType.gtid_event: _refine_mariadb_gtid,
+    EventType.gtid_list_event: _refine_gtid_list,
+}
+
+
+def body_fields(body: KaitaiStruct, header: EventHeader) -> dict[str, Any]:
+    """The plain, friendly fields of a parsed event body."""
+    d = to_plain(body)
+    if not isinstance(d, dict):
+        d = {"value": d}
+    refine = _REFINE.get(header.type_code)
+    if refine is not None:
+        refine(d, header)
+    return d
