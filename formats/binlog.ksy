@@ -136,9 +136,9 @@ types:
             'event_type::transaction_context_event': transaction_context_event(len_post_header)
             'event_type::view_change_event': view_change_event(len_post_header)
             'event_type::xa_prepare_log_event': xa_prepare_log_event(len_post_header)
-            'event_type::transaction_payload_event': transaction_payload_event(len_post_header)
+            'event_type::transaction_payload_event': transaction_payload_event
             'event_type::heartbeat_log_event_v2': heartbeat_log_event_v2(len_post_header)
-            'event_type::gtid_tagged_log_event': gtid_tagged_log_event(len_post_header)
+            'event_type::gtid_tagged_log_event': gtid_tagged_log_event
             'event_type::annotate_rows_event': annotate_rows_event(len_post_header)
             'event_type::binlog_checkpoint_event': binlog_checkpoint_event(len_post_header)
             'event_type::gtid_event': mariadb_gtid_event(len_post_header)
@@ -345,9 +345,10 @@ types:
             'query_status_var::q_default_collation_for_utf8mb4': u2
             'query_status_var::q_sql_require_primary_key': u1
             'query_status_var::q_default_table_encryption': u1
+            'query_status_var::q_enable_cascade_triggers': u1
             'query_status_var::q_hrnow': b24
             'query_status_var::q_xid': u8
-            'query_status_var::q_gtid_flags3': u1
+            'query_status_var::q_gtid_flags3': gtid_flags3
             'query_status_var::q_character_set_collations': character_set_collations
             _: raw_rest
     types:
@@ -398,6 +399,14 @@ types:
             repeat: expr
             repeat-expr: num_dbs
             if: num_dbs != 254
+      gtid_flags3:
+        doc: MariaDB; the GTID flags_extra bits of a two-phase ALTER, and the START ALTER's seq_no.
+        seq:
+          - id: flags_extra
+            type: u1
+          - id: sa_seq_no
+            type: u8
+            if: (flags_extra & 12) != 0
       character_set_collations:
         doc: MariaDB 11.2+; pairs of (character set, collation) the session overrides.
         seq:
@@ -1043,23 +1052,29 @@ types:
   previous_gtids_log_event:
     doc: |
       The GTID set executed before this file. Each SID has a list of
-      [start, end) intervals. MySQL 8.4+ sets a format byte in the top byte
-      of the count; format 1 adds a tag to each SID.
+      [start, end) intervals. The first 8 bytes are a little-endian word:
+      untagged (format 0), its low 56 bits count the SIDs; tagged (MySQL
+      8.4+, format 1, top byte 1) it is (1 << 56) | (count << 8) | 1 and
+      every SID carries a tag.
     doc-ref:
-      - libbinlogevents/include/control_events.h (Previous_gtids_event)
-      - sql/rpl_gtid_set.cc (Gtid_set::add_gtid_encoding)
+      - libs/mysql/binlog/event/control_events.h (Previous_gtids_event)
+      - sql/rpl_gtid_set.cc (Gtid_set::encode, encode_nsids_format)
     params:
       - id: len_post_header
         type: u1
     seq:
       - id: post_header
         size: len_post_header
-      - id: num_sids_low
+      - id: word_byte0
+        type: u1
+      - id: word_bytes1_4
         type: u4
-      - id: num_sids_high
-        type: b24
+      - id: word_bytes5_6
+        type: u2
       - id: gtid_format
         type: u1
+        valid:
+          any-of: [0, 1]
         doc: 0 untagged, 1 tagged.
       - id: sids
         type: gtid_sid_intervals(gtid_format)
@@ -1067,7 +1082,11 @@ types:
         repeat-expr: num_sids
     instances:
       num_sids:
-        value: 'num_sids_low + num_sids_high * 4294967296'
+        value: |
+          gtid_format == 1
+            ? word_bytes1_4 + word_bytes5_6 * 4294967296
+            : word_byte0 + word_bytes1_4 * 256 + word_bytes5_6 * 1099511627776
+        -orig-id: n_sids
 
   gtid_sid_intervals:
     params:
@@ -1136,19 +1155,74 @@ types:
             : len_encoded == 5 ? (first >> 5) + (rest[0] + rest[1] * 256 + rest[2] * 65536 + rest[3] * 16777216) * 8
             : len_encoded == 6 ? (first >> 6) + (rest[0] + rest[1] * 256 + rest[2] * 65536 + rest[3] * 16777216 + rest[4] * 4294967296) * 4
             : len_encoded == 7 ? (first >> 7) + (rest[0] + rest[1] * 256 + rest[2] * 65536 + rest[3] * 16777216 + rest[4] * 4294967296 + rest[5] * 1099511627776) * 2
-            : rest[0] + rest[1] * 256 + rest[2] * 65536 + rest[3] * 16777216 + rest[4] * 4294967296 + rest[5] * 1099511627776 + rest[6] * 281474976710656
+            : len_encoded == 8 ? rest[0] + rest[1] * 256 + rest[2] * 65536 + rest[3] * 16777216 + rest[4] * 4294967296 + rest[5] * 1099511627776 + rest[6] * 281474976710656
+            : rest[0] + rest[1] * 256 + rest[2] * 65536 + rest[3] * 16777216 + rest[4] * 4294967296 + rest[5] * 1099511627776 + rest[6] * 281474976710656 + rest[7] * 72057594037927936
         doc: Exact up to 2^53 in JavaScript; GTID fields stay far below.
+      signed_value:
+        value: '(value % 2 == 0) ? value / 2 : -((value + 1) / 2)'
+        doc: The ZigZag decoding, for the library's signed fields.
 
   gtid_tagged_log_event:
-    doc: MySQL 8.4+ GTID with a tag, written with the serialization library (placeholder layout).
-    params:
-      - id: len_post_header
-        type: u1
+    doc: |
+      MySQL 8.4+ GTID of a tagged transaction (`uuid:tag:gno`). The body is one
+      message of MySQL's serialization library: a format version, the
+      message size (counting from the version byte), the last field id a
+      reader must understand, then (field id, value) pairs. Absent optional
+      fields take their default (original = immediate, ticket 0). The FDE's
+      post-header length for this type is 0.
+    doc-ref:
+      - libs/mysql/binlog/event/control_events.h (Gtid_event::define_fields)
+      - libs/mysql/serialization/readme.md
     seq:
-      - id: post_header
-        size: len_post_header
-      - id: payload
+      - id: format_version
+        type: varlen_uint
+        -orig-id: serialization_format_version
+      - id: message_size
+        type: varlen_uint
+        -orig-id: serializable_field_size
+      - id: last_non_ignorable_field_id
+        type: varlen_uint
+      - id: fields
+        type: tagged_gtid_field
+        size: message_size.value - len_message_header
+        -orig-id: define_fields
+      - id: unparsed
         size-eos: true
+        doc: Bytes after the message (none are written).
+    instances:
+      len_message_header:
+        value: format_version.len_encoded + message_size.len_encoded + last_non_ignorable_field_id.len_encoded
+
+  tagged_gtid_field:
+    seq:
+      - id: items
+        type: tagged_gtid_item
+        repeat: eos
+
+  tagged_gtid_item:
+    doc: |
+      Field ids: 0 gtid_flags, 1 uuid (16 varints, one per byte), 2 gno
+      (signed), 3 tag, 4 last_committed (signed), 5 sequence_number (signed),
+      6 immediate_commit_timestamp, 7 original_commit_timestamp,
+      8 transaction_length, 9 immediate_server_version,
+      10 original_server_version, 11 commit_group_ticket.
+    seq:
+      - id: field_id
+        type: varlen_uint
+      - id: value
+        type:
+          switch-on: field_id.value
+          cases:
+            1: uuid_varints
+            3: gtid_tag
+            _: varlen_uint
+    types:
+      uuid_varints:
+        seq:
+          - id: bytes
+            type: varlen_uint
+            repeat: expr
+            repeat-expr: 16
 
   mariadb_gtid_event:
     doc: |
@@ -1189,15 +1263,21 @@ types:
         type: u1
         if: not _io.eof
         doc: |
-          MariaDB 10.8+: FL_EXTRA_MULTI_ENGINE_E1 1, FL_START_ALTER_E1 2,
-          FL_COMMIT_ALTER_E1 4, FL_ROLLBACK_ALTER_E1 8. Zero padding reads as 0.
+          FL_EXTRA_MULTI_ENGINE_E1 1, FL_START_ALTER_E1 2 (10.8+),
+          FL_COMMIT_ALTER_E1 4, FL_ROLLBACK_ALTER_E1 8, 0x10 thread id
+          (11.5+). A zero padding byte reads as 0.
       - id: extra_engines
         type: u1
         if: 'not _io.eof and (flags_extra & 1) != 0'
+        doc: Number of other engines in the transaction, minus one.
       - id: sa_seq_no
         type: u8
         if: 'not _io.eof and (flags_extra & 12) != 0'
         doc: The seq_no of the START ALTER this COMMIT/ROLLBACK ALTER ends.
+      - id: thread_id
+        type: u4
+        if: 'not _io.eof and (flags_extra & 0x10) != 0'
+        doc: MariaDB 11.5+; the id of the session that ran the transaction.
       - id: padding
         size-eos: true
 
@@ -1250,32 +1330,94 @@ types:
 
   # --------------------------------------------- group replication, XA, payload
   transaction_context_event:
-    doc: Group replication certification data (placeholder layout).
-    doc-ref: libbinlogevents/include/control_events.h (Transaction_context_event)
+    doc: Group replication certification data of a transaction.
+    doc-ref: libs/mysql/binlog/event/control_events.h (Transaction_context_event)
     params:
       - id: len_post_header
         type: u1
     seq:
-      - id: post_header
-        size: len_post_header
-      - id: payload
-        size-eos: true
+      - id: len_server_uuid
+        type: u1
+        -orig-id: server_uuid_len
+      - id: thread_id
+        type: u4
+      - id: gtid_specified
+        type: u1
+      - id: len_encoded_snapshot_version
+        type: u4
+        -orig-id: encoded_snapshot_version_length
+      - id: num_write_set
+        type: u4
+        -orig-id: write_set_len
+      - id: num_read_set
+        type: u4
+        -orig-id: read_set_len
+      - id: post_header_extra
+        size: len_post_header - 18
+        if: len_post_header > 18
+      - id: server_uuid
+        type: str
+        size: len_server_uuid
+        encoding: ASCII
+      - id: encoded_snapshot_version
+        size: len_encoded_snapshot_version
+        doc: A GTID set in the PREVIOUS_GTIDS body encoding.
+      - id: write_set
+        type: len_u2_bytes
+        repeat: expr
+        repeat-expr: num_write_set
+      - id: read_set
+        type: len_u2_bytes
+        repeat: expr
+        repeat-expr: num_read_set
+
+  len_u2_bytes:
+    seq:
+      - id: len_value
+        type: u2
+      - id: value
+        size: len_value
 
   view_change_event:
-    doc: Group replication membership change (placeholder layout).
-    doc-ref: libbinlogevents/include/control_events.h (View_change_event)
+    doc: A group replication membership change.
+    doc-ref: libs/mysql/binlog/event/control_events.h (View_change_event)
     params:
       - id: len_post_header
         type: u1
     seq:
-      - id: post_header
-        size: len_post_header
-      - id: payload
-        size-eos: true
+      - id: view_id
+        type: strz
+        size: 40
+        encoding: ASCII
+      - id: seq_number
+        type: s8
+      - id: num_certification_info
+        type: u4
+        -orig-id: cert_info_len
+      - id: post_header_extra
+        size: len_post_header - 52
+        if: len_post_header > 52
+      - id: certification_info
+        type: certification_entry
+        repeat: expr
+        repeat-expr: num_certification_info
+    types:
+      certification_entry:
+        seq:
+          - id: len_key
+            type: u2
+          - id: key
+            type: str
+            size: len_key
+            encoding: UTF-8
+          - id: len_value
+            type: u4
+          - id: value
+            size: len_value
 
   xa_prepare_log_event:
-    doc: XA PREPARE (or one-phase XA COMMIT) of an XA transaction.
-    doc-ref: libbinlogevents/include/control_events.h (XA_prepare_event)
+    doc: XA PREPARE, or XA COMMIT ONE PHASE, of an XA transaction.
+    doc-ref: libs/mysql/binlog/event/control_events.h (XA_prepare_event)
     params:
       - id: len_post_header
         type: u1
@@ -1286,38 +1428,90 @@ types:
         type: u1
       - id: format_id
         type: s4
+        -orig-id: formatID
       - id: len_gtrid
         type: u4
         -orig-id: gtrid_length
+        valid:
+          max: 64
       - id: len_bqual
         type: u4
         -orig-id: bqual_length
+        valid:
+          max: 64
       - id: gtrid
         size: len_gtrid
       - id: bqual
         size: len_bqual
 
   transaction_payload_event:
-    doc: A compressed transaction (placeholder layout).
-    params:
-      - id: len_post_header
-        type: u1
+    doc: |
+      A whole transaction's events, compressed (binlog_transaction_compression).
+      A list of (type, length, value) fields, each a packed integer, ends
+      with type 0; the payload follows. The inner events have no checksum
+      and end_log_pos 0. The real post-header is empty: the server writes 40
+      in the FDE array for this type by mistake and ignores it when reading,
+      so this body takes no post-header length.
+    doc-ref:
+      - libs/mysql/binlog/event/control_events.h (Transaction_payload_event)
+      - libs/mysql/binlog/event/codecs/binary.cpp (Transaction_payload::decode)
     seq:
-      - id: post_header
-        size: len_post_header
+      - id: header_fields
+        type: payload_field
+        repeat: until
+        repeat-until: _.field_type.value == 0
       - id: payload
         size-eos: true
+    types:
+      payload_field:
+        doc: 1 payload_size, 2 compression_type (0 ZSTD, 255 NONE), 3 uncompressed_size, 0 end.
+        seq:
+          - id: field_type
+            type: packed_int
+          - id: len_value
+            type: packed_int
+            if: field_type.value != 0
+          - id: value
+            size: len_value.value
+            type:
+              switch-on: field_type.value
+              cases:
+                1: packed_int
+                2: packed_int
+                3: packed_int
+            if: field_type.value != 0
 
   heartbeat_log_event_v2:
-    doc: Heartbeat with a 64-bit position (placeholder layout).
+    doc: |
+      A heartbeat with a 64-bit position (sources newer than 8.0.26): fields
+      of (type, length, value), each a packed integer, ending with type 0.
+    doc-ref: libs/mysql/binlog/event/codecs/binary.cpp (Heartbeat::decode)
     params:
       - id: len_post_header
         type: u1
     seq:
       - id: post_header
         size: len_post_header
-      - id: payload
-        size-eos: true
+      - id: fields
+        type: heartbeat_field
+        repeat: until
+        repeat-until: _.field_type.value == 0 or _io.eof
+    types:
+      heartbeat_field:
+        doc: 1 log file name, 2 log position, 0 end.
+        seq:
+          - id: field_type
+            type: packed_int
+          - id: len_value
+            type: packed_int
+            if: field_type.value != 0
+          - id: value
+            size: len_value.value
+            type:
+              switch-on: field_type.value
+              cases:
+                2: packed_int
+            if: field_type.value != 0
 
   # -------------------------------------------------------------------- rows
   rows_event:
@@ -1471,6 +1665,7 @@ enums:
     40: transaction_payload_event
     41: heartbeat_log_event_v2
     42: gtid_tagged_log_event
+    43: large_transaction_header_event
     160: annotate_rows_event
     161: binlog_checkpoint_event
     162: gtid_event
@@ -1509,6 +1704,7 @@ enums:
     18: q_default_collation_for_utf8mb4
     19: q_sql_require_primary_key
     20: q_default_table_encryption
+    21: q_enable_cascade_triggers
     128: q_hrnow
     129: q_xid
     130: q_gtid_flags3

@@ -123,6 +123,7 @@ class Binlog(KaitaiStruct):
         transaction_payload_event = 40
         heartbeat_log_event_v2 = 41
         gtid_tagged_log_event = 42
+        large_transaction_header_event = 43
         annotate_rows_event = 160
         binlog_checkpoint_event = 161
         gtid_event = 162
@@ -195,6 +196,7 @@ class Binlog(KaitaiStruct):
         q_default_collation_for_utf8mb4 = 18
         q_sql_require_primary_key = 19
         q_default_table_encryption = 20
+        q_enable_cascade_triggers = 21
         q_hrnow = 128
         q_xid = 129
         q_gtid_flags3 = 130
@@ -687,7 +689,7 @@ class Binlog(KaitaiStruct):
                 pass
                 self._raw_body = self._io.read_bytes((self.header.len_event - self.len_common_header) - self.len_trailer)
                 _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
-                self.body = Binlog.GtidTaggedLogEvent(self.len_post_header, _io__raw_body, self, self._root)
+                self.body = Binlog.GtidTaggedLogEvent(_io__raw_body, self, self._root)
             elif _on == Binlog.EventType.heartbeat_log_event:
                 pass
                 self._raw_body = self._io.read_bytes((self.header.len_event - self.len_common_header) - self.len_trailer)
@@ -787,7 +789,7 @@ class Binlog(KaitaiStruct):
                 pass
                 self._raw_body = self._io.read_bytes((self.header.len_event - self.len_common_header) - self.len_trailer)
                 _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
-                self.body = Binlog.TransactionPayloadEvent(self.len_post_header, _io__raw_body, self, self._root)
+                self.body = Binlog.TransactionPayloadEvent(_io__raw_body, self, self._root)
             elif _on == Binlog.EventType.update_rows_compressed_event:
                 pass
                 self._raw_body = self._io.read_bytes((self.header.len_event - self.len_common_header) - self.len_trailer)
@@ -1493,21 +1495,50 @@ class Binlog(KaitaiStruct):
 
 
     class GtidTaggedLogEvent(KaitaiStruct):
-        """MySQL 8.4+ GTID with a tag, written with the serialization library (placeholder layout)."""
-        def __init__(self, len_post_header, _io, _parent=None, _root=None):
+        """MySQL 8.4+ GTID of a tagged transaction (`uuid:tag:gno`). The body is one
+        message of MySQL's serialization library: a format version, the
+        message size (counting from the version byte), the last field id a
+        reader must understand, then (field id, value) pairs. Absent optional
+        fields take their default (original = immediate, ticket 0). The FDE's
+        post-header length for this type is 0.
+        
+        .. seealso::
+           libs/mysql/binlog/event/control_events.h (Gtid_event::define_fields)
+        
+        
+        .. seealso::
+           libs/mysql/serialization/readme.md
+        """
+        def __init__(self, _io, _parent=None, _root=None):
             super(Binlog.GtidTaggedLogEvent, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self.len_post_header = len_post_header
             self._read()
 
         def _read(self):
-            self.post_header = self._io.read_bytes(self.len_post_header)
-            self.payload = self._io.read_bytes_full()
+            self.format_version = Binlog.VarlenUint(self._io, self, self._root)
+            self.message_size = Binlog.VarlenUint(self._io, self, self._root)
+            self.last_non_ignorable_field_id = Binlog.VarlenUint(self._io, self, self._root)
+            self._raw_fields = self._io.read_bytes(self.message_size.value - self.len_message_header)
+            _io__raw_fields = KaitaiStream(BytesIO(self._raw_fields))
+            self.fields = Binlog.TaggedGtidField(_io__raw_fields, self, self._root)
+            self.unparsed = self._io.read_bytes_full()
 
 
         def _fetch_instances(self):
             pass
+            self.format_version._fetch_instances()
+            self.message_size._fetch_instances()
+            self.last_non_ignorable_field_id._fetch_instances()
+            self.fields._fetch_instances()
+
+        @property
+        def len_message_header(self):
+            if hasattr(self, '_m_len_message_header'):
+                return self._m_len_message_header
+
+            self._m_len_message_header = (self.format_version.len_encoded + self.message_size.len_encoded) + self.last_non_ignorable_field_id.len_encoded
+            return getattr(self, '_m_len_message_header', None)
 
 
     class HeartbeatLogEvent(KaitaiStruct):
@@ -1533,7 +1564,12 @@ class Binlog(KaitaiStruct):
 
 
     class HeartbeatLogEventV2(KaitaiStruct):
-        """Heartbeat with a 64-bit position (placeholder layout)."""
+        """A heartbeat with a 64-bit position (sources newer than 8.0.26): fields
+        of (type, length, value), each a packed integer, ending with type 0.
+        
+        .. seealso::
+           libs/mysql/binlog/event/codecs/binary.cpp (Heartbeat::decode)
+        """
         def __init__(self, len_post_header, _io, _parent=None, _root=None):
             super(Binlog.HeartbeatLogEventV2, self).__init__(_io)
             self._parent = _parent
@@ -1543,11 +1579,68 @@ class Binlog(KaitaiStruct):
 
         def _read(self):
             self.post_header = self._io.read_bytes(self.len_post_header)
-            self.payload = self._io.read_bytes_full()
+            self.fields = []
+            i = 0
+            while True:
+                _ = Binlog.HeartbeatLogEventV2.HeartbeatField(self._io, self, self._root)
+                self.fields.append(_)
+                if  ((_.field_type.value == 0) or (self._io.is_eof())) :
+                    break
+                i += 1
 
 
         def _fetch_instances(self):
             pass
+            for i in range(len(self.fields)):
+                pass
+                self.fields[i]._fetch_instances()
+
+
+        class HeartbeatField(KaitaiStruct):
+            """1 log file name, 2 log position, 0 end."""
+            def __init__(self, _io, _parent=None, _root=None):
+                super(Binlog.HeartbeatLogEventV2.HeartbeatField, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._read()
+
+            def _read(self):
+                self.field_type = Binlog.PackedInt(self._io, self, self._root)
+                if self.field_type.value != 0:
+                    pass
+                    self.len_value = Binlog.PackedInt(self._io, self, self._root)
+
+                if self.field_type.value != 0:
+                    pass
+                    _on = self.field_type.value
+                    if _on == 2:
+                        pass
+                        self._raw_value = self._io.read_bytes(self.len_value.value)
+                        _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                        self.value = Binlog.PackedInt(_io__raw_value, self, self._root)
+                    else:
+                        pass
+                        self.value = self._io.read_bytes(self.len_value.value)
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.field_type._fetch_instances()
+                if self.field_type.value != 0:
+                    pass
+                    self.len_value._fetch_instances()
+
+                if self.field_type.value != 0:
+                    pass
+                    _on = self.field_type.value
+                    if _on == 2:
+                        pass
+                        self.value._fetch_instances()
+                    else:
+                        pass
+
+
 
 
     class IgnorableLogEvent(KaitaiStruct):
@@ -1671,6 +1764,22 @@ class Binlog(KaitaiStruct):
             self.len_value._fetch_instances()
 
 
+    class LenU2Bytes(KaitaiStruct):
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Binlog.LenU2Bytes, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.len_value = self._io.read_u2le()
+            self.value = self._io.read_bytes(self.len_value)
+
+
+        def _fetch_instances(self):
+            pass
+
+
     class MariadbGtid(KaitaiStruct):
         def __init__(self, _io, _parent=None, _root=None):
             super(Binlog.MariadbGtid, self).__init__(_io)
@@ -1739,6 +1848,10 @@ class Binlog(KaitaiStruct):
                 pass
                 self.sa_seq_no = self._io.read_u8le()
 
+            if  (((not (self._io.is_eof()))) and (self.flags_extra & 16 != 0)) :
+                pass
+                self.thread_id = self._io.read_u4le()
+
             self.padding = self._io.read_bytes_full()
 
 
@@ -1766,6 +1879,9 @@ class Binlog(KaitaiStruct):
                 pass
 
             if  (((not (self._io.is_eof()))) and (self.flags_extra & 12 != 0)) :
+                pass
+
+            if  (((not (self._io.is_eof()))) and (self.flags_extra & 16 != 0)) :
                 pass
 
 
@@ -2164,15 +2280,17 @@ class Binlog(KaitaiStruct):
 
     class PreviousGtidsLogEvent(KaitaiStruct):
         """The GTID set executed before this file. Each SID has a list of
-        [start, end) intervals. MySQL 8.4+ sets a format byte in the top byte
-        of the count; format 1 adds a tag to each SID.
+        [start, end) intervals. The first 8 bytes are a little-endian word:
+        untagged (format 0), its low 56 bits count the SIDs; tagged (MySQL
+        8.4+, format 1, top byte 1) it is (1 << 56) | (count << 8) | 1 and
+        every SID carries a tag.
         
         .. seealso::
-           libbinlogevents/include/control_events.h (Previous_gtids_event)
+           libs/mysql/binlog/event/control_events.h (Previous_gtids_event)
         
         
         .. seealso::
-           sql/rpl_gtid_set.cc (Gtid_set::add_gtid_encoding)
+           sql/rpl_gtid_set.cc (Gtid_set::encode, encode_nsids_format)
         """
         def __init__(self, len_post_header, _io, _parent=None, _root=None):
             super(Binlog.PreviousGtidsLogEvent, self).__init__(_io)
@@ -2183,9 +2301,12 @@ class Binlog(KaitaiStruct):
 
         def _read(self):
             self.post_header = self._io.read_bytes(self.len_post_header)
-            self.num_sids_low = self._io.read_u4le()
-            self.num_sids_high = self._io.read_bits_int_le(24)
+            self.word_byte0 = self._io.read_u1()
+            self.word_bytes1_4 = self._io.read_u4le()
+            self.word_bytes5_6 = self._io.read_u2le()
             self.gtid_format = self._io.read_u1()
+            if not  ((self.gtid_format == 0) or (self.gtid_format == 1)) :
+                raise kaitaistruct.ValidationNotAnyOfError(self.gtid_format, self._io, u"/types/previous_gtids_log_event/seq/4")
             self.sids = []
             for i in range(self.num_sids):
                 self.sids.append(Binlog.GtidSidIntervals(self.gtid_format, self._io, self, self._root))
@@ -2204,7 +2325,7 @@ class Binlog(KaitaiStruct):
             if hasattr(self, '_m_num_sids'):
                 return self._m_num_sids
 
-            self._m_num_sids = self.num_sids_low + self.num_sids_high * 4294967296
+            self._m_num_sids = (self.word_bytes1_4 + self.word_bytes5_6 * 4294967296 if self.gtid_format == 1 else (self.word_byte0 + self.word_bytes1_4 * 256) + self.word_bytes5_6 * 1099511627776)
             return getattr(self, '_m_num_sids', None)
 
 
@@ -2664,6 +2785,9 @@ class Binlog(KaitaiStruct):
             elif _on == Binlog.QueryStatusVar.q_default_table_encryption:
                 pass
                 self.value = self._io.read_u1()
+            elif _on == Binlog.QueryStatusVar.q_enable_cascade_triggers:
+                pass
+                self.value = self._io.read_u1()
             elif _on == Binlog.QueryStatusVar.q_explicit_defaults_for_timestamp:
                 pass
                 self.value = self._io.read_u1()
@@ -2672,7 +2796,7 @@ class Binlog(KaitaiStruct):
                 self.value = self._io.read_u4le()
             elif _on == Binlog.QueryStatusVar.q_gtid_flags3:
                 pass
-                self.value = self._io.read_u1()
+                self.value = Binlog.StatusVar.GtidFlags3(self._io, self, self._root)
             elif _on == Binlog.QueryStatusVar.q_hrnow:
                 pass
                 self.value = self._io.read_bits_int_le(24)
@@ -2737,12 +2861,15 @@ class Binlog(KaitaiStruct):
                 pass
             elif _on == Binlog.QueryStatusVar.q_default_table_encryption:
                 pass
+            elif _on == Binlog.QueryStatusVar.q_enable_cascade_triggers:
+                pass
             elif _on == Binlog.QueryStatusVar.q_explicit_defaults_for_timestamp:
                 pass
             elif _on == Binlog.QueryStatusVar.q_flags2_code:
                 pass
             elif _on == Binlog.QueryStatusVar.q_gtid_flags3:
                 pass
+                self.value._fetch_instances()
             elif _on == Binlog.QueryStatusVar.q_hrnow:
                 pass
             elif _on == Binlog.QueryStatusVar.q_invoker:
@@ -2863,6 +2990,29 @@ class Binlog(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
+
+
+        class GtidFlags3(KaitaiStruct):
+            """MariaDB; the GTID flags_extra bits of a two-phase ALTER, and the START ALTER's seq_no."""
+            def __init__(self, _io, _parent=None, _root=None):
+                super(Binlog.StatusVar.GtidFlags3, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._read()
+
+            def _read(self):
+                self.flags_extra = self._io.read_u1()
+                if self.flags_extra & 12 != 0:
+                    pass
+                    self.sa_seq_no = self._io.read_u8le()
+
+
+
+            def _fetch_instances(self):
+                pass
+                if self.flags_extra & 12 != 0:
+                    pass
+
 
 
         class Invoker(KaitaiStruct):
@@ -3060,11 +3210,99 @@ class Binlog(KaitaiStruct):
             return getattr(self, '_m_table_id', None)
 
 
+    class TaggedGtidField(KaitaiStruct):
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Binlog.TaggedGtidField, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.items = []
+            i = 0
+            while not self._io.is_eof():
+                self.items.append(Binlog.TaggedGtidItem(self._io, self, self._root))
+                i += 1
+
+
+
+        def _fetch_instances(self):
+            pass
+            for i in range(len(self.items)):
+                pass
+                self.items[i]._fetch_instances()
+
+
+
+    class TaggedGtidItem(KaitaiStruct):
+        """Field ids: 0 gtid_flags, 1 uuid (16 varints, one per byte), 2 gno
+        (signed), 3 tag, 4 last_committed (signed), 5 sequence_number (signed),
+        6 immediate_commit_timestamp, 7 original_commit_timestamp,
+        8 transaction_length, 9 immediate_server_version,
+        10 original_server_version, 11 commit_group_ticket.
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Binlog.TaggedGtidItem, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.field_id = Binlog.VarlenUint(self._io, self, self._root)
+            _on = self.field_id.value
+            if _on == 1:
+                pass
+                self.value = Binlog.TaggedGtidItem.UuidVarints(self._io, self, self._root)
+            elif _on == 3:
+                pass
+                self.value = Binlog.GtidTag(self._io, self, self._root)
+            else:
+                pass
+                self.value = Binlog.VarlenUint(self._io, self, self._root)
+
+
+        def _fetch_instances(self):
+            pass
+            self.field_id._fetch_instances()
+            _on = self.field_id.value
+            if _on == 1:
+                pass
+                self.value._fetch_instances()
+            elif _on == 3:
+                pass
+                self.value._fetch_instances()
+            else:
+                pass
+                self.value._fetch_instances()
+
+        class UuidVarints(KaitaiStruct):
+            def __init__(self, _io, _parent=None, _root=None):
+                super(Binlog.TaggedGtidItem.UuidVarints, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._read()
+
+            def _read(self):
+                self.bytes = []
+                for i in range(16):
+                    self.bytes.append(Binlog.VarlenUint(self._io, self, self._root))
+
+
+
+            def _fetch_instances(self):
+                pass
+                for i in range(len(self.bytes)):
+                    pass
+                    self.bytes[i]._fetch_instances()
+
+
+
+
     class TransactionContextEvent(KaitaiStruct):
-        """Group replication certification data (placeholder layout).
+        """Group replication certification data of a transaction.
         
         .. seealso::
-           libbinlogevents/include/control_events.h (Transaction_context_event)
+           libs/mysql/binlog/event/control_events.h (Transaction_context_event)
         """
         def __init__(self, len_post_header, _io, _parent=None, _root=None):
             super(Binlog.TransactionContextEvent, self).__init__(_io)
@@ -3074,30 +3312,144 @@ class Binlog(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.post_header = self._io.read_bytes(self.len_post_header)
-            self.payload = self._io.read_bytes_full()
+            self.len_server_uuid = self._io.read_u1()
+            self.thread_id = self._io.read_u4le()
+            self.gtid_specified = self._io.read_u1()
+            self.len_encoded_snapshot_version = self._io.read_u4le()
+            self.num_write_set = self._io.read_u4le()
+            self.num_read_set = self._io.read_u4le()
+            if self.len_post_header > 18:
+                pass
+                self.post_header_extra = self._io.read_bytes(self.len_post_header - 18)
+
+            self.server_uuid = (self._io.read_bytes(self.len_server_uuid)).decode(u"ASCII")
+            self.encoded_snapshot_version = self._io.read_bytes(self.len_encoded_snapshot_version)
+            self.write_set = []
+            for i in range(self.num_write_set):
+                self.write_set.append(Binlog.LenU2Bytes(self._io, self, self._root))
+
+            self.read_set = []
+            for i in range(self.num_read_set):
+                self.read_set.append(Binlog.LenU2Bytes(self._io, self, self._root))
+
 
 
         def _fetch_instances(self):
             pass
+            if self.len_post_header > 18:
+                pass
+
+            for i in range(len(self.write_set)):
+                pass
+                self.write_set[i]._fetch_instances()
+
+            for i in range(len(self.read_set)):
+                pass
+                self.read_set[i]._fetch_instances()
+
 
 
     class TransactionPayloadEvent(KaitaiStruct):
-        """A compressed transaction (placeholder layout)."""
-        def __init__(self, len_post_header, _io, _parent=None, _root=None):
+        """A whole transaction's events, compressed (binlog_transaction_compression).
+        A list of (type, length, value) fields, each a packed integer, ends
+        with type 0; the payload follows. The inner events have no checksum
+        and end_log_pos 0. The real post-header is empty: the server writes 40
+        in the FDE array for this type by mistake and ignores it when reading,
+        so this body takes no post-header length.
+        
+        .. seealso::
+           libs/mysql/binlog/event/control_events.h (Transaction_payload_event)
+        
+        
+        .. seealso::
+           libs/mysql/binlog/event/codecs/binary.cpp (Transaction_payload::decode)
+        """
+        def __init__(self, _io, _parent=None, _root=None):
             super(Binlog.TransactionPayloadEvent, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self.len_post_header = len_post_header
             self._read()
 
         def _read(self):
-            self.post_header = self._io.read_bytes(self.len_post_header)
+            self.header_fields = []
+            i = 0
+            while True:
+                _ = Binlog.TransactionPayloadEvent.PayloadField(self._io, self, self._root)
+                self.header_fields.append(_)
+                if _.field_type.value == 0:
+                    break
+                i += 1
             self.payload = self._io.read_bytes_full()
 
 
         def _fetch_instances(self):
             pass
+            for i in range(len(self.header_fields)):
+                pass
+                self.header_fields[i]._fetch_instances()
+
+
+        class PayloadField(KaitaiStruct):
+            """1 payload_size, 2 compression_type (0 ZSTD, 255 NONE), 3 uncompressed_size, 0 end."""
+            def __init__(self, _io, _parent=None, _root=None):
+                super(Binlog.TransactionPayloadEvent.PayloadField, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._read()
+
+            def _read(self):
+                self.field_type = Binlog.PackedInt(self._io, self, self._root)
+                if self.field_type.value != 0:
+                    pass
+                    self.len_value = Binlog.PackedInt(self._io, self, self._root)
+
+                if self.field_type.value != 0:
+                    pass
+                    _on = self.field_type.value
+                    if _on == 1:
+                        pass
+                        self._raw_value = self._io.read_bytes(self.len_value.value)
+                        _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                        self.value = Binlog.PackedInt(_io__raw_value, self, self._root)
+                    elif _on == 2:
+                        pass
+                        self._raw_value = self._io.read_bytes(self.len_value.value)
+                        _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                        self.value = Binlog.PackedInt(_io__raw_value, self, self._root)
+                    elif _on == 3:
+                        pass
+                        self._raw_value = self._io.read_bytes(self.len_value.value)
+                        _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                        self.value = Binlog.PackedInt(_io__raw_value, self, self._root)
+                    else:
+                        pass
+                        self.value = self._io.read_bytes(self.len_value.value)
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.field_type._fetch_instances()
+                if self.field_type.value != 0:
+                    pass
+                    self.len_value._fetch_instances()
+
+                if self.field_type.value != 0:
+                    pass
+                    _on = self.field_type.value
+                    if _on == 1:
+                        pass
+                        self.value._fetch_instances()
+                    elif _on == 2:
+                        pass
+                        self.value._fetch_instances()
+                    elif _on == 3:
+                        pass
+                        self.value._fetch_instances()
+                    else:
+                        pass
+
+
 
 
     class UnknownEvent(KaitaiStruct):
@@ -3210,20 +3562,29 @@ class Binlog(KaitaiStruct):
             return getattr(self, '_m_len_encoded', None)
 
         @property
+        def signed_value(self):
+            """The ZigZag decoding, for the library's signed fields."""
+            if hasattr(self, '_m_signed_value'):
+                return self._m_signed_value
+
+            self._m_signed_value = (self.value // 2 if self.value % 2 == 0 else -((self.value + 1) // 2))
+            return getattr(self, '_m_signed_value', None)
+
+        @property
         def value(self):
             """Exact up to 2^53 in JavaScript; GTID fields stay far below."""
             if hasattr(self, '_m_value'):
                 return self._m_value
 
-            self._m_value = (self.first >> 1 if self.len_encoded == 1 else ((self.first >> 2) + KaitaiStream.byte_array_index(self.rest, 0) * 64 if self.len_encoded == 2 else ((self.first >> 3) + (KaitaiStream.byte_array_index(self.rest, 0) + KaitaiStream.byte_array_index(self.rest, 1) * 256) * 32 if self.len_encoded == 3 else ((self.first >> 4) + ((KaitaiStream.byte_array_index(self.rest, 0) + KaitaiStream.byte_array_index(self.rest, 1) * 256) + KaitaiStream.byte_array_index(self.rest, 2) * 65536) * 16 if self.len_encoded == 4 else ((self.first >> 5) + (((KaitaiStream.byte_array_index(self.rest, 0) + KaitaiStream.byte_array_index(self.rest, 1) * 256) + KaitaiStream.byte_array_index(self.rest, 2) * 65536) + KaitaiStream.byte_array_index(self.rest, 3) * 16777216) * 8 if self.len_encoded == 5 else ((self.first >> 6) + ((((KaitaiStream.byte_array_index(self.rest, 0) + KaitaiStream.byte_array_index(self.rest, 1) * 256) + KaitaiStream.byte_array_index(self.rest, 2) * 65536) + KaitaiStream.byte_array_index(self.rest, 3) * 16777216) + KaitaiStream.byte_array_index(self.rest, 4) * 4294967296) * 4 if self.len_encoded == 6 else ((self.first >> 7) + (((((KaitaiStream.byte_array_index(self.rest, 0) + KaitaiStream.byte_array_index(self.rest, 1) * 256) + KaitaiStream.byte_array_index(self.rest, 2) * 65536) + KaitaiStream.byte_array_index(self.rest, 3) * 16777216) + KaitaiStream.byte_array_index(self.rest, 4) * 4294967296) + KaitaiStream.byte_array_index(self.rest, 5) * 1099511627776) * 2 if self.len_encoded == 7 else (((((KaitaiStream.byte_array_index(self.rest, 0) + KaitaiStream.byte_array_index(self.rest, 1) * 256) + KaitaiStream.byte_array_index(self.rest, 2) * 65536) + KaitaiStream.byte_array_index(self.rest, 3) * 16777216) + KaitaiStream.byte_array_index(self.rest, 4) * 4294967296) + KaitaiStream.byte_array_index(self.rest, 5) * 1099511627776) + KaitaiStream.byte_array_index(self.rest, 6) * 281474976710656)))))))
+            self._m_value = (self.first >> 1 if self.len_encoded == 1 else ((self.first >> 2) + KaitaiStream.byte_array_index(self.rest, 0) * 64 if self.len_encoded == 2 else ((self.first >> 3) + (KaitaiStream.byte_array_index(self.rest, 0) + KaitaiStream.byte_array_index(self.rest, 1) * 256) * 32 if self.len_encoded == 3 else ((self.first >> 4) + ((KaitaiStream.byte_array_index(self.rest, 0) + KaitaiStream.byte_array_index(self.rest, 1) * 256) + KaitaiStream.byte_array_index(self.rest, 2) * 65536) * 16 if self.len_encoded == 4 else ((self.first >> 5) + (((KaitaiStream.byte_array_index(self.rest, 0) + KaitaiStream.byte_array_index(self.rest, 1) * 256) + KaitaiStream.byte_array_index(self.rest, 2) * 65536) + KaitaiStream.byte_array_index(self.rest, 3) * 16777216) * 8 if self.len_encoded == 5 else ((self.first >> 6) + ((((KaitaiStream.byte_array_index(self.rest, 0) + KaitaiStream.byte_array_index(self.rest, 1) * 256) + KaitaiStream.byte_array_index(self.rest, 2) * 65536) + KaitaiStream.byte_array_index(self.rest, 3) * 16777216) + KaitaiStream.byte_array_index(self.rest, 4) * 4294967296) * 4 if self.len_encoded == 6 else ((self.first >> 7) + (((((KaitaiStream.byte_array_index(self.rest, 0) + KaitaiStream.byte_array_index(self.rest, 1) * 256) + KaitaiStream.byte_array_index(self.rest, 2) * 65536) + KaitaiStream.byte_array_index(self.rest, 3) * 16777216) + KaitaiStream.byte_array_index(self.rest, 4) * 4294967296) + KaitaiStream.byte_array_index(self.rest, 5) * 1099511627776) * 2 if self.len_encoded == 7 else ((((((KaitaiStream.byte_array_index(self.rest, 0) + KaitaiStream.byte_array_index(self.rest, 1) * 256) + KaitaiStream.byte_array_index(self.rest, 2) * 65536) + KaitaiStream.byte_array_index(self.rest, 3) * 16777216) + KaitaiStream.byte_array_index(self.rest, 4) * 4294967296) + KaitaiStream.byte_array_index(self.rest, 5) * 1099511627776) + KaitaiStream.byte_array_index(self.rest, 6) * 281474976710656 if self.len_encoded == 8 else ((((((KaitaiStream.byte_array_index(self.rest, 0) + KaitaiStream.byte_array_index(self.rest, 1) * 256) + KaitaiStream.byte_array_index(self.rest, 2) * 65536) + KaitaiStream.byte_array_index(self.rest, 3) * 16777216) + KaitaiStream.byte_array_index(self.rest, 4) * 4294967296) + KaitaiStream.byte_array_index(self.rest, 5) * 1099511627776) + KaitaiStream.byte_array_index(self.rest, 6) * 281474976710656) + KaitaiStream.byte_array_index(self.rest, 7) * 72057594037927936))))))))
             return getattr(self, '_m_value', None)
 
 
     class ViewChangeEvent(KaitaiStruct):
-        """Group replication membership change (placeholder layout).
+        """A group replication membership change.
         
         .. seealso::
-           libbinlogevents/include/control_events.h (View_change_event)
+           libs/mysql/binlog/event/control_events.h (View_change_event)
         """
         def __init__(self, len_post_header, _io, _parent=None, _root=None):
             super(Binlog.ViewChangeEvent, self).__init__(_io)
@@ -3233,19 +3594,53 @@ class Binlog(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.post_header = self._io.read_bytes(self.len_post_header)
-            self.payload = self._io.read_bytes_full()
+            self.view_id = (KaitaiStream.bytes_terminate(self._io.read_bytes(40), 0, False)).decode(u"ASCII")
+            self.seq_number = self._io.read_s8le()
+            self.num_certification_info = self._io.read_u4le()
+            if self.len_post_header > 52:
+                pass
+                self.post_header_extra = self._io.read_bytes(self.len_post_header - 52)
+
+            self.certification_info = []
+            for i in range(self.num_certification_info):
+                self.certification_info.append(Binlog.ViewChangeEvent.CertificationEntry(self._io, self, self._root))
+
 
 
         def _fetch_instances(self):
             pass
+            if self.len_post_header > 52:
+                pass
+
+            for i in range(len(self.certification_info)):
+                pass
+                self.certification_info[i]._fetch_instances()
+
+
+        class CertificationEntry(KaitaiStruct):
+            def __init__(self, _io, _parent=None, _root=None):
+                super(Binlog.ViewChangeEvent.CertificationEntry, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._read()
+
+            def _read(self):
+                self.len_key = self._io.read_u2le()
+                self.key = (self._io.read_bytes(self.len_key)).decode(u"UTF-8")
+                self.len_value = self._io.read_u4le()
+                self.value = self._io.read_bytes(self.len_value)
+
+
+            def _fetch_instances(self):
+                pass
+
 
 
     class XaPrepareLogEvent(KaitaiStruct):
-        """XA PREPARE (or one-phase XA COMMIT) of an XA transaction.
+        """XA PREPARE, or XA COMMIT ONE PHASE, of an XA transaction.
         
         .. seealso::
-           libbinlogevents/include/control_events.h (XA_prepare_event)
+           libs/mysql/binlog/event/control_events.h (XA_prepare_event)
         """
         def __init__(self, len_post_header, _io, _parent=None, _root=None):
             super(Binlog.XaPrepareLogEvent, self).__init__(_io)
@@ -3259,7 +3654,11 @@ class Binlog(KaitaiStruct):
             self.one_phase = self._io.read_u1()
             self.format_id = self._io.read_s4le()
             self.len_gtrid = self._io.read_u4le()
+            if not self.len_gtrid <= 64:
+                raise kaitaistruct.ValidationGreaterThanError(64, self.len_gtrid, self._io, u"/types/xa_prepare_log_event/seq/3")
             self.len_bqual = self._io.read_u4le()
+            if not self.len_bqual <= 64:
+                raise kaitaistruct.ValidationGreaterThanError(64, self.len_bqual, self._io, u"/types/xa_prepare_log_event/seq/4")
             self.gtrid = self._io.read_bytes(self.len_gtrid)
             self.bqual = self._io.read_bytes(self.len_bqual)
 

@@ -4,7 +4,7 @@
     for ev in binlog_spec.open("mysql-bin.000001"):
         print(ev.pos, ev.type, ev.to_dict())
 """
-from binlog_spec.errors import (BinlogError, ChecksumError, DecompressionError, EventSizeError,
+from binlog_spec.errors import (BinlogError, ChecksumError, DecompressionError, EncryptedBinlogError, EventSizeError,
                                 MalformedEventError, MissingTableMapError, NotABinlogError,
                                 TruncatedEventError)
 from binlog_spec.event import Event
@@ -16,5 +16,5 @@ __version__ = "0.1.0"
 __all__ = [
     "open", "read_events", "BinlogReader", "Event", "ReadOptions",
     "BinlogError", "NotABinlogError", "TruncatedEventError", "EventSizeError", "ChecksumError",
-    "MalformedEventError", "DecompressionError", "MissingTableMapError",
+    "MalformedEventError", "DecompressionError", "EncryptedBinlogError", "MissingTableMapError",
 ]

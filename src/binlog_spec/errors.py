@@ -55,5 +55,9 @@ class DecompressionError(BinlogError):
     """A compressed payload could not be decompressed."""
 
 
+class EncryptedBinlogError(BinlogError):
+    """Events after a START_ENCRYPTION_EVENT are encrypted with a key only the server has."""
+
+
 class MissingTableMapError(BinlogError):
     """A rows event refers to a table id no TABLE_MAP_EVENT has defined."""

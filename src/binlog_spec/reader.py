@@ -16,7 +16,8 @@ import zlib
 from typing import BinaryIO, Callable, Iterator
 
 from binlog_spec import payload, spec
-from binlog_spec.errors import (BinlogError, ChecksumError, DecompressionError, EventSizeError,
+from binlog_spec.errors import (BinlogError, ChecksumError, DecompressionError, EncryptedBinlogError,
+                                EventSizeError,
                                 MalformedEventError, NotABinlogError, TruncatedEventError)
 from binlog_spec.event import Event
 from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
@@ -34,10 +35,12 @@ def open(path: str | os.PathLike, options: ReadOptions = DEFAULT_OPTIONS) -> "Bi
 class _State:
     """What the reader knows at a point of the stream."""
 
-    __slots__ = ("fde",)
+    __slots__ = ("fde", "encrypted_at")
 
     def __init__(self) -> None:
         self.fde: spec.FormatDescription | None = None
+        #: Position of the START_ENCRYPTION_EVENT, once seen.
+        self.encrypted_at: int | None = None
 
 
 class BinlogReader:
@@ -107,6 +110,9 @@ class BinlogReader:
                 if len(head) < spec.LEN_EVENT_HEADER:
                     raise self._err(TruncatedEventError, f"file ends with {len(head)} bytes, "
                                     f"less than a {spec.LEN_EVENT_HEADER}-byte event header", pos)
+                if state.encrypted_at is not None:
+                    raise self._err(EncryptedBinlogError, "the events after the START_ENCRYPTION_EVENT at "
+                                    f"{state.encrypted_at} are encrypted with a key only the server has", pos)
                 header = self._header(head, pos, state)
                 name = spec.event_type_name(header.type_code)
                 want = header.len_event - spec.LEN_EVENT_HEADER
@@ -149,6 +155,8 @@ class BinlogReader:
         if handler is not None and error is None and self.options.decompress:
             overrides = handler(self, body, pos, name)
         yield Event(self.path, pos, header, buf, body, overrides=overrides, error=error)
+        if header.type_code == ET.start_encryption_event:
+            state.encrypted_at = pos
         if (header.type_code == ET.transaction_payload_event and error is None
                 and self.options.expand_payloads):
             yield from self._payload_events(body, pos, state.fde, name)
