@@ -524,8 +524,9 @@ types:
         size: len_value
         -orig-id: val
         if: is_null == 0
-      - id: flags
+      - id: user_var_flags
         type: u1
+        -orig-id: flags
         doc: Bit 0 is UNSIGNED_F, for an unsigned integer (MySQL >= 5.6).
         if: is_null == 0 and not _io.eof
 
@@ -676,9 +677,10 @@ types:
       - id: table_id_high
         type: u2
         if: len_table_id == 6
-      - id: flags
+      - id: table_map_flags
         type: u2
         -orig-id: m_flags
+        doc: TM_BIT_LEN_EXACT_F 1, TM_REFERRED_FK_DB_F 2, TM_GENERATED_INVISIBLE_PK_F 4.
       - id: post_header_extra
         size: len_post_header - 8
         if: len_post_header > 8
@@ -1540,9 +1542,12 @@ types:
       - id: table_id_high
         type: u2
         if: len_table_id == 6
-      - id: flags
+      - id: rows_flags
         type: u2
         -orig-id: m_flags
+        doc: |
+          STMT_END_F 1, NO_FOREIGN_KEY_CHECKS_F 2, RELAXED_UNIQUE_CHECKS_F 4,
+          COMPLETE_ROWS_F 8; MariaDB NO_CHECK_CONSTRAINT_CHECKS_F 0x80.
       - id: len_extra_data
         type: u2
         -orig-id: var_header_len

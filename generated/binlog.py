@@ -2500,7 +2500,7 @@ class Binlog(KaitaiStruct):
                 pass
                 self.table_id_high = self._io.read_u2le()
 
-            self.flags = self._io.read_u2le()
+            self.rows_flags = self._io.read_u2le()
             if self.version == 2:
                 pass
                 self.len_extra_data = self._io.read_u2le()
@@ -3147,7 +3147,7 @@ class Binlog(KaitaiStruct):
                 pass
                 self.table_id_high = self._io.read_u2le()
 
-            self.flags = self._io.read_u2le()
+            self.table_map_flags = self._io.read_u2le()
             if self.len_post_header > 8:
                 pass
                 self.post_header_extra = self._io.read_bytes(self.len_post_header - 8)
@@ -3508,7 +3508,7 @@ class Binlog(KaitaiStruct):
 
             if  ((self.is_null == 0) and ((not (self._io.is_eof())))) :
                 pass
-                self.flags = self._io.read_u1()
+                self.user_var_flags = self._io.read_u1()
 
 
 

@@ -14,8 +14,10 @@ class PayloadError(ValueError):
     pass
 
 
-def transaction_payload(compression_type: int, data: bytes, uncompressed_size: int | None) -> bytes:
+def transaction_payload(compression_type: int | None, data: bytes, uncompressed_size: int | None) -> bytes:
     """The serialized inner events of a TRANSACTION_PAYLOAD_EVENT."""
+    if compression_type is None:
+        raise PayloadError("the payload header has no compression type")
     if compression_type == NONE:
         return bytes(data)
     if compression_type != ZSTD:

@@ -194,10 +194,9 @@ class BinlogReader:
 
     # ---------------------------------------------------------- payloads
     def _payload_events(self, body, pos: int, fde: spec.FormatDescription, name: str) -> Iterator[Event]:
-        fields = spec.body_fields(body, spec.EventHeader(0, ET.transaction_payload_event, 0, 0, 0, 0))
+        compression_type, compressed, uncompressed_size = spec.payload_parts(body)
         try:
-            data = payload.transaction_payload(fields.get("compression_type", payload.ZSTD),
-                                               fields["payload"], fields.get("uncompressed_size"))
+            data = payload.transaction_payload(compression_type, compressed, uncompressed_size)
         except payload.PayloadError as exc:
             raise self._err(DecompressionError, str(exc), pos, name) from None
         # Events inside a payload carry no checksum of their own.
@@ -233,11 +232,11 @@ class BinlogReader:
             raise self._err(DecompressionError, str(exc), pos, name) from None
 
     def _query_compressed(self, body, pos: int, name: str) -> dict:
-        return {"query": self._uncompress(body.query, pos, name).decode("utf-8", errors="replace"),
+        return {"query": self._uncompress(spec.raw_field(body, "query"), pos, name).decode("utf-8", errors="replace"),
                 "compressed": True}
 
     def _rows_compressed(self, body, pos: int, name: str) -> dict:
-        return {"rows": self._uncompress(body.rows, pos, name), "compressed": True}
+        return {"rows": self._uncompress(spec.raw_field(body, "rows"), pos, name), "compressed": True}
 
 
 #: Event code -> handler run on the parsed body (decompression in place).

@@ -131,6 +131,7 @@ _SCALAR_OF: dict[type, str] = {
     Binlog.OptionalMetadataField.OmStrValues: "columns",
     Binlog.OptionalMetadataField.OmRaw: "data",
     Binlog.GtidTag: "tag",
+    Binlog.TaggedGtidField: "items",
 }
 
 # Fields that are internal to the layout (lengths already applied, terminators, padding).
@@ -226,6 +227,58 @@ def _refine_gtid_list(d: dict, header: EventHeader) -> None:
     d["gtid_list"] = ",".join(f"{g['domain_id']}-{g['server_id']}-{g['seq_no']}" for g in d.get("gtids", []))
 
 
+PAYLOAD_FIELDS = {1: "payload_size", 2: "compression_type", 3: "uncompressed_size"}
+COMPRESSION_TYPES = {0: "ZSTD", 255: "NONE"}
+
+
+def payload_parts(body: KaitaiStruct) -> tuple[int | None, bytes, int | None]:
+    """(compression type, compressed bytes, uncompressed size) of a TRANSACTION_PAYLOAD_EVENT body."""
+    values = {int(f.field_type.value): f.value.value for f in body.header_fields
+              if f.field_type.value in PAYLOAD_FIELDS}
+    return values.get(2), bytes(body.payload), values.get(3)
+
+
+def raw_field(body: KaitaiStruct, name: str) -> bytes:
+    """The bytes of one body field (for decompression in place)."""
+    return bytes(getattr(body, name))
+
+
+def _refine_payload(d: dict, header: EventHeader) -> None:
+    for f in d.pop("header_fields"):
+        name = PAYLOAD_FIELDS.get(f["field_type"])
+        if name is not None:
+            d[name] = f["value"]
+    if "compression_type" in d:
+        d["compression_type"] = COMPRESSION_TYPES.get(d["compression_type"], d["compression_type"])
+
+
+# GTID_TAGGED_LOG_EVENT field ids (Gtid_event::define_fields); True marks ZigZag-signed fields.
+_TAGGED_GTID_FIELDS = {0: ("gtid_flags", False), 1: ("sid", False), 2: ("gno", True), 3: ("tag", False),
+                       4: ("last_committed", True), 5: ("sequence_number", True),
+                       6: ("immediate_commit_timestamp", False), 7: ("original_commit_timestamp", False),
+                       8: ("transaction_length", False), 9: ("immediate_server_version", False),
+                       10: ("original_server_version", False), 11: ("commit_group_ticket", False)}
+
+
+def _zigzag(u: int) -> int:
+    return (u >> 1) ^ -(u & 1)
+
+
+def _refine_tagged_gtid(d: dict, header: EventHeader) -> None:
+    for item in d.pop("fields"):
+        name, signed = _TAGGED_GTID_FIELDS.get(item["field_id"], (f"field_{item['field_id']}", False))
+        value = item["value"]
+        if name == "sid":
+            value = _uuid(bytes(value["bytes"]))
+        elif signed:
+            value = _zigzag(value)
+        d[name] = value
+    d.setdefault("original_commit_timestamp", d.get("immediate_commit_timestamp"))
+    d.setdefault("original_server_version", d.get("immediate_server_version"))
+    d.setdefault("commit_group_ticket", 0)
+    d["gtid"] = f"{d.get('sid')}:{d.get('tag')}:{d.get('gno')}" if d.get("tag") else f"{d.get('sid')}:{d.get('gno')}"
+
+
 #: Event code -> finishing touches on the plain fields (text, UUIDs, GTID strings).
 _REFINE: dict[int, Callable[[dict, EventHeader], None]] = {
     EventType.query_event: _refine_query,
@@ -238,6 +291,8 @@ _REFINE: dict[int, Callable[[dict, EventHeader], None]] = {
     EventType.previous_gtids_log_event: _refine_previous_gtids,
     EventType.gtid_event: _refine_mariadb_gtid,
     EventType.gtid_list_event: _refine_gtid_list,
+    EventType.transaction_payload_event: _refine_payload,
+    EventType.gtid_tagged_log_event: _refine_tagged_gtid,
 }
 
 

@@ -38,7 +38,7 @@ def _query(f: dict) -> str:
 
 
 def _rows(f: dict) -> str:
-    flags = [name for bit, name in ROWS_FLAGS.items() if f["flags"] & bit]
+    flags = [name for bit, name in ROWS_FLAGS.items() if f["rows_flags"] & bit]
     return f"table id {f['table_id']} flags: {' '.join(flags) or '0'}"
 
 
