@@ -14,7 +14,7 @@ from conftest import CORPUS, expected_counts, manifest_rows, trailing_fault
 
 ROWS = manifest_rows()
 HEADER_KEYS = {"file", "pos", "end_log_pos", "type", "type_code", "timestamp", "server_id", "size", "flags",
-               "payload_pos", "payload_offset", "error"}
+               "payload_pos", "payload_offset", "error", "checksum"}
 
 
 def walk(path, **options):

@@ -16,12 +16,13 @@ class Event:
     is the event's offset inside the uncompressed payload.
     """
 
-    __slots__ = ("file", "pos", "header", "raw", "payload_pos", "payload_offset", "error", "_body",
-                 "_fields", "_overrides")
+    __slots__ = ("file", "pos", "header", "raw", "payload_pos", "payload_offset", "error", "checksum",
+                 "_body", "_fields", "_overrides")
 
     def __init__(self, file: str, pos: int, header: spec.EventHeader, raw: bytes, body: Any,
                  payload_pos: int | None = None, payload_offset: int | None = None,
-                 overrides: dict[str, Any] | None = None, error: Exception | None = None):
+                 overrides: dict[str, Any] | None = None, error: Exception | None = None,
+                 checksum: int | None = None):
         self.file = file
         self.pos = pos
         self.header = header
@@ -33,6 +34,8 @@ class Event:
         self._overrides = overrides
         #: Set when the body does not match its type's layout; the body is then kept raw.
         self.error = error
+        #: The event's CRC32 trailer, when it has one.
+        self.checksum = checksum
 
     # header ------------------------------------------------------------
     @property
@@ -105,6 +108,8 @@ class Event:
             "size": self.size,
             "flags": self.flags,
         }
+        if self.checksum is not None:
+            d["checksum"] = self.checksum
         if self.error is not None:
             d["error"] = str(self.error)
         if self.payload_pos is not None:

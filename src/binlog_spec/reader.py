@@ -154,7 +154,10 @@ class BinlogReader:
         overrides = None
         if handler is not None and error is None and self.options.decompress:
             overrides = handler(self, body, pos, name)
-        yield Event(self.path, pos, header, buf, body, overrides=overrides, error=error)
+        has_crc = (state.fde.fde_checksum is not None if header.type_code == ET.format_description_event
+                   else state.fde.len_checksum == 4)
+        checksum = int.from_bytes(buf[-4:], "little") if has_crc else None
+        yield Event(self.path, pos, header, buf, body, overrides=overrides, error=error, checksum=checksum)
         if header.type_code == ET.start_encryption_event:
             state.encrypted_at = pos
         if (header.type_code == ET.transaction_payload_event and error is None
