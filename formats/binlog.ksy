@@ -78,6 +78,7 @@ types:
         doc: LOG_EVENT_*_F bits; 0x1 is LOG_EVENT_BINLOG_IN_USE_F.
 
   event:
+    doc-ref: libbinlogevents/include/binlog_event.h (Binary_log_event)
     doc: |
       One event: header, body and checksum. The body is bounded by the event
       size; each body type gets its post-header length from the FDE array,
@@ -176,6 +177,7 @@ types:
     doc-ref: libbinlogevents/include/control_events.h (Stop_event)
 
   unknown_event:
+    doc-ref: libbinlogevents/include/binlog_event.h (Unknown_event)
     doc: A type this spec does not describe; the post-header and payload are kept raw.
     params:
       - id: len_post_header
@@ -305,6 +307,7 @@ types:
         doc: The statement text, in the connection character set.
 
   status_vars:
+    doc-ref: libbinlogevents/include/statement_events.h (Query_event_status_vars)
     seq:
       - id: entries
         type: status_var
@@ -353,6 +356,7 @@ types:
             _: raw_rest
     types:
       catalog_old:
+        doc-ref: libbinlogevents/include/statement_events.h (Q_CATALOG_CODE)
         doc: Q_CATALOG_CODE (5.0.0-5.0.3), length, text and a NUL.
         seq:
           - id: len_catalog
@@ -364,6 +368,7 @@ types:
           - id: terminator
             contents: [0]
       auto_increment:
+        doc-ref: libbinlogevents/include/statement_events.h (Q_AUTO_INCREMENT)
         seq:
           - id: increment
             type: u2
@@ -372,6 +377,7 @@ types:
             type: u2
             -orig-id: auto_increment_offset
       charset_triple:
+        doc-ref: libbinlogevents/include/statement_events.h (Q_CHARSET_CODE)
         seq:
           - id: character_set_client
             type: u2
@@ -380,12 +386,14 @@ types:
           - id: collation_server
             type: u2
       invoker:
+        doc-ref: libbinlogevents/include/statement_events.h (Q_INVOKER)
         seq:
           - id: user
             type: str_u1
           - id: host
             type: str_u1
       updated_db_names:
+        doc-ref: libbinlogevents/include/statement_events.h (Q_UPDATED_DB_NAMES)
         doc: |
           254 (OVER_MAX_DBS_IN_EVENT_MTS) means "too many to list" and is
           followed by nothing.
@@ -400,6 +408,7 @@ types:
             repeat-expr: num_dbs
             if: num_dbs != 254
       gtid_flags3:
+        doc-ref: sql/log_event.h (Q_GTID_FLAGS3, MariaDB)
         doc: MariaDB; the GTID flags_extra bits of a two-phase ALTER, and the START ALTER's seq_no.
         seq:
           - id: flags_extra
@@ -408,6 +417,7 @@ types:
             type: u8
             if: (flags_extra & 12) != 0
       character_set_collations:
+        doc-ref: sql/charset_collations.h (MariaDB 11.2+)
         doc: MariaDB 11.2+; pairs of (character set, collation) the session overrides.
         seq:
           - id: num_pairs
@@ -417,17 +427,20 @@ types:
             repeat: expr
             repeat-expr: num_pairs
       character_set_collation:
+        doc-ref: sql/charset_collations.h (MariaDB 11.2+)
         seq:
           - id: character_set
             type: u2
           - id: collation
             type: u2
       raw_rest:
+        doc-ref: libbinlogevents/src/statement_events.cpp (Query_event, where an unknown code ends the list)
         seq:
           - id: data
             size-eos: true
 
   str_u1:
+    doc-ref: libbinlogevents/include/statement_events.h (Q_TIME_ZONE_CODE, Q_INVOKER)
     doc: A string with a 1-byte length prefix.
     seq:
       - id: len_value
@@ -747,6 +760,7 @@ types:
         repeat-expr: num_columns
 
   column_meta:
+    doc-ref: sql/rpl_utility.cc (table_def::table_def)
     doc: |
       Metadata of one column; its size depends on the column type. Only
       columns whose type stores metadata consume bytes.
@@ -779,16 +793,19 @@ types:
             'column_type::time2.to_i': meta_fsp
     types:
       meta_pack_length:
+        doc-ref: sql/rpl_utility.cc (table_def::table_def)
         doc: Bytes of the length prefix (BLOB family, JSON, GEOMETRY, VECTOR) or of the value (FLOAT, DOUBLE).
         seq:
           - id: pack_length
             type: u1
       meta_max_length:
+        doc-ref: sql/field.cc (Field_varstring::do_save_field_metadata)
         doc: Maximum length in bytes; the value's length prefix is 1 byte below 256, else 2.
         seq:
           - id: max_length
             type: u2
       meta_bit:
+        doc-ref: sql/field.cc (Field_bit::do_save_field_metadata)
         seq:
           - id: bits
             type: u1
@@ -797,6 +814,7 @@ types:
             type: u1
             doc: Whole bytes.
       meta_decimal:
+        doc-ref: sql/field.cc (Field_new_decimal::do_save_field_metadata)
         seq:
           - id: precision
             type: u1
@@ -821,6 +839,7 @@ types:
             value: '(byte0 & 0x30) != 0x30 ? (((byte0 & 0x30) ^ 0x30) << 4) | byte1 : byte1'
             doc: Maximum byte length for CHAR; the pack length (1 or 2) for ENUM and SET.
       meta_fsp:
+        doc-ref: sql/field.cc (Field_timestampf/datetimef/timef::do_save_field_metadata)
         seq:
           - id: fsp
             type: u1
@@ -863,6 +882,7 @@ types:
             _: om_raw
     types:
       om_bitmap:
+        doc-ref: libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
         doc: |
           One bit per column of the relevant kind (numeric columns for
           SIGNEDNESS, all columns for COLUMN_VISIBILITY), most significant
@@ -871,23 +891,27 @@ types:
           - id: bits
             size-eos: true
       om_packed_ints:
+        doc-ref: libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
         seq:
           - id: items
             type: packed_int
             repeat: eos
       om_packed_pairs:
+        doc-ref: libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
         doc: (column index, prefix length) pairs; prefix 0 means the whole column.
         seq:
           - id: items
             type: packed_pair
             repeat: eos
       packed_pair:
+        doc-ref: libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
         seq:
           - id: first
             type: packed_int
           - id: second
             type: packed_int
       om_default_charset:
+        doc-ref: libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
         doc: The most common charset, then (column index, charset) for the exceptions.
         seq:
           - id: default_charset
@@ -896,17 +920,20 @@ types:
             type: packed_pair
             repeat: eos
       om_strings:
+        doc-ref: libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
         seq:
           - id: items
             type: len_str
             repeat: eos
       om_str_values:
+        doc-ref: libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
         doc: For each ENUM or SET column, its list of member strings.
         seq:
           - id: columns
             type: str_value_list
             repeat: eos
       str_value_list:
+        doc-ref: libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
         seq:
           - id: num_values
             type: packed_int
@@ -915,11 +942,13 @@ types:
             repeat: expr
             repeat-expr: num_values.value
       om_raw:
+        doc-ref: libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
         seq:
           - id: data
             size-eos: true
 
   len_str:
+    doc-ref: libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
     doc: A string with a packed-integer length.
     seq:
       - id: len_value
@@ -930,6 +959,7 @@ types:
         encoding: UTF-8
 
   len_bytes:
+    doc-ref: libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
     doc: Bytes with a packed-integer length (member strings in the column charset).
     seq:
       - id: len_value
@@ -1027,6 +1057,7 @@ types:
         doc: MySQL 8.0.33+ (binlog_transaction_dependency tracking for group replication).
     types:
       commit_timestamp:
+        doc-ref: libbinlogevents/src/control_events.cpp (Gtid_event::Gtid_event)
         doc: |
           7 bytes, microseconds since the epoch in the low 55 bits; the top
           bit says that an original commit timestamp follows.
@@ -1041,6 +1072,7 @@ types:
           has_next:
             value: '(high & 0x800000) != 0'
       server_version:
+        doc-ref: libbinlogevents/src/control_events.cpp (Gtid_event::Gtid_event)
         doc: 4 bytes, e.g. 80032 for 8.0.32; the top bit says that an original server version follows.
         seq:
           - id: raw
@@ -1091,6 +1123,7 @@ types:
         -orig-id: n_sids
 
   gtid_sid_intervals:
+    doc-ref: sql/rpl_gtid_set.cc (Gtid_set::add_gtid_encoding)
     params:
       - id: gtid_format
         type: u1
@@ -1109,6 +1142,7 @@ types:
         repeat-expr: num_intervals
 
   gtid_tag:
+    doc-ref: libs/mysql/gtid/tag.cpp (Tag::encode_tag)
     doc: A GTID tag in a tagged GTID set; its length is a serialization-library varlen integer.
     seq:
       - id: len_tag
@@ -1119,6 +1153,7 @@ types:
         encoding: ASCII
 
   gtid_interval:
+    doc-ref: sql/rpl_gtid_set.cc (Gtid_set::add_gtid_encoding)
     seq:
       - id: start
         type: u8
@@ -1196,12 +1231,14 @@ types:
         value: format_version.len_encoded + message_size.len_encoded + last_non_ignorable_field_id.len_encoded
 
   tagged_gtid_field:
+    doc-ref: libs/mysql/binlog/event/control_events.h (Gtid_event::define_fields)
     seq:
       - id: items
         type: tagged_gtid_item
         repeat: eos
 
   tagged_gtid_item:
+    doc-ref: libs/mysql/binlog/event/control_events.h (Gtid_event::define_fields)
     doc: |
       Field ids: 0 gtid_flags, 1 uuid (16 varints, one per byte), 2 gno
       (signed), 3 tag, 4 last_committed (signed), 5 sequence_number (signed),
@@ -1220,6 +1257,7 @@ types:
             _: varlen_uint
     types:
       uuid_varints:
+        doc-ref: libs/mysql/serialization/serializer_default_impl.hpp (std::array fields)
         seq:
           - id: bytes
             type: varlen_uint
@@ -1306,6 +1344,7 @@ types:
         value: count_and_flags >> 28
 
   mariadb_gtid:
+    doc-ref: sql/log_event.h (Gtid_list_log_event, MariaDB)
     seq:
       - id: domain_id
         type: u4
@@ -1374,6 +1413,7 @@ types:
         repeat-expr: num_read_set
 
   len_u2_bytes:
+    doc-ref: libs/mysql/binlog/event/event_reader.cpp (read_data_set)
     seq:
       - id: len_value
         type: u2
@@ -1405,6 +1445,7 @@ types:
         repeat-expr: num_certification_info
     types:
       certification_entry:
+        doc-ref: libs/mysql/binlog/event/event_reader.cpp (read_data_map)
         seq:
           - id: len_key
             type: u2
@@ -1466,6 +1507,7 @@ types:
         size-eos: true
     types:
       payload_field:
+        doc-ref: libs/mysql/binlog/event/codecs/binary.cpp (Transaction_payload::decode)
         doc: 1 payload_size, 2 compression_type (0 ZSTD, 255 NONE), 3 uncompressed_size, 0 end.
         seq:
           - id: field_type
@@ -1500,6 +1542,7 @@ types:
         repeat-until: _.field_type.value == 0 or _io.eof
     types:
       heartbeat_field:
+        doc-ref: libs/mysql/binlog/event/codecs/binary.cpp (Heartbeat::decode)
         doc: 1 log file name, 2 log position, 0 end.
         seq:
           - id: field_type
@@ -1585,6 +1628,7 @@ types:
         value: 'table_id_low + (len_table_id == 6 ? table_id_high * 4294967296 : 0)'
 
   rows_extra_data:
+    doc-ref: libbinlogevents/include/rows_event.h (Rows_event::Extra_row_info)
     seq:
       - id: items
         type: rows_extra_item
@@ -1605,6 +1649,7 @@ types:
             _: raw_rest
     types:
       ndb_info:
+        doc-ref: libbinlogevents/include/rows_event.h (Extra_row_info, RW_V_EXTRAINFO_TAG)
         seq:
           - id: len_info
             type: u1
@@ -1614,6 +1659,7 @@ types:
           - id: data
             size: len_info - 2
       part_info:
+        doc-ref: libbinlogevents/include/rows_event.h (Extra_row_info, PART info)
         seq:
           - id: partition_id
             type: u2
@@ -1622,6 +1668,7 @@ types:
             if: not _io.eof
             doc: Only in UPDATE events.
       raw_rest:
+        doc-ref: libbinlogevents/include/rows_event.h (Extra_row_info, where an unknown tag skips the rest)
         seq:
           - id: data
             size-eos: true

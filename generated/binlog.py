@@ -293,6 +293,9 @@ class Binlog(KaitaiStruct):
     class ColumnMeta(KaitaiStruct):
         """Metadata of one column; its size depends on the column type. Only
         columns whose type stores metadata consume bytes.
+        
+        .. seealso::
+           sql/rpl_utility.cc (table_def::table_def)
         """
         def __init__(self, column_type, _io, _parent=None, _root=None):
             super(Binlog.ColumnMeta, self).__init__(_io)
@@ -424,6 +427,10 @@ class Binlog(KaitaiStruct):
                 self.meta._fetch_instances()
 
         class MetaBit(KaitaiStruct):
+            """
+            .. seealso::
+               sql/field.cc (Field_bit::do_save_field_metadata)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.ColumnMeta.MetaBit, self).__init__(_io)
                 self._parent = _parent
@@ -440,6 +447,10 @@ class Binlog(KaitaiStruct):
 
 
         class MetaDecimal(KaitaiStruct):
+            """
+            .. seealso::
+               sql/field.cc (Field_new_decimal::do_save_field_metadata)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.ColumnMeta.MetaDecimal, self).__init__(_io)
                 self._parent = _parent
@@ -456,6 +467,10 @@ class Binlog(KaitaiStruct):
 
 
         class MetaFsp(KaitaiStruct):
+            """
+            .. seealso::
+               sql/field.cc (Field_timestampf/datetimef/timef::do_save_field_metadata)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.ColumnMeta.MetaFsp, self).__init__(_io)
                 self._parent = _parent
@@ -471,7 +486,11 @@ class Binlog(KaitaiStruct):
 
 
         class MetaMaxLength(KaitaiStruct):
-            """Maximum length in bytes; the value's length prefix is 1 byte below 256, else 2."""
+            """Maximum length in bytes; the value's length prefix is 1 byte below 256, else 2.
+            
+            .. seealso::
+               sql/field.cc (Field_varstring::do_save_field_metadata)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.ColumnMeta.MetaMaxLength, self).__init__(_io)
                 self._parent = _parent
@@ -487,7 +506,11 @@ class Binlog(KaitaiStruct):
 
 
         class MetaPackLength(KaitaiStruct):
-            """Bytes of the length prefix (BLOB family, JSON, GEOMETRY, VECTOR) or of the value (FLOAT, DOUBLE)."""
+            """Bytes of the length prefix (BLOB family, JSON, GEOMETRY, VECTOR) or of the value (FLOAT, DOUBLE).
+            
+            .. seealso::
+               sql/rpl_utility.cc (table_def::table_def)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.ColumnMeta.MetaPackLength, self).__init__(_io)
                 self._parent = _parent
@@ -596,6 +619,9 @@ class Binlog(KaitaiStruct):
         """One event: header, body and checksum. The body is bounded by the event
         size; each body type gets its post-header length from the FDE array,
         so a newer server that grows a post-header does not break parsing.
+        
+        .. seealso::
+           libbinlogevents/include/binlog_event.h (Binary_log_event)
         """
         def __init__(self, post_header_lens, len_checksum, len_common_header, _io, _parent=None, _root=None):
             super(Binlog.Event, self).__init__(_io)
@@ -1204,6 +1230,10 @@ class Binlog(KaitaiStruct):
 
 
     class GtidInterval(KaitaiStruct):
+        """
+        .. seealso::
+           sql/rpl_gtid_set.cc (Gtid_set::add_gtid_encoding)
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(Binlog.GtidInterval, self).__init__(_io)
             self._parent = _parent
@@ -1378,6 +1408,9 @@ class Binlog(KaitaiStruct):
         class CommitTimestamp(KaitaiStruct):
             """7 bytes, microseconds since the epoch in the low 55 bits; the top
             bit says that an original commit timestamp follows.
+            
+            .. seealso::
+               libbinlogevents/src/control_events.cpp (Gtid_event::Gtid_event)
             """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.GtidLogEvent.CommitTimestamp, self).__init__(_io)
@@ -1411,7 +1444,11 @@ class Binlog(KaitaiStruct):
 
 
         class ServerVersion(KaitaiStruct):
-            """4 bytes, e.g. 80032 for 8.0.32; the top bit says that an original server version follows."""
+            """4 bytes, e.g. 80032 for 8.0.32; the top bit says that an original server version follows.
+            
+            .. seealso::
+               libbinlogevents/src/control_events.cpp (Gtid_event::Gtid_event)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.GtidLogEvent.ServerVersion, self).__init__(_io)
                 self._parent = _parent
@@ -1444,6 +1481,10 @@ class Binlog(KaitaiStruct):
 
 
     class GtidSidIntervals(KaitaiStruct):
+        """
+        .. seealso::
+           sql/rpl_gtid_set.cc (Gtid_set::add_gtid_encoding)
+        """
         def __init__(self, gtid_format, _io, _parent=None, _root=None):
             super(Binlog.GtidSidIntervals, self).__init__(_io)
             self._parent = _parent
@@ -1477,7 +1518,11 @@ class Binlog(KaitaiStruct):
 
 
     class GtidTag(KaitaiStruct):
-        """A GTID tag in a tagged GTID set; its length is a serialization-library varlen integer."""
+        """A GTID tag in a tagged GTID set; its length is a serialization-library varlen integer.
+        
+        .. seealso::
+           libs/mysql/gtid/tag.cpp (Tag::encode_tag)
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(Binlog.GtidTag, self).__init__(_io)
             self._parent = _parent
@@ -1597,7 +1642,11 @@ class Binlog(KaitaiStruct):
 
 
         class HeartbeatField(KaitaiStruct):
-            """1 log file name, 2 log position, 0 end."""
+            """1 log file name, 2 log position, 0 end.
+            
+            .. seealso::
+               libs/mysql/binlog/event/codecs/binary.cpp (Heartbeat::decode)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.HeartbeatLogEventV2.HeartbeatField, self).__init__(_io)
                 self._parent = _parent
@@ -1729,7 +1778,11 @@ class Binlog(KaitaiStruct):
 
 
     class LenBytes(KaitaiStruct):
-        """Bytes with a packed-integer length (member strings in the column charset)."""
+        """Bytes with a packed-integer length (member strings in the column charset).
+        
+        .. seealso::
+           libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(Binlog.LenBytes, self).__init__(_io)
             self._parent = _parent
@@ -1747,7 +1800,11 @@ class Binlog(KaitaiStruct):
 
 
     class LenStr(KaitaiStruct):
-        """A string with a packed-integer length."""
+        """A string with a packed-integer length.
+        
+        .. seealso::
+           libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(Binlog.LenStr, self).__init__(_io)
             self._parent = _parent
@@ -1765,6 +1822,10 @@ class Binlog(KaitaiStruct):
 
 
     class LenU2Bytes(KaitaiStruct):
+        """
+        .. seealso::
+           libs/mysql/binlog/event/event_reader.cpp (read_data_set)
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(Binlog.LenU2Bytes, self).__init__(_io)
             self._parent = _parent
@@ -1781,6 +1842,10 @@ class Binlog(KaitaiStruct):
 
 
     class MariadbGtid(KaitaiStruct):
+        """
+        .. seealso::
+           sql/log_event.h (Gtid_list_log_event, MariaDB)
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(Binlog.MariadbGtid, self).__init__(_io)
             self._parent = _parent
@@ -2030,6 +2095,9 @@ class Binlog(KaitaiStruct):
             """One bit per column of the relevant kind (numeric columns for
             SIGNEDNESS, all columns for COLUMN_VISIBILITY), most significant
             bit first.
+            
+            .. seealso::
+               libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
             """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.OptionalMetadataField.OmBitmap, self).__init__(_io)
@@ -2046,7 +2114,11 @@ class Binlog(KaitaiStruct):
 
 
         class OmDefaultCharset(KaitaiStruct):
-            """The most common charset, then (column index, charset) for the exceptions."""
+            """The most common charset, then (column index, charset) for the exceptions.
+            
+            .. seealso::
+               libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.OptionalMetadataField.OmDefaultCharset, self).__init__(_io)
                 self._parent = _parent
@@ -2073,6 +2145,10 @@ class Binlog(KaitaiStruct):
 
 
         class OmPackedInts(KaitaiStruct):
+            """
+            .. seealso::
+               libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.OptionalMetadataField.OmPackedInts, self).__init__(_io)
                 self._parent = _parent
@@ -2097,7 +2173,11 @@ class Binlog(KaitaiStruct):
 
 
         class OmPackedPairs(KaitaiStruct):
-            """(column index, prefix length) pairs; prefix 0 means the whole column."""
+            """(column index, prefix length) pairs; prefix 0 means the whole column.
+            
+            .. seealso::
+               libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.OptionalMetadataField.OmPackedPairs, self).__init__(_io)
                 self._parent = _parent
@@ -2122,6 +2202,10 @@ class Binlog(KaitaiStruct):
 
 
         class OmRaw(KaitaiStruct):
+            """
+            .. seealso::
+               libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.OptionalMetadataField.OmRaw, self).__init__(_io)
                 self._parent = _parent
@@ -2137,7 +2221,11 @@ class Binlog(KaitaiStruct):
 
 
         class OmStrValues(KaitaiStruct):
-            """For each ENUM or SET column, its list of member strings."""
+            """For each ENUM or SET column, its list of member strings.
+            
+            .. seealso::
+               libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.OptionalMetadataField.OmStrValues, self).__init__(_io)
                 self._parent = _parent
@@ -2162,6 +2250,10 @@ class Binlog(KaitaiStruct):
 
 
         class OmStrings(KaitaiStruct):
+            """
+            .. seealso::
+               libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.OptionalMetadataField.OmStrings, self).__init__(_io)
                 self._parent = _parent
@@ -2186,6 +2278,10 @@ class Binlog(KaitaiStruct):
 
 
         class PackedPair(KaitaiStruct):
+            """
+            .. seealso::
+               libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.OptionalMetadataField.PackedPair, self).__init__(_io)
                 self._parent = _parent
@@ -2204,6 +2300,10 @@ class Binlog(KaitaiStruct):
 
 
         class StrValueList(KaitaiStruct):
+            """
+            .. seealso::
+               libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.OptionalMetadataField.StrValueList, self).__init__(_io)
                 self._parent = _parent
@@ -2572,6 +2672,10 @@ class Binlog(KaitaiStruct):
 
 
     class RowsExtraData(KaitaiStruct):
+        """
+        .. seealso::
+           libbinlogevents/include/rows_event.h (Rows_event::Extra_row_info)
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(Binlog.RowsExtraData, self).__init__(_io)
             self._parent = _parent
@@ -2634,6 +2738,10 @@ class Binlog(KaitaiStruct):
                 self.value._fetch_instances()
 
         class NdbInfo(KaitaiStruct):
+            """
+            .. seealso::
+               libbinlogevents/include/rows_event.h (Extra_row_info, RW_V_EXTRAINFO_TAG)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.RowsExtraItem.NdbInfo, self).__init__(_io)
                 self._parent = _parent
@@ -2651,6 +2759,10 @@ class Binlog(KaitaiStruct):
 
 
         class PartInfo(KaitaiStruct):
+            """
+            .. seealso::
+               libbinlogevents/include/rows_event.h (Extra_row_info, PART info)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.RowsExtraItem.PartInfo, self).__init__(_io)
                 self._parent = _parent
@@ -2673,6 +2785,10 @@ class Binlog(KaitaiStruct):
 
 
         class RawRest(KaitaiStruct):
+            """
+            .. seealso::
+               libbinlogevents/include/rows_event.h (Extra_row_info, where an unknown tag skips the rest)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.RowsExtraItem.RawRest, self).__init__(_io)
                 self._parent = _parent
@@ -2900,6 +3016,10 @@ class Binlog(KaitaiStruct):
                 self.value._fetch_instances()
 
         class AutoIncrement(KaitaiStruct):
+            """
+            .. seealso::
+               libbinlogevents/include/statement_events.h (Q_AUTO_INCREMENT)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.StatusVar.AutoIncrement, self).__init__(_io)
                 self._parent = _parent
@@ -2916,7 +3036,11 @@ class Binlog(KaitaiStruct):
 
 
         class CatalogOld(KaitaiStruct):
-            """Q_CATALOG_CODE (5.0.0-5.0.3), length, text and a NUL."""
+            """Q_CATALOG_CODE (5.0.0-5.0.3), length, text and a NUL.
+            
+            .. seealso::
+               libbinlogevents/include/statement_events.h (Q_CATALOG_CODE)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.StatusVar.CatalogOld, self).__init__(_io)
                 self._parent = _parent
@@ -2936,6 +3060,10 @@ class Binlog(KaitaiStruct):
 
 
         class CharacterSetCollation(KaitaiStruct):
+            """
+            .. seealso::
+               sql/charset_collations.h (MariaDB 11.2+)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.StatusVar.CharacterSetCollation, self).__init__(_io)
                 self._parent = _parent
@@ -2952,7 +3080,11 @@ class Binlog(KaitaiStruct):
 
 
         class CharacterSetCollations(KaitaiStruct):
-            """MariaDB 11.2+; pairs of (character set, collation) the session overrides."""
+            """MariaDB 11.2+; pairs of (character set, collation) the session overrides.
+            
+            .. seealso::
+               sql/charset_collations.h (MariaDB 11.2+)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.StatusVar.CharacterSetCollations, self).__init__(_io)
                 self._parent = _parent
@@ -2976,6 +3108,10 @@ class Binlog(KaitaiStruct):
 
 
         class CharsetTriple(KaitaiStruct):
+            """
+            .. seealso::
+               libbinlogevents/include/statement_events.h (Q_CHARSET_CODE)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.StatusVar.CharsetTriple, self).__init__(_io)
                 self._parent = _parent
@@ -2993,7 +3129,11 @@ class Binlog(KaitaiStruct):
 
 
         class GtidFlags3(KaitaiStruct):
-            """MariaDB; the GTID flags_extra bits of a two-phase ALTER, and the START ALTER's seq_no."""
+            """MariaDB; the GTID flags_extra bits of a two-phase ALTER, and the START ALTER's seq_no.
+            
+            .. seealso::
+               sql/log_event.h (Q_GTID_FLAGS3, MariaDB)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.StatusVar.GtidFlags3, self).__init__(_io)
                 self._parent = _parent
@@ -3016,6 +3156,10 @@ class Binlog(KaitaiStruct):
 
 
         class Invoker(KaitaiStruct):
+            """
+            .. seealso::
+               libbinlogevents/include/statement_events.h (Q_INVOKER)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.StatusVar.Invoker, self).__init__(_io)
                 self._parent = _parent
@@ -3034,6 +3178,10 @@ class Binlog(KaitaiStruct):
 
 
         class RawRest(KaitaiStruct):
+            """
+            .. seealso::
+               libbinlogevents/src/statement_events.cpp (Query_event, where an unknown code ends the list)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.StatusVar.RawRest, self).__init__(_io)
                 self._parent = _parent
@@ -3051,6 +3199,9 @@ class Binlog(KaitaiStruct):
         class UpdatedDbNames(KaitaiStruct):
             """254 (OVER_MAX_DBS_IN_EVENT_MTS) means "too many to list" and is
             followed by nothing.
+            
+            .. seealso::
+               libbinlogevents/include/statement_events.h (Q_UPDATED_DB_NAMES)
             """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.StatusVar.UpdatedDbNames, self).__init__(_io)
@@ -3081,6 +3232,10 @@ class Binlog(KaitaiStruct):
 
 
     class StatusVars(KaitaiStruct):
+        """
+        .. seealso::
+           libbinlogevents/include/statement_events.h (Query_event_status_vars)
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(Binlog.StatusVars, self).__init__(_io)
             self._parent = _parent
@@ -3105,7 +3260,11 @@ class Binlog(KaitaiStruct):
 
 
     class StrU1(KaitaiStruct):
-        """A string with a 1-byte length prefix."""
+        """A string with a 1-byte length prefix.
+        
+        .. seealso::
+           libbinlogevents/include/statement_events.h (Q_TIME_ZONE_CODE, Q_INVOKER)
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(Binlog.StrU1, self).__init__(_io)
             self._parent = _parent
@@ -3211,6 +3370,10 @@ class Binlog(KaitaiStruct):
 
 
     class TaggedGtidField(KaitaiStruct):
+        """
+        .. seealso::
+           libs/mysql/binlog/event/control_events.h (Gtid_event::define_fields)
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(Binlog.TaggedGtidField, self).__init__(_io)
             self._parent = _parent
@@ -3240,6 +3403,9 @@ class Binlog(KaitaiStruct):
         6 immediate_commit_timestamp, 7 original_commit_timestamp,
         8 transaction_length, 9 immediate_server_version,
         10 original_server_version, 11 commit_group_ticket.
+        
+        .. seealso::
+           libs/mysql/binlog/event/control_events.h (Gtid_event::define_fields)
         """
         def __init__(self, _io, _parent=None, _root=None):
             super(Binlog.TaggedGtidItem, self).__init__(_io)
@@ -3276,6 +3442,10 @@ class Binlog(KaitaiStruct):
                 self.value._fetch_instances()
 
         class UuidVarints(KaitaiStruct):
+            """
+            .. seealso::
+               libs/mysql/serialization/serializer_default_impl.hpp (std::array fields)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.TaggedGtidItem.UuidVarints, self).__init__(_io)
                 self._parent = _parent
@@ -3390,7 +3560,11 @@ class Binlog(KaitaiStruct):
 
 
         class PayloadField(KaitaiStruct):
-            """1 payload_size, 2 compression_type (0 ZSTD, 255 NONE), 3 uncompressed_size, 0 end."""
+            """1 payload_size, 2 compression_type (0 ZSTD, 255 NONE), 3 uncompressed_size, 0 end.
+            
+            .. seealso::
+               libs/mysql/binlog/event/codecs/binary.cpp (Transaction_payload::decode)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.TransactionPayloadEvent.PayloadField, self).__init__(_io)
                 self._parent = _parent
@@ -3453,7 +3627,11 @@ class Binlog(KaitaiStruct):
 
 
     class UnknownEvent(KaitaiStruct):
-        """A type this spec does not describe; the post-header and payload are kept raw."""
+        """A type this spec does not describe; the post-header and payload are kept raw.
+        
+        .. seealso::
+           libbinlogevents/include/binlog_event.h (Unknown_event)
+        """
         def __init__(self, len_post_header, _io, _parent=None, _root=None):
             super(Binlog.UnknownEvent, self).__init__(_io)
             self._parent = _parent
@@ -3618,6 +3796,10 @@ class Binlog(KaitaiStruct):
 
 
         class CertificationEntry(KaitaiStruct):
+            """
+            .. seealso::
+               libs/mysql/binlog/event/event_reader.cpp (read_data_map)
+            """
             def __init__(self, _io, _parent=None, _root=None):
                 super(Binlog.ViewChangeEvent.CertificationEntry, self).__init__(_io)
                 self._parent = _parent

@@ -1,14 +1,17 @@
 """Shared test helpers: where the corpus and the fixtures are."""
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = (ROOT.parent / "shared" / "corpus").resolve()
-SEEDS = (ROOT.parent / "shared" / "seeds").resolve()
+SHARED = Path(os.environ.get("BINLOG_SPEC_SHARED", ROOT.parent / "shared")).resolve()
+CORPUS = SHARED / "corpus"
+SEEDS = SHARED / "seeds"
+if not (CORPUS / "MANIFEST.tsv").is_file() or not any(SEEDS.glob("001_*.txt")):
+    raise SystemExit(f"tests need the shared corpus and seeds beside the project, at {SHARED} "
+                     "(or set BINLOG_SPEC_SHARED)")
 FIXTURES = ROOT / "fixtures"
 
 
@@ -26,10 +29,3 @@ def expected_counts(row: dict[str, str]) -> dict[int, int]:
 def trailing_fault(row: dict[str, str]) -> int | None:
     m = re.search(r"WALK:trailing \d+ bytes at (\d+)", row["notes"])
     return int(m.group(1)) if m else None
-
-
-@pytest.fixture(scope="session")
-def corpus() -> Path:
-    if not (CORPUS / "MANIFEST.tsv").is_file():
-        pytest.fail(f"the shared corpus is missing at {CORPUS}")
-    return CORPUS
