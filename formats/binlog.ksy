@@ -782,6 +782,8 @@ types:
             'column_type::json.to_i': meta_pack_length
             'column_type::vector.to_i': meta_pack_length
             'column_type::varchar.to_i': meta_max_length
+            'column_type::varchar_compressed.to_i': meta_max_length
+            'column_type::blob_compressed.to_i': meta_pack_length
             'column_type::var_string.to_i': meta_max_length
             'column_type::bit.to_i': meta_bit
             'column_type::newdecimal.to_i': meta_decimal
@@ -1818,6 +1820,8 @@ enums:
     18: datetime2
     19: time2
     20: typed_array
+    140: blob_compressed
+    141: varchar_compressed
     242: vector
     243: invalid
     244: bool

@@ -64,6 +64,8 @@ class Binlog(KaitaiStruct):
         datetime2 = 18
         time2 = 19
         typed_array = 20
+        blob_compressed = 140
+        varchar_compressed = 141
         vector = 242
         invalid = 243
         bool = 244
@@ -312,6 +314,9 @@ class Binlog(KaitaiStruct):
             elif _on == int(Binlog.ColumnType.blob):
                 pass
                 self.meta = Binlog.ColumnMeta.MetaPackLength(self._io, self, self._root)
+            elif _on == int(Binlog.ColumnType.blob_compressed):
+                pass
+                self.meta = Binlog.ColumnMeta.MetaPackLength(self._io, self, self._root)
             elif _on == int(Binlog.ColumnType.datetime2):
                 pass
                 self.meta = Binlog.ColumnMeta.MetaFsp(self._io, self, self._root)
@@ -360,6 +365,9 @@ class Binlog(KaitaiStruct):
             elif _on == int(Binlog.ColumnType.varchar):
                 pass
                 self.meta = Binlog.ColumnMeta.MetaMaxLength(self._io, self, self._root)
+            elif _on == int(Binlog.ColumnType.varchar_compressed):
+                pass
+                self.meta = Binlog.ColumnMeta.MetaMaxLength(self._io, self, self._root)
             elif _on == int(Binlog.ColumnType.vector):
                 pass
                 self.meta = Binlog.ColumnMeta.MetaPackLength(self._io, self, self._root)
@@ -372,6 +380,9 @@ class Binlog(KaitaiStruct):
                 pass
                 self.meta._fetch_instances()
             elif _on == int(Binlog.ColumnType.blob):
+                pass
+                self.meta._fetch_instances()
+            elif _on == int(Binlog.ColumnType.blob_compressed):
                 pass
                 self.meta._fetch_instances()
             elif _on == int(Binlog.ColumnType.datetime2):
@@ -420,6 +431,9 @@ class Binlog(KaitaiStruct):
                 pass
                 self.meta._fetch_instances()
             elif _on == int(Binlog.ColumnType.varchar):
+                pass
+                self.meta._fetch_instances()
+            elif _on == int(Binlog.ColumnType.varchar_compressed):
                 pass
                 self.meta._fetch_instances()
             elif _on == int(Binlog.ColumnType.vector):

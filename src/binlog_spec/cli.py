@@ -15,7 +15,7 @@ import sys
 from typing import Callable, Iterable, TextIO
 
 import binlog_spec
-from binlog_spec import jsonenc, summary
+from binlog_spec import jsonenc, rows, summary
 from binlog_spec.errors import BinlogError
 from binlog_spec.event import Event
 from binlog_spec.options import ReadOptions
@@ -30,6 +30,13 @@ EXIT_IO = 4
 EVENT_FORMATS: dict[str, Callable[[Event], str]] = {
     "text": summary.event_line,
     "jsonl": lambda ev: jsonenc.dumps(ev.to_dict()),
+}
+
+
+#: --format name -> row change renderer.
+ROW_FORMATS: dict[str, Callable[[rows.RowChange], str]] = {
+    "text": rows.row_line,
+    "jsonl": lambda rc: jsonenc.dumps(rc.to_dict()),
 }
 
 
@@ -56,6 +63,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_read_arguments(ev)
     ev.add_argument("--format", choices=sorted(EVENT_FORMATS), default="text")
     ev.set_defaults(run=run_events)
+    rw = sub.add_parser("rows", help="decode row events into row changes",
+                        description="Decode every row event into inserts, updates and deletes with typed values.")
+    _add_read_arguments(rw)
+    rw.add_argument("--format", choices=sorted(ROW_FORMATS), default="text")
+    rw.add_argument("--schema", metavar="FILE",
+                    help="CREATE TABLE statements (mysqldump --no-data) for column names and signs the binlog lacks")
+    rw.add_argument("--database", metavar="DB", default="",
+                    help="database of the unqualified tables in --schema")
+    rw.set_defaults(run=run_rows)
     return ap
 
 
@@ -78,6 +94,25 @@ def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             yield render(ev)
 
     _write_lines(lines(), out)
+    return EXIT_WARNINGS if warnings else EXIT_OK
+
+
+def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from binlog_spec.schema import SchemaTracker
+
+    render = ROW_FORMATS[args.format]
+    tracker = SchemaTracker.from_file(args.schema, args.database) if args.schema else SchemaTracker()
+    warnings = 0
+
+    def events():
+        nonlocal warnings
+        for ev in binlog_spec.read_events(args.files, _read_options(args)):
+            if ev.error is not None:
+                warnings += 1
+                err.write(f"binlog-spec: warning: {ev.error}\n")
+            yield ev
+
+    _write_lines((render(rc) for rc in rows.read_rows(events(), tracker)), out)
     return EXIT_WARNINGS if warnings else EXIT_OK
 
 

@@ -1,0 +1,85 @@
+"""Column names and signs from CREATE TABLE files and replayed DDL (parsed with sqlglot)."""
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from binlog_spec.schema import SchemaTracker, SchemaWarning
+
+DUMP = """
+-- MySQL dump 10.13
+/*!40101 SET @saved_cs_client     = @@character_set_client */;
+CREATE TABLE `orders` (
+  `id` bigint(20) unsigned NOT NULL AUTO_INCREMENT,
+  `qty` smallint(6) NOT NULL,
+  `price` decimal(10,2) unsigned DEFAULT NULL,
+  `ratio` float unsigned DEFAULT NULL,
+  `we``ird` int(11) DEFAULT NULL,
+  PRIMARY KEY (`id`),
+  KEY `qty` (`qty`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+CREATE TABLE `other`.`t2` (a INT, b VARCHAR(3));
+"""
+
+
+def names(tracker, db, table):
+    return [(c.name, c.unsigned) for c in tracker.columns(db, table)]
+
+
+def test_a_mysqldump_schema_gives_names_and_signs():
+    t = SchemaTracker("shop")
+    t.load_sql(DUMP)
+    assert names(t, "shop", "orders") == [("id", True), ("qty", False), ("price", True), ("ratio", False),
+                                          ("we`ird", False)]
+    assert names(t, "other", "t2") == [("a", False), ("b", False)]
+
+
+def test_alter_table_add_drop_change_modify_rename_column_are_replayed():
+    t = SchemaTracker("shop")
+    t.load_sql(DUMP)
+    t.observe_query("shop", "ALTER TABLE orders ADD COLUMN note TEXT AFTER qty, DROP COLUMN `we``ird`")
+    t.observe_query("shop", "ALTER TABLE orders CHANGE qty quantity INT UNSIGNED NOT NULL")
+    t.observe_query("shop", "ALTER TABLE orders MODIFY price DECIMAL(12,2)")
+    t.observe_query("shop", "ALTER TABLE orders ADD COLUMN first_col INT FIRST")
+    t.observe_query("shop", "ALTER TABLE orders RENAME COLUMN note TO remark")
+    assert names(t, "shop", "orders") == [("first_col", False), ("id", True), ("quantity", True),
+                                          ("remark", False), ("price", False), ("ratio", False)]
+
+
+def test_rename_and_drop_table_follow_the_table():
+    t = SchemaTracker("shop")
+    t.load_sql(DUMP)
+    t.observe_query("shop", "RENAME TABLE orders TO orders_old, other.t2 TO other.t3")
+    assert t.columns("shop", "orders") is None
+    assert names(t, "shop", "orders_old")[0] == ("id", True)
+    assert names(t, "other", "t3") == [("a", False), ("b", False)]
+    t.observe_query("shop", "ALTER TABLE orders_old RENAME TO archive.orders")
+    assert t.columns("archive", "orders") is not None and t.columns("shop", "orders_old") is None
+    t.observe_query("x", "DROP TABLE IF EXISTS archive.orders, other.t3")
+    assert t.columns("archive", "orders") is None and t.columns("other", "t3") is None
+
+
+def test_create_table_in_the_event_database():
+    t = SchemaTracker()
+    t.observe_query("db1", "CREATE TABLE t (id INT UNSIGNED PRIMARY KEY, s VARCHAR(10))")
+    assert names(t, "db1", "t") == [("id", True), ("s", False)]
+
+
+def test_non_ddl_statements_are_ignored():
+    t = SchemaTracker("shop")
+    t.load_sql(DUMP)
+    before = names(t, "shop", "orders")
+    for q in ("BEGIN", "INSERT INTO orders VALUES (1)", "COMMIT", "UPDATE orders SET qty=1"):
+        t.observe_query("shop", q)
+    assert names(t, "shop", "orders") == before
+
+
+def test_an_alter_that_cannot_be_replayed_forgets_the_table_rather_than_guess():
+    t = SchemaTracker("shop")
+    t.load_sql(DUMP)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t.observe_query("shop", "ALTER TABLE orders ADD (x INT, y INT)")
+    assert t.columns("shop", "orders") is None
+    assert any(issubclass(w.category, SchemaWarning) for w in caught)
