@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterator
 
-from binlog_spec import spec, values
+from binlog_spec import json_path, spec, values
 from binlog_spec.errors import MalformedEventError, MissingTableMapError
 from binlog_spec.event import Event
 from binlog_spec.tablemap import TableDef
@@ -72,8 +72,12 @@ def present_columns(bitmap: bytes, count: int) -> list[int]:
 
 
 def decode_image(buf: bytes, pos: int, table: TableDef, present: list[int],
-                 names: list[str]) -> tuple[dict[str, Any], int]:
-    """One row image: a null bitmap over the present columns, then their non-NULL values."""
+                 names: list[str], partial: frozenset[int] = frozenset()) -> tuple[dict[str, Any], int]:
+    """One row image: a null bitmap over the present columns, then their non-NULL values.
+
+    Columns in `partial` (JSON columns of a PARTIAL_UPDATE_ROWS_EVENT after image) hold a
+    list of JsonDiff operations instead of a document.
+    """
     n_null = (len(present) + 7) >> 3
     nulls = buf[pos:pos + n_null]
     if len(nulls) < n_null:
@@ -85,11 +89,47 @@ def decode_image(buf: bytes, pos: int, table: TableDef, present: list[int],
             row[names[i]] = None
             continue
         try:
+            if i in partial:
+                row[names[i]], pos = _json_diff(buf, pos, table.columns[i])
+                continue
             row[names[i]], pos = values.decode_value(buf, pos, table.columns[i])
         except (values.ValueDecodeError, IndexError, ValueError) as exc:
             raise values.ValueDecodeError(f"column {names[i]} ({spec.COLUMN_TYPE_NAMES.get(table.columns[i].type_code)})"
                                           f" at row offset {pos}: {exc}") from None
     return row, pos
+
+
+def _json_diff(buf: bytes, pos: int, col: values.Column) -> tuple[list, int]:
+    n = col.meta.get("pack_length", 4)
+    length = int.from_bytes(buf[pos:pos + n], "little")
+    start = pos + n
+    if start + length > len(buf):
+        raise values.ValueDecodeError(f"JSON diff of {length} bytes runs past the row image")
+    return values.decode_json_diff(buf[start:start + length]), start + length
+
+
+def _packed(buf: bytes, pos: int) -> tuple[int, int]:
+    first = buf[pos]
+    if first < 0xFB:
+        return first, pos + 1
+    size = {0xFC: 2, 0xFD: 3, 0xFE: 8}.get(first)
+    if size is None:
+        raise values.ValueDecodeError(f"bad packed integer 0x{first:02x}")
+    return int.from_bytes(buf[pos + 1:pos + 1 + size], "little"), pos + 1 + size
+
+
+def _partial_columns(buf: bytes, pos: int, table: TableDef) -> tuple[frozenset[int], int]:
+    """PARTIAL_UPDATE_ROWS after image prefix: value_options, then one bit per JSON column."""
+    options, pos = _packed(buf, pos)
+    if not options & PARTIAL_JSON_UPDATES:
+        return frozenset(), pos
+    json_cols = [i for i, c in enumerate(table.columns) if c.type_code == spec.ColumnType.json]
+    nbytes = (len(json_cols) + 7) >> 3
+    bits = buf[pos:pos + nbytes]
+    return frozenset(c for k, c in enumerate(json_cols) if bits[k >> 3] >> (k & 7) & 1), pos + nbytes
+
+
+PARTIAL_JSON_UPDATES = 1
 
 
 class RowDecoder:
@@ -129,9 +169,6 @@ class RowDecoder:
         if n > len(table.columns):
             raise MalformedEventError(f"rows event has {n} columns, its TABLE_MAP {len(table.columns)}",
                                       file=ev.file, offset=ev.pos, event_type=ev.type)
-        if ev.type_code == ET.partial_update_rows_event:
-            raise MalformedEventError("PARTIAL_UPDATE_ROWS_EVENT row images are not decoded yet",
-                                      file=ev.file, offset=ev.pos, event_type=ev.type)
         names = table.names
         before_cols = present_columns(f["columns_before_image"], n)
         after_cols = present_columns(f["columns_after_image"], n) if op == UPDATE else before_cols
@@ -144,6 +181,16 @@ class RowDecoder:
                     after, pos = decode_image(buf, pos, table, before_cols, names)
                 elif op == DELETE:
                     before, pos = decode_image(buf, pos, table, before_cols, names)
+                elif ev.type_code == ET.partial_update_rows_event:
+                    before, pos = decode_image(buf, pos, table, before_cols, names)
+                    partial, pos = _partial_columns(buf, pos, table)
+                    after, pos = decode_image(buf, pos, table, after_cols, names, partial)
+                    for i in partial:
+                        diffs = after[names[i]]
+                        if names[i] in before and before[names[i]] is not None:
+                            after[names[i]] = json_path.apply_diffs(before[names[i]], diffs)
+                        else:
+                            after[names[i]] = {"json_diff": [d._asdict() for d in diffs]}
                 else:
                     before, pos = decode_image(buf, pos, table, before_cols, names)
                     after, pos = decode_image(buf, pos, table, after_cols, names)

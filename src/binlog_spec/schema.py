@@ -10,6 +10,7 @@ sqlglot's MySQL dialect, not with regular expressions.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,10 +79,20 @@ def _normalise_tokens(tokens: list) -> list:
     return out
 
 
+_SQLGLOT_LOG = logging.getLogger("sqlglot")
+
+
 def _parse(sql: str) -> list[exp.Expression]:
     dialect = sqlglot.Dialect.get_or_raise(DIALECT)
     tokens = _normalise_tokens(dialect.tokenize(sql))
-    return [e for e in dialect.parser().parse(tokens, sql) if e is not None]
+    # sqlglot logs "falling back to a Command" for statements outside its grammar (ALTER USER,
+    # GRANT, ...): those are not DDL we replay, so the message is noise on our stderr.
+    level = _SQLGLOT_LOG.level
+    _SQLGLOT_LOG.setLevel(logging.ERROR)
+    try:
+        return [e for e in dialect.parser().parse(tokens, sql) if e is not None]
+    finally:
+        _SQLGLOT_LOG.setLevel(level)
 
 
 def _column(cd: exp.ColumnDef) -> ColumnSchema:
