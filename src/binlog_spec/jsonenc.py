@@ -8,13 +8,18 @@
 | datetime/date/time    | ISO 8601 string                       |
 | timedelta             | string "[-]HH:MM:SS[.ffffff]"         |
 | float                 | number (repr round-trips)             |
+| set / frozenset       | sorted list                           |
+| JSON opaque scalar    | "base64:typeNN:..." as MySQL prints it|
 """
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import decimal
 import json
 from typing import Any
+
+from binlog_spec.values import JsonOpaque
 
 
 def _timedelta(value: dt.timedelta) -> str:
@@ -36,6 +41,8 @@ def default(value: Any) -> Any:
         return _timedelta(value)
     if isinstance(value, (set, frozenset)):
         return sorted(value)
+    if isinstance(value, JsonOpaque):
+        return f"base64:type{value.type_code}:{base64.b64encode(value.data).decode('ascii')}"
     raise TypeError(f"cannot encode {type(value).__name__} as JSON")
 
 

@@ -127,8 +127,12 @@ class Column:
     name: str | None = None
 
 
-class JsonOpaque(NamedTuple):
-    """A JSON opaque scalar MySQL has no JSON type for: the MySQL field type and its raw bytes."""
+@dataclass(frozen=True)
+class JsonOpaque:
+    """A JSON opaque scalar MySQL has no JSON type for: the MySQL field type and its raw bytes.
+
+    Not a tuple, so that JSON output (jsonenc) renders it as MySQL does, never as a list.
+    """
 
     type_code: int
     data: bytes
