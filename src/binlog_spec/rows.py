@@ -34,6 +34,8 @@ ROW_OPS: dict[int, str] = {
 }
 
 GTID_TYPES = (ET.gtid_log_event, ET.gtid_tagged_log_event, ET.gtid_event)
+#: MariaDB's own event types start here (ANNOTATE_ROWS_EVENT); a MariaDB FDE array covers them.
+MARIADB_FIRST_EVENT = ET.annotate_rows_event
 
 
 @dataclass(frozen=True)
@@ -138,6 +140,8 @@ class RowDecoder:
     def __init__(self, schema_source: Any = None):
         self.tables: dict[int, TableDef] = {}
         self.gtid: str | None = None
+        #: Whether the current file uses MariaDB's event numbering (its FDE array reaches type 160+).
+        self.mariadb = False
         #: Supplies names and signs where the binlog has none (see schema.py).
         self.schema_source = schema_source
 
@@ -145,8 +149,10 @@ class RowDecoder:
         code = ev.type_code
         if ev.error is not None:
             return
-        if code == ET.table_map_event:
-            table = TableDef.from_fields(ev.fields)
+        if code == ET.format_description_event:
+            self.mariadb = ev.fields["num_post_header_lens"] >= MARIADB_FIRST_EVENT
+        elif code == ET.table_map_event:
+            table = TableDef.from_fields(ev.fields, self.mariadb)
             if self.schema_source is not None:
                 table = self.schema_source.complete(table)
             self.tables[table.table_id] = table

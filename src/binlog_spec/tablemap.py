@@ -13,8 +13,10 @@ CT = spec.ColumnType
 NUMERIC_TYPES = frozenset({CT.tiny, CT.short, CT.int24, CT.long, CT.longlong, CT.newdecimal, CT.float,
                            CT.double})
 #: Column types that the (DEFAULT_|COLUMN_)CHARSET fields count (is_character_type in sql/log_event.cc).
+#: MySQL's list; MariaDB also counts GEOMETRY ("base class is blob for geom type").
 CHARACTER_TYPES = frozenset({CT.string, CT.var_string, CT.varchar, CT.blob, CT.tiny_blob, CT.medium_blob,
-                             CT.long_blob, CT.geometry, CT.vector, CT.blob_compressed, CT.varchar_compressed})
+                             CT.long_blob, CT.vector, CT.blob_compressed, CT.varchar_compressed})
+MARIADB_CHARACTER_TYPES = CHARACTER_TYPES | {CT.geometry}
 
 
 def real_type(type_code: int, meta: dict) -> int:
@@ -59,8 +61,11 @@ class TableDef:
         return [c.name or f"@{i + 1}" for i, c in enumerate(self.columns)]
 
     @classmethod
-    def from_fields(cls, f: dict) -> "TableDef":
-        """Build from the plain fields of a TABLE_MAP_EVENT (see spec.body_fields)."""
+    def from_fields(cls, f: dict, mariadb: bool = False) -> "TableDef":
+        """Build from the plain fields of a TABLE_MAP_EVENT (see spec.body_fields).
+
+        `mariadb`: the file was written by MariaDB, whose charset metadata also covers GEOMETRY.
+        """
         types: list[int] = f["column_types"]
         metas: list[dict] = f["column_metadata"]
         n = len(types)
@@ -73,7 +78,8 @@ class TableDef:
             for i, bit in zip(numeric, _bits_msb_first(om["SIGNEDNESS"], len(numeric))):
                 unsigned[i] = bit
 
-        char_cols = [i for i, t in enumerate(real) if t in CHARACTER_TYPES]
+        character_types = MARIADB_CHARACTER_TYPES if mariadb else CHARACTER_TYPES
+        char_cols = [i for i, t in enumerate(real) if t in character_types]
         enum_set_cols = [i for i, t in enumerate(real) if t in (CT.enum, CT.set)]
         charset: list[int | None] = [None] * n
         for key, cols in (("DEFAULT_CHARSET", char_cols), ("COLUMN_CHARSET", char_cols),
