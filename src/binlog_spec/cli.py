@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import datetime, timezone
 from typing import Callable, Iterable, TextIO
 
 import binlog_spec
 from binlog_spec import jsonenc, rows, summary
 from binlog_spec.errors import BinlogError
+from binlog_spec.filters import FilterOptions, filter_events
+from binlog_spec.gtidset import GtidSet, GtidSetError
 from binlog_spec.event import Event
 from binlog_spec.options import ReadOptions
 
@@ -46,6 +49,64 @@ def _read_options(args: argparse.Namespace) -> ReadOptions:
                        strict=args.strict)
 
 
+def _datetime(text: str) -> datetime:
+    """'YYYY-MM-DD[ HH:MM:SS]' in UTC (binlog timestamps are UTC), or ISO 8601 with an offset."""
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date and time: {text!r} (use 'YYYY-MM-DD HH:MM:SS')") from None
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+def _gtid_set(text: str) -> GtidSet:
+    try:
+        return GtidSet.parse(text)
+    except GtidSetError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _add_filter_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("filters", "time, position, GTID and server-id filters keep or drop whole "
+                             "transactions; schema and table filters drop rows but keep BEGIN/COMMIT")
+    g.add_argument("--database", "--databases", "-d", dest="databases", action="append", default=[],
+                   metavar="GLOB", help="only these schemas (repeatable)")
+    g.add_argument("--exclude-database", dest="exclude_databases", action="append", default=[], metavar="GLOB")
+    g.add_argument("--table", "--tables", "-t", dest="tables", action="append", default=[],
+                   metavar="DB.TABLE", help="only these tables, as db.table globs (repeatable)")
+    g.add_argument("--exclude-table", dest="exclude_tables", action="append", default=[], metavar="DB.TABLE")
+    g.add_argument("--include-gtids", type=_gtid_set, metavar="SET",
+                   help="uuid[:tag]:1-5,... or MariaDB domain-server-seq[-last],...")
+    g.add_argument("--exclude-gtids", type=_gtid_set, metavar="SET")
+    g.add_argument("--server-id", dest="server_ids", action="append", type=int, default=[], metavar="ID")
+    g.add_argument("--exclude-server-id", dest="exclude_server_ids", action="append", type=int, default=[],
+                   metavar="ID")
+    g.add_argument("--start-datetime", type=_datetime, metavar="TIME", help="UTC unless an offset is given")
+    g.add_argument("--stop-datetime", type=_datetime, metavar="TIME")
+    g.add_argument("--start-position", type=int, metavar="POS", help="in the first file")
+    g.add_argument("--stop-position", type=int, metavar="POS", help="in the last file")
+
+
+def _filter_options(args: argparse.Namespace) -> FilterOptions:
+    return FilterOptions(
+        databases=tuple(args.databases), exclude_databases=tuple(args.exclude_databases),
+        tables=tuple(args.tables), exclude_tables=tuple(args.exclude_tables),
+        include_gtids=args.include_gtids, exclude_gtids=args.exclude_gtids,
+        server_ids=frozenset(args.server_ids), exclude_server_ids=frozenset(args.exclude_server_ids),
+        start_datetime=args.start_datetime, stop_datetime=args.stop_datetime,
+        start_position=args.start_position, stop_position=args.stop_position)
+
+
+def _events(args: argparse.Namespace, err: TextIO, warnings: list[int]):
+    """The filtered events of the run's files; malformed bodies are counted and named on stderr."""
+    def read():
+        for ev in binlog_spec.read_events(args.files, _read_options(args)):
+            if ev.error is not None:
+                warnings[0] += 1
+                err.write(f"binlog-spec: warning: {ev.error}\n")
+            yield ev
+    return filter_events(read(), _filter_options(args), args.files)
+
+
 def _add_read_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="binlog files (plain or .gz), read in order")
     p.add_argument("--strict", action="store_true",
@@ -53,6 +114,7 @@ def _add_read_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-verify-checksums", action="store_true", help="do not check CRC32 checksums")
     p.add_argument("--no-expand-payloads", action="store_true",
                    help="do not list the events inside TRANSACTION_PAYLOAD_EVENTs")
+    _add_filter_arguments(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     rw.add_argument("--format", choices=sorted(ROW_FORMATS), default="text")
     rw.add_argument("--schema", metavar="FILE",
                     help="CREATE TABLE statements (mysqldump --no-data) for column names and signs the binlog lacks")
-    rw.add_argument("--database", metavar="DB", default="",
+    rw.add_argument("--schema-database", metavar="DB", default="",
                     help="database of the unqualified tables in --schema")
     rw.set_defaults(run=run_rows)
     return ap
@@ -83,37 +145,19 @@ def _write_lines(lines: Iterable[str], out: TextIO) -> None:
 
 def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     render = EVENT_FORMATS[args.format]
-    warnings = 0
-
-    def lines() -> Iterable[str]:
-        nonlocal warnings
-        for ev in binlog_spec.read_events(args.files, _read_options(args)):
-            if ev.error is not None:
-                warnings += 1
-                err.write(f"binlog-spec: warning: {ev.error}\n")
-            yield render(ev)
-
-    _write_lines(lines(), out)
-    return EXIT_WARNINGS if warnings else EXIT_OK
+    warnings = [0]
+    _write_lines((render(ev) for ev in _events(args, err, warnings)), out)
+    return EXIT_WARNINGS if warnings[0] else EXIT_OK
 
 
 def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from binlog_spec.schema import SchemaTracker
 
     render = ROW_FORMATS[args.format]
-    tracker = SchemaTracker.from_file(args.schema, args.database) if args.schema else SchemaTracker()
-    warnings = 0
-
-    def events():
-        nonlocal warnings
-        for ev in binlog_spec.read_events(args.files, _read_options(args)):
-            if ev.error is not None:
-                warnings += 1
-                err.write(f"binlog-spec: warning: {ev.error}\n")
-            yield ev
-
-    _write_lines((render(rc) for rc in rows.read_rows(events(), tracker)), out)
-    return EXIT_WARNINGS if warnings else EXIT_OK
+    tracker = SchemaTracker.from_file(args.schema, args.schema_database) if args.schema else SchemaTracker()
+    warnings = [0]
+    _write_lines((render(rc) for rc in rows.read_rows(_events(args, err, warnings), tracker)), out)
+    return EXIT_WARNINGS if warnings[0] else EXIT_OK
 
 
 def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
