@@ -134,6 +134,24 @@ def build_parser() -> argparse.ArgumentParser:
     rw.add_argument("--schema-database", metavar="DB", default="",
                     help="database of the unqualified tables in --schema")
     rw.set_defaults(run=run_rows)
+
+    sq = sub.add_parser("sql", help="turn row events into SQL, or into SQL that undoes them",
+                        description="Write the row changes as SQL statements, forward or rollback.")
+    _add_read_arguments(sq)
+    mode = sq.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--sql", dest="commented", action="store_true",
+                      help="every row change as a commented statement, for reading")
+    mode.add_argument("--sql2", "--plain", dest="executable", action="store_true", help="executable SQL")
+    sq.add_argument("--complete-insert", action="store_true", help="INSERTs with a column list")
+    sq.add_argument("--replace", action="store_true", help="REPLACE for inserts and updates")
+    sq.add_argument("--rollback", action="store_true",
+                    help="undo the changes: last transaction first, images swapped")
+    sq.add_argument("--rewrite-db", action="append", default=[], metavar="OLD->NEW", type=_rewrite,
+                    help="rename a schema (repeatable)")
+    sq.add_argument("--schema", metavar="FILE", help="CREATE TABLE statements for names the binlog lacks")
+    sq.add_argument("--schema-database", metavar="DB", default="")
+    sq.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    sq.set_defaults(run=run_sql)
     return ap
 
 
@@ -157,6 +175,34 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     tracker = SchemaTracker.from_file(args.schema, args.schema_database) if args.schema else SchemaTracker()
     warnings = [0]
     _write_lines((render(rc) for rc in rows.read_rows(_events(args, err, warnings), tracker)), out)
+    return EXIT_WARNINGS if warnings[0] else EXIT_OK
+
+
+def _rewrite(text: str) -> tuple[str, str]:
+    old, sep, new = text.partition("->")
+    if not sep or not old or not new:
+        raise argparse.ArgumentTypeError(f"expected 'old->new', got {text!r}")
+    return old, new
+
+
+def run_sql(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from binlog_spec import sqlscript
+    from binlog_spec.schema import SchemaTracker
+    from binlog_spec.sqlgen import SqlOptions
+
+    tracker = SchemaTracker.from_file(args.schema, args.schema_database) if args.schema else SchemaTracker()
+    opts = sqlscript.ScriptOptions(
+        sql=SqlOptions(complete_insert=args.complete_insert, replace=args.replace,
+                       rewrite_db=dict(args.rewrite_db)),
+        commented=args.commented)
+    warnings = [0]
+    events = _events(args, err, warnings)
+    script = (sqlscript.rollback if args.rollback else sqlscript.forward)(events, opts, tracker)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8", errors="surrogateescape") as f:
+            _write_lines(script, f)
+    else:
+        _write_lines(script, out)
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
 
 

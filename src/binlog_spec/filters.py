@@ -54,6 +54,15 @@ def is_commit(ev: Event) -> bool:
     return False
 
 
+#: MariaDB GTID_EVENT flags2 bit: the group is one statement with no BEGIN/COMMIT (DDL).
+FL_STANDALONE = 0x01
+
+
+def implies_begin(ev: Event) -> bool:
+    """A MariaDB GTID_EVENT of a transaction stands for its BEGIN (no BEGIN query event follows)."""
+    return ev.type_code == ET.gtid_event and ev.error is None and not ev.fields["flags2"] & FL_STANDALONE
+
+
 @dataclass(frozen=True)
 class FilterOptions:
     """The one options object of the filters (pymysqlbinlog / mysqlbinlog names in the CLI)."""
@@ -132,6 +141,8 @@ class Transactions:
             return False, False
         if code in GTID_EVENTS:
             self.mode, self.gtid = "gtid", ev.fields.get("gtid") if ev.error is None else None
+            if implies_begin(ev):
+                self.mode = "begin"
             return True, False
         starts = self.mode is None
         if starts:
