@@ -15,6 +15,18 @@ if not (CORPUS / "MANIFEST.tsv").is_file() or not any(SEEDS.glob("001_*.txt")):
 FIXTURES = ROOT / "fixtures"
 
 
+def collect(path, **options):
+    """(events, error) for a file: every event delivered before the error, if any."""
+    import binlog_spec
+    events, error = [], None
+    try:
+        for ev in binlog_spec.open(path, binlog_spec.ReadOptions(**options)):
+            events.append(ev)
+    except binlog_spec.BinlogError as exc:
+        error = exc
+    return events, error
+
+
 def manifest_rows() -> list[dict[str, str]]:
     lines = (CORPUS / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines()
     names = lines[0].split("\t")

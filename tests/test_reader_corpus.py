@@ -11,21 +11,11 @@ import pytest
 import binlog_spec
 
 from conftest import CORPUS, expected_counts, manifest_rows, trailing_fault
+from conftest import collect as walk
 
 ROWS = manifest_rows()
 HEADER_KEYS = {"file", "pos", "end_log_pos", "type", "type_code", "timestamp", "server_id", "size", "flags",
                "payload_pos", "payload_offset", "error", "checksum"}
-
-
-def walk(path, **options):
-    """(events, error) for a file: every event delivered before the error, if any."""
-    events, error = [], None
-    try:
-        for ev in binlog_spec.open(path, binlog_spec.ReadOptions(**options)):
-            events.append(ev)
-    except binlog_spec.BinlogError as exc:
-        error = exc
-    return events, error
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["file"] for r in ROWS])

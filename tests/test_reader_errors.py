@@ -12,21 +12,12 @@ import pytest
 
 import binlog_spec
 
+from conftest import collect
 from test_spec_seeds import SEED_TABLE_MAP, seed_fde_bytes
 
 FDE = seed_fde_bytes()[4:]          # 119 bytes, CRC32 events
 TM = SEED_TABLE_MAP                 # 46 bytes
 MAGIC = b"\xfebin"
-
-
-def collect(path, **options):
-    events, error = [], None
-    try:
-        for ev in binlog_spec.open(path, binlog_spec.ReadOptions(**options)):
-            events.append(ev)
-    except binlog_spec.BinlogError as exc:
-        error = exc
-    return events, error
 
 
 def write(tmp_path, data: bytes, name="t.000001"):
