@@ -11,6 +11,8 @@ Exit codes:
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import sys
 from datetime import datetime, timezone
 from typing import Callable, Iterable, TextIO
@@ -135,19 +137,29 @@ def build_parser() -> argparse.ArgumentParser:
                     help="database of the unqualified tables in --schema")
     rw.set_defaults(run=run_rows)
 
-    sq = sub.add_parser("sql", help="turn row events into SQL, or into SQL that undoes them",
-                        description="Write the row changes as SQL statements, forward or rollback.")
+    sq = sub.add_parser("sql", help="write the events as a replayable script or binlog, or their undo",
+                        description="Write the events as mysqlbinlog does (BINLOG base64 blocks, the default), "
+                                    "as SQL statements (--sql, --sql2), or as a binlog file "
+                                    "(--output-format binlog); with --rollback, what undoes their row changes.")
     _add_read_arguments(sq)
-    mode = sq.add_mutually_exclusive_group(required=True)
+    mode = sq.add_mutually_exclusive_group()
     mode.add_argument("--sql", dest="commented", action="store_true",
                       help="every row change as a commented statement, for reading")
     mode.add_argument("--sql2", "--plain", dest="executable", action="store_true", help="executable SQL")
-    sq.add_argument("--complete-insert", action="store_true", help="INSERTs with a column list")
-    sq.add_argument("--replace", action="store_true", help="REPLACE for inserts and updates")
+    sq.add_argument("--output-format", choices=["sql", "binlog"], default="sql",
+                    help="sql: a script for the mysql client (default: BINLOG base64 blocks, as mysqlbinlog "
+                         "writes); binlog: a binlog file (needs -o)")
+    sq.add_argument("--complete-insert", action="store_true", help="INSERTs with a column list (--sql2)")
+    sq.add_argument("--replace", action="store_true", help="REPLACE for inserts and updates (--sql2)")
     sq.add_argument("--rollback", action="store_true",
                     help="undo the changes: last transaction first, images swapped")
     sq.add_argument("--rewrite-db", action="append", default=[], metavar="OLD->NEW", type=_rewrite,
                     help="rename a schema (repeatable)")
+    sq.add_argument("-v", "--verbose", action="count", default=0,
+                    help="base64 script: the rows as ### pseudo-SQL under each BINLOG block (-vv: with types)")
+    sq.add_argument("--skip-gtids", action="store_true",
+                    help="no GTIDs: GTID_NEXT='AUTOMATIC' (MySQL), no gtid_seq_no (MariaDB); in a binlog "
+                         "output the GTID events are left out (a MariaDB one becomes BEGIN)")
     sq.add_argument("--schema", metavar="FILE", help="CREATE TABLE statements for names the binlog lacks")
     sq.add_argument("--schema-database", metavar="DB", default="")
     sq.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
@@ -185,7 +197,88 @@ def _rewrite(text: str) -> tuple[str, str]:
     return old, new
 
 
+def _text_output(out: TextIO) -> TextIO:
+    """stdout writes the script's bytes as they are, whatever the locale: UTF-8 text, and the bytes of
+    statements logged in another character set back as they were (surrogateescape)."""
+    if out is sys.stdout and hasattr(out, "reconfigure"):
+        try:
+            out.reconfigure(encoding="utf-8", errors="surrogateescape")
+        except (ValueError, OSError):
+            pass
+    return out
+
+
 def run_sql(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.output_format == "binlog":
+        return _run_binlog(args, err)
+    if args.commented or args.executable:
+        return _run_statements(args, out, err)
+    return _run_base64(args, out, err)
+
+
+def _write_options(args: argparse.Namespace):
+    from binlog_spec.binwriter import WriteOptions
+    return WriteOptions(rewrite_db=dict(args.rewrite_db), rollback=args.rollback,
+                        payloads_expanded=not args.no_expand_payloads)
+
+
+def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from binlog_spec import base64script
+    from binlog_spec.binwriter import Rewriter
+
+    warnings = [0]
+    events = _events(args, err, warnings)
+    # A rollback is a new transaction: replaying it under the original GTIDs would be skipped (MySQL)
+    # or reuse them (MariaDB), so its GTIDs are always left to the server.
+    opts = base64script.Base64Options(verbose=args.verbose, skip_gtids=args.skip_gtids or args.rollback)
+    options = dataclasses.replace(_write_options(args), renumber_gtids=False)  # no GTIDs are written
+    with Rewriter(options) as rewriter:
+        printer = base64script.Base64Script(opts, rewriter)
+        lines = printer.lines(rewriter.items(events))
+        if args.output:
+            with open(args.output, "w", encoding="utf-8", errors="surrogateescape") as f:
+                _write_lines(lines, f)
+        else:
+            _write_lines(lines, _text_output(out))
+    for note in printer.warnings:
+        err.write(f"binlog-spec: warning: {note}\n")
+    return EXIT_WARNINGS if warnings[0] else EXIT_OK
+
+
+#: Statements a binlog rollback could not undo, named on stderr before a count of the rest.
+_MAX_NOTES = 20
+
+
+def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
+    from binlog_spec import binwriter
+
+    for flag, given in (("--sql", args.commented), ("--sql2", args.executable), ("--verbose", args.verbose),
+                        ("--complete-insert", args.complete_insert), ("--replace", args.replace)):
+        if given:
+            err.write(f"binlog-spec: error: {flag} does not apply to --output-format binlog\n")
+            return EXIT_USAGE
+    if not args.output or args.output == "-":
+        err.write("binlog-spec: error: --output-format binlog needs -o FILE\n")
+        return EXIT_USAGE
+    warnings = [0]
+    events = _events(args, err, warnings)
+    options = dataclasses.replace(_write_options(args), skip_gtids=args.skip_gtids)
+    try:
+        with open(args.output, "wb") as f:
+            rewriter = binwriter.write_binlog(events, f, options)
+    except BinlogError:
+        os.unlink(args.output)  # a binlog cut short would look whole
+        raise
+    with rewriter:
+        for k, line in enumerate(rewriter.skipped.lines()):
+            if k == _MAX_NOTES:
+                err.write(f"binlog-spec: note: ... and {rewriter.skipped.count - k} more statements not undone\n")
+                break
+            err.write(f"binlog-spec: note: not undone (a statement; only row events can be inverted): {line}\n")
+    return EXIT_WARNINGS if warnings[0] else EXIT_OK
+
+
+def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from binlog_spec import sqlscript
     from binlog_spec.schema import SchemaTracker
     from binlog_spec.sqlgen import SqlOptions
@@ -202,7 +295,7 @@ def run_sql(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         with open(args.output, "w", encoding="utf-8", errors="surrogateescape") as f:
             _write_lines(script, f)
     else:
-        _write_lines(script, out)
+        _write_lines(script, _text_output(out))
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
 
 
