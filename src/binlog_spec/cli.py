@@ -22,6 +22,7 @@ from binlog_spec import jsonenc, rows, summary
 from binlog_spec.errors import BinlogError
 from binlog_spec.filters import FilterOptions, filter_events
 from binlog_spec.gtidset import GtidSet, GtidSetError
+from binlog_spec.progress import with_progress
 from binlog_spec.event import Event
 from binlog_spec.options import ReadOptions
 
@@ -101,7 +102,7 @@ def _filter_options(args: argparse.Namespace) -> FilterOptions:
 def _events(args: argparse.Namespace, err: TextIO, warnings: list[int]):
     """The filtered events of the run's files; malformed bodies are counted and named on stderr."""
     def read():
-        for ev in binlog_spec.read_events(args.files, _read_options(args)):
+        for ev in with_progress(binlog_spec.read_events(args.files, _read_options(args)), args.files, err):
             if ev.error is not None:
                 warnings[0] += 1
                 err.write(f"binlog-spec: warning: {ev.error}\n")
