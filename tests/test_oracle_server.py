@@ -22,7 +22,7 @@ from binlog_spec.schema import SchemaTracker
 
 from conftest import FIXTURES
 
-SETS = ["types-full", "types-minimal", "types-noblob", "types-compressed"]
+SETS = ["types-full", "types-minimal", "types-noblob", "types-compressed", "types-legacy-temporal"]
 
 
 def _fsp(column_type: str) -> int:
@@ -139,7 +139,6 @@ def test_decoded_rows_equal_the_servers_values(name):
     folder = FIXTURES / name
     columns = json.loads((folder / "columns.json").read_text(encoding="utf-8"))
     expected = [json.loads(line) for line in (folder / "expected.jsonl").read_text(encoding="utf-8").splitlines()]
-    expected = [e for e in expected if e["table"] != "coltypes.legacy_temporals"]
     ours = [(sql, tables) for sql, tables in replay(name)]
     checked_values = 0
     it = iter(ours)
@@ -162,4 +161,5 @@ def test_decoded_rows_equal_the_servers_values(name):
                     continue
                 assert_same(row[cname], theirs, cols[cname], where)
                 checked_values += 1
-    assert checked_values > 2000
+    # every value of the export was compared (but those MINIMAL/NOBLOB images leave out)
+    assert checked_values > (150 if name == "types-legacy-temporal" else 2000)

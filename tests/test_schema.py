@@ -83,3 +83,16 @@ def test_an_alter_that_cannot_be_replayed_forgets_the_table_rather_than_guess():
         t.observe_query("shop", "ALTER TABLE orders ADD (x INT, y INT)")
     assert t.columns("shop", "orders") is None
     assert any(issubclass(w.category, SchemaWarning) for w in caught)
+
+
+def test_the_precision_of_old_temporal_types_comes_from_the_create_table():
+    """MariaDB 5.3 TIME(n)/DATETIME(n)/TIMESTAMP(n) are logged as the old types with no metadata: the
+    schema gives their precision; TIME2 & co. keep the binlog's own, and precision 0 adds nothing."""
+    from binlog_spec.tablemap import TableDef
+    from binlog_spec.values import Column
+    t = SchemaTracker("db")
+    t.load_sql("CREATE TABLE h (t TIME(3), dt DATETIME(6), ts TIMESTAMP(1) NULL, t0 TIME, t2 TIME(4));")
+    assert [c.fsp for c in t.columns("db", "h")] == [3, 6, 1, 0, 4]
+    cols = (Column(11, {}), Column(12, {}), Column(7, {}), Column(11, {}), Column(19, {"fsp": 2}))
+    table = TableDef(table_id=1, schema="db", table="h", columns=cols, nullable=(True,) * 5)
+    assert [c.meta for c in t.complete(table).columns] == [{"fsp": 3}, {"fsp": 6}, {"fsp": 1}, {}, {"fsp": 2}]

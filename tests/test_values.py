@@ -908,3 +908,55 @@ def test_json_text_opaque_var_string_prints_as_string():
 def test_json_text_rejects_other_types():
     with pytest.raises(TypeError):
         json_text(object())
+
+
+# MariaDB 5.3 high-resolution TIME(n)/DATETIME(n)/TIMESTAMP(n) (mysql56_temporal_format=OFF): logged as
+# the old types with no metadata; the precision comes from the CREATE TABLE as meta["fsp"]. Bytes
+# from fixtures/types-legacy-temporal (table legacy_hires), values from its workload.sql.
+def usec_td(sign: int, h: int, m: int, s: int, us: int) -> dt.timedelta:
+    return sign * dt.timedelta(hours=h, minutes=m, seconds=s, microseconds=us)
+
+
+@pytest.mark.parametrize("fsp,hex_bytes,value", [
+    (1, "00000001", usec_td(-1, 838, 59, 59, 900000)), (1, "0399c0bf", usec_td(1, 838, 59, 59, 900000)),
+    (1, "01cce060", dt.timedelta(0)), (1, "01cce05b", usec_td(-1, 0, 0, 0, 500000)),
+    (1, "01c5f6ff", usec_td(-1, 12, 34, 56, 100000)),
+    (3, "0000000001", usec_td(-1, 838, 59, 59, 999000)), (3, "01680f4aff", usec_td(1, 838, 59, 59, 999000)),
+    (3, "00b1547b85", usec_td(-1, 12, 34, 56, 123000)),
+    (6, "000000000001", usec_td(-1, 838, 59, 59, 999999)), (6, "057e7bbcf7ff", usec_td(1, 838, 59, 59, 999999)),
+    (6, "02b4b2027dc0", usec_td(-1, 12, 34, 56, 123456)),
+])
+def test_mariadb_hires_time(fsp, hex_bytes, value):
+    assert dec(hex_bytes, col(11, {"fsp": fsp})) == value
+
+
+@pytest.mark.parametrize("fsp,hex_bytes,value", [
+    (1, "0053b10a0f09", dt.datetime(1000, 1, 1, 0, 0, 0, 900000)),
+    (1, "0344d965ffff", dt.datetime(9999, 12, 31, 23, 59, 59, 900000)),
+    (1, "000000000000", "0000-00-00 00:00:00.0"),
+    (3, "0146e4ebd7ffff", dt.datetime(9999, 12, 31, 23, 59, 59, 999000)),
+    (3, "004065edf2fc93", dt.datetime(1969, 12, 31, 23, 59, 59, 123000)),
+    (6, "007fb403f932a23f", dt.datetime(1000, 1, 1, 0, 0, 0, 999999)),
+    (6, "0102b76770fd1d20", dt.datetime(2026, 1, 1, 12, 34, 56, 500000)),
+    (6, "0000000000000000", "0000-00-00 00:00:00.000000"),
+])
+def test_mariadb_hires_datetime(fsp, hex_bytes, value):
+    assert dec(hex_bytes, col(12, {"fsp": fsp})) == value
+
+
+@pytest.mark.parametrize("fsp,hex_bytes,value", [
+    (1, "0000000109", EPOCH + dt.timedelta(seconds=1, microseconds=900000)),
+    (3, "0000000103e7", EPOCH + dt.timedelta(seconds=1, microseconds=999000)),
+    (6, "7fffffff0f423f", dt.datetime(2038, 1, 19, 3, 14, 7, 999999, tzinfo=UTC)),
+    (6, "3b9aca0001e240", dt.datetime(2001, 9, 9, 1, 46, 40, 123456, tzinfo=UTC)),
+    (3, "000000000000", "0000-00-00 00:00:00.000"),
+])
+def test_mariadb_hires_timestamp(fsp, hex_bytes, value):
+    assert dec(hex_bytes, col(7, {"fsp": fsp})) == value
+
+
+def test_mariadb_hires_sizes_follow_the_precision():
+    from binlog_spec.values import old_temporal_size
+    assert [old_temporal_size(col(11, {"fsp": n} if n else {})) for n in range(7)] == [3, 4, 4, 5, 5, 5, 6]
+    assert [old_temporal_size(col(12, {"fsp": n} if n else {})) for n in range(7)] == [8, 6, 6, 7, 7, 7, 8]
+    assert [old_temporal_size(col(7, {"fsp": n} if n else {})) for n in range(7)] == [4, 5, 5, 6, 6, 6, 7]

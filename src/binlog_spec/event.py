@@ -88,6 +88,18 @@ class Event:
             self._fields = d
         return self._fields
 
+    def rows_parts(self) -> tuple[int, int, bytes, bytes | None, bytes]:
+        """(table_id, num_columns, columns_before_image, columns_after_image or None, rows) of a
+        rows event, as `fields` has them (KeyError where it lacks them), but without building
+        `fields` when it has not been built yet."""
+        if self._fields is None and not self._overrides and self.error is None:
+            parts = spec.rows_parts(self._body)
+            if parts is not None:
+                return parts
+        f = self.fields
+        return (f["table_id"], f["num_columns"], f["columns_before_image"], f.get("columns_after_image"),
+                f["rows"])
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)

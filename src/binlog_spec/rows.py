@@ -5,13 +5,18 @@ table id) and the GTID of the current transaction, and turns each rows
 event into RowChange objects: inserts, updates (before and after images)
 and deletes. Values come from `values.decode_value`, column by column,
 honouring the columns-present bitmaps (MINIMAL/NOBLOB images) and the null
-bitmaps.
+bitmaps. For speed, each table layout seen more than once gets a compiled
+generator that does the same with the value decoders inlined (see "Compiled
+fast paths" below); it falls back to `decode_image` on anything unusual, so
+values and errors are the same.
 """
 from __future__ import annotations
 
+import itertools
+import struct
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from binlog_spec import json_path, spec, values
 from binlog_spec.errors import MalformedEventError, MissingTableMapError
@@ -38,6 +43,20 @@ GTID_TYPES = (ET.gtid_log_event, ET.gtid_tagged_log_event, ET.gtid_event)
 MARIADB_FIRST_EVENT = ET.annotate_rows_event
 
 
+_ISO_UTC: dict[int, str] = {}
+
+
+def _iso_utc(timestamp: int) -> str:
+    """'2026-01-01T00:01:00Z'; the rows of one event (and of one second) share it, so it is cached."""
+    text = _ISO_UTC.get(timestamp)
+    if text is None:
+        text = datetime.fromtimestamp(timestamp, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+        if len(_ISO_UTC) >= 4096:
+            _ISO_UTC.clear()
+        _ISO_UTC[timestamp] = text
+    return text
+
+
 @dataclass(frozen=True)
 class RowChange:
     file: str
@@ -57,7 +76,7 @@ class RowChange:
         return {
             "file": self.file,
             "pos": self.pos,
-            "timestamp": datetime.fromtimestamp(self.timestamp, tz=timezone.utc).isoformat().replace("+00:00", "Z"),
+            "timestamp": _iso_utc(self.timestamp),
             "server_id": self.server_id,
             "gtid": self.gtid,
             "schema": self.schema,
@@ -99,6 +118,121 @@ def decode_image(buf: bytes, pos: int, table: TableDef, present: list[int],
             raise values.ValueDecodeError(f"column {names[i]} ({spec.COLUMN_TYPE_NAMES.get(table.columns[i].type_code)})"
                                           f" at row offset {pos}: {exc}") from None
     return row, pos
+
+
+# --------------------------------------------------------------------------
+# Compiled fast paths
+#
+# decode_image calls values.decode_value once per value, with its checks and dispatch. For
+# the common case, the row decoder compiles (once per table layout: TABLE_MAP, columns-present
+# bitmaps and operation) a Python generator that decodes every row of a rows event with the
+# value decoders inlined (values.inline_source) and makes the RowChange objects itself. The
+# compiled code skips the checks, so it is a fast path only: an image on which it raises
+# anything, or that it reads past the end of the rows, is decoded again by decode_image,
+# which gives the value or the precise error. Values, dict order and errors are
+# decode_image's.
+
+def _image_source(columns: list[values.Column], tag: str, globs: dict[str, Any], text: bool) -> list[str]:
+    """Statements that decode one image of these columns from `buf` at `pos` into the dict
+    `{tag}_row`, advancing `pos` (the column names are the globals `_name_{tag}{k}`). When no
+    present column is NULL (the null bitmap has none of their bits set) they run straight-line
+    code in which consecutive fixed-size numbers are read by one struct call."""
+    n_null = (len(columns) + 7) >> 3
+    masks = [0] * n_null
+    for k in range(len(columns)):
+        masks[k >> 3] |= 1 << (k & 7)
+    lines = [f"nulls{j} = buf[pos + {j}]" if j else "nulls0 = buf[pos]" for j in range(n_null)]
+    lines.append(f"pos += {n_null}")
+    if n_null:
+        lines.append("if not (" + " or ".join(f"nulls{j} & {masks[j]}" for j in range(n_null)) + "):")
+        k = 0
+        while k < len(columns):
+            run = []
+            while k + len(run) < len(columns) and values.fixed_format(columns[k + len(run)]) is not None:
+                run.append(values.fixed_format(columns[k + len(run)]))
+            if len(run) > 1:
+                fmt = "<" + "".join(f[1:] for f in run)
+                globs[f"_unpack_{tag}_run{k}"] = struct.Struct(fmt).unpack_from
+                lines.append("    " + ", ".join(f"{tag}{k + j}" for j in range(len(run)))
+                             + f", = _unpack_{tag}_run{k}(buf, pos)")
+                lines.append(f"    pos += {struct.calcsize(fmt)}")
+                k += len(run)
+            else:
+                lines += ["    " + line for line in values.inline_source(columns[k], f"{tag}{k}", globs, text)]
+                k += 1
+        lines.append("else:")
+        for k, col in enumerate(columns):
+            lines += [f"    if nulls{k >> 3} & {1 << (k & 7)}:", f"        {tag}{k} = None", "    else:"]
+            lines += ["        " + line for line in values.inline_source(col, f"{tag}{k}", globs, text)]
+    lines.append("if pos > end:")
+    lines.append("    raise IndexError('row image runs past the rows')")
+    lines.append(f"{tag}_row = {{" + ", ".join(f"_name_{tag}{k}: {tag}{k}" for k in range(len(columns))) + "}")
+    return lines
+
+
+_COMPILED_COUNT = itertools.count(1)
+
+
+def _compile(source: str, globs: dict[str, Any], name: str, table: TableDef, what: str = "") -> Callable:
+    # A file name of its own for each function, so that profilers and tracebacks tell them apart.
+    where = f"<{name}{what} of {table.schema}.{table.table} #{next(_COMPILED_COUNT)}>"
+    exec(compile(source, where, "exec"), globs)  # noqa: S102
+    function = globs[name]
+    function.source = source      # for debugging: print(function.source)
+    return function
+
+
+def compile_rows(table: TableDef, op: str, before: list[int], after: list[int] | None,
+                 names: list[str]) -> Callable:
+    """`rows(decoder, ev, buf, template)`: a generator of the RowChange objects of a rows event
+    of this table whose images have these present columns (`after` for UPDATE only), as
+    RowDecoder._rows_generic yields them. `template` holds the RowChange fields of the event
+    (the dict the dataclass __init__ would fill, less gtid, images and row_index)."""
+    images = [("b", before)] + ([("a", after)] if op == UPDATE else [])
+    globs: dict[str, Any] = {"_RowChange": RowChange, "_new": object.__new__, "_set_dict": object.__setattr__,
+                             "_decode_image": decode_image, "_table": table, "_names": names,
+                             "_ValueDecodeError": values.ValueDecodeError, "_malformed": _malformed_row}
+    bodies = {}
+    for tag, present in images:
+        globs.update({f"_name_{tag}{k}": names[i] for k, i in enumerate(present)})
+        globs[f"_present_{tag}"] = present
+        bodies[tag] = _image_source([table.columns[i] for i in present], tag, globs, text=True)
+    lines = ["def rows(decoder, ev, buf, template):",
+             "    end = len(buf)",
+             "    copy = template.copy"]
+    if values.LATIN1_TEXT_TABLE in globs:
+        lines.append("    text = buf.decode('latin-1')")
+    lines += ["    row_pos = index = 0",
+              "    try:",
+              "        while row_pos < end:"]
+    for tag, _present in images:
+        lines += ["            try:",
+                  "                pos = row_pos"]
+        lines += ["                " + line for line in bodies[tag]]
+        lines += ["            except Exception:",
+                  f"                {tag}_row, pos = _decode_image(buf, row_pos, _table, _present_{tag}, _names)",
+                  "            row_pos = pos"]
+    lines.append("            d = copy()")
+    if op == UPDATE:
+        lines.append('            d["gtid"], d["before"], d["after"], d["row_index"] = decoder.gtid, b_row, a_row, index')
+    else:
+        key = "after" if op == INSERT else "before"
+        lines.append(f'            d["gtid"], d["{key}"], d["row_index"] = decoder.gtid, b_row, index')
+    lines += ["            rc = _new(_RowChange)",
+              '            _set_dict(rc, "__dict__", d)',
+              "            yield rc",
+              "            index += 1",
+              "    except _ValueDecodeError as exc:",
+              "        raise _malformed(ev, index, exc) from None"]
+    return _compile("\n".join(lines) + "\n", globs, "rows", table, f" ({op})")
+
+
+#: Bound on the compiled generators kept (tables, and event shapes per table).
+_MAX_COMPILED = 256
+
+
+def _malformed_row(ev: Event, index: int, exc: Exception) -> MalformedEventError:
+    return MalformedEventError(f"row {index}: {exc}", file=ev.file, offset=ev.pos, event_type=ev.type)
 
 
 def _json_diff(buf: bytes, pos: int, col: values.Column) -> tuple[list, int]:
@@ -144,13 +278,47 @@ class RowDecoder:
         self.mariadb = False
         #: Supplies names and signs where the binlog has none (see schema.py).
         self.schema_source = schema_source
+        #: table id -> (the TableDef they were made for, its names, {(op, count, bitmaps): compiled
+        #: rows generator; None: seen once; False: cannot be compiled}).
+        self._compiled: dict[int, tuple[TableDef, list[str], dict[tuple, Callable | bool | None]]] = {}
+
+    def _compiled_rows(self, table_id: int, table: TableDef, op: str, n: int, before_bitmap: bytes,
+                       after_bitmap: bytes | None) -> tuple[list[str], Callable | None]:
+        """The table's names and the compiled generator of this event shape (None when it cannot
+        be compiled); kept while the table's TABLE_MAPs stay equal."""
+        entry = self._compiled.get(table_id)
+        if entry is None or (entry[0] is not table and entry[0] != table):
+            if len(self._compiled) >= _MAX_COMPILED:
+                self._compiled.clear()
+            entry = self._compiled[table_id] = (table, table.names, {})
+        elif entry[0] is not table:
+            entry = self._compiled[table_id] = (table, entry[1], entry[2])
+        names, cache = entry[1], entry[2]
+        key = (op, n, before_bitmap, after_bitmap)
+        rows = cache.get(key)
+        if rows is None:       # first seen: decoded by _rows_generic; compiled when seen again
+            if key not in cache:
+                if len(cache) >= _MAX_COMPILED:
+                    cache.clear()
+                cache[key] = None
+            else:
+                try:
+                    rows = compile_rows(table, op, present_columns(before_bitmap, n),
+                                        present_columns(after_bitmap, n) if op == UPDATE else None, names)
+                except Exception:  # a column the fast path cannot take: _rows_generic does it all
+                    rows = False
+                cache[key] = rows
+        return names, rows or None
 
     def feed(self, ev: Event) -> Iterator[RowChange]:
         code = ev.type_code
         if ev.error is not None:
             return
-        if code == ET.format_description_event:
+        if code == ET.format_description_event:   # a new file: no transaction is open
             self.mariadb = ev.fields["num_post_header_lens"] >= MARIADB_FIRST_EVENT
+            self.gtid = None
+        elif code == ET.xid_event:                   # the transaction ends, and its GTID with it
+            self.gtid = None
         elif code == ET.table_map_event:
             table = TableDef.from_fields(ev.fields, self.mariadb)
             if self.schema_source is not None:
@@ -166,19 +334,31 @@ class RowDecoder:
             self.schema_source.observe_query(ev.fields.get("db", ""), ev.fields["query"])
 
     def _rows(self, ev: Event, op: str) -> Iterator[RowChange]:
-        f = ev.fields
-        table = self.tables.get(f["table_id"])
+        """The row changes of a rows event (called from generators only: its errors are raised
+        when the row changes are asked for)."""
+        table_id, n, before_bitmap, after_bitmap, buf = ev.rows_parts()
+        table = self.tables.get(table_id)
         if table is None:
-            raise MissingTableMapError(f"no TABLE_MAP_EVENT defines table id {f['table_id']}",
+            raise MissingTableMapError(f"no TABLE_MAP_EVENT defines table id {table_id}",
                                        file=ev.file, offset=ev.pos, event_type=ev.type)
-        n = f["num_columns"]
         if n > len(table.columns):
             raise MalformedEventError(f"rows event has {n} columns, its TABLE_MAP {len(table.columns)}",
                                       file=ev.file, offset=ev.pos, event_type=ev.type)
-        names = table.names
-        before_cols = present_columns(f["columns_before_image"], n)
-        after_cols = present_columns(f["columns_after_image"], n) if op == UPDATE else before_cols
-        buf: bytes = f["rows"]
+        if op == UPDATE and after_bitmap is None:
+            raise KeyError("columns_after_image")
+        if ev.type_code != ET.partial_update_rows_event and type(buf) is bytes:
+            names, rows = self._compiled_rows(table_id, table, op, n, before_bitmap, after_bitmap)
+            if rows is not None:
+                return rows(self, ev, buf, {
+                    "file": ev.file, "pos": ev.pos, "timestamp": ev.timestamp, "server_id": ev.server_id,
+                    "gtid": None, "schema": table.schema, "table": table.table, "op": op, "before": None,
+                    "after": None, "row_index": 0, "table_def": table})
+        before_cols = present_columns(before_bitmap, n)
+        after_cols = present_columns(after_bitmap, n) if op == UPDATE else before_cols
+        return self._rows_generic(ev, op, table, table.names, before_cols, after_cols, buf)
+
+    def _rows_generic(self, ev: Event, op: str, table: TableDef, names: list[str], before_cols: list[int],
+                      after_cols: list[int], buf: bytes) -> Iterator[RowChange]:
         pos, index = 0, 0
         try:
             while pos < len(buf):
@@ -232,5 +412,10 @@ def row_line(rc: RowChange) -> str:
 def read_rows(events, schema_source: Any = None) -> Iterator[RowChange]:
     """Row changes of an event stream."""
     decoder = RowDecoder(schema_source)
+    feed, rows_of, row_ops = decoder.feed, decoder._rows, ROW_OPS
     for ev in events:
-        yield from decoder.feed(ev)
+        op = row_ops.get(ev.type_code) if ev.error is None else None
+        if op is not None:      # what feed() does for a rows event, one generator less per row
+            yield from rows_of(ev, op)
+        else:
+            yield from feed(ev)

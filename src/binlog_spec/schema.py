@@ -25,7 +25,13 @@ from binlog_spec.tablemap import CT, NUMERIC_TYPES, TableDef, real_type
 DIALECT = "mysql"
 _UNSIGNED = {exp.DataType.Type.UTINYINT, exp.DataType.Type.USMALLINT, exp.DataType.Type.UMEDIUMINT,
              exp.DataType.Type.UINT, exp.DataType.Type.UBIGINT, exp.DataType.Type.UDECIMAL}
+_TEMPORAL = {exp.DataType.Type.TIME, exp.DataType.Type.DATETIME, exp.DataType.Type.TIMESTAMP,
+             exp.DataType.Type.DATETIME64, exp.DataType.Type.TIMESTAMPTZ, exp.DataType.Type.TIMESTAMPLTZ}
 _DDL_START = {TokenType.CREATE, TokenType.ALTER, TokenType.DROP, TokenType.RENAME, TokenType.USE}
+
+
+#: The pre-5.6 temporal types, which carry no metadata in a TABLE_MAP.
+_OLD_TEMPORALS = {CT.time, CT.datetime, CT.timestamp}
 
 
 class SchemaWarning(UserWarning):
@@ -39,6 +45,8 @@ class ColumnSchema:
     data_type: str
     #: ENUM or SET members, in definition order.
     members: tuple[bytes, ...] | None = None
+    #: Fractional seconds precision of a TIME, DATETIME or TIMESTAMP column (0 when none is given).
+    fsp: int = 0
 
 
 Key = tuple[str, str]
@@ -98,11 +106,14 @@ def _parse(sql: str) -> list[exp.Expression]:
 def _column(cd: exp.ColumnDef) -> ColumnSchema:
     kind = cd.args.get("kind")
     dtype = kind.this if kind is not None else None
-    members = None
+    members, fsp = None, 0
     if dtype in (exp.DataType.Type.ENUM, exp.DataType.Type.SET):
         members = tuple(e.name.encode("utf-8") for e in kind.expressions)
+    elif dtype in _TEMPORAL and kind.expressions:
+        precision = kind.expressions[0].this
+        fsp = int(precision.name) if isinstance(precision, exp.Literal) and precision.name.isdigit() else 0
     return ColumnSchema(name=cd.name, unsigned=dtype in _UNSIGNED,
-                        data_type=kind.sql(DIALECT) if kind is not None else "", members=members)
+                        data_type=kind.sql(DIALECT) if kind is not None else "", members=members, fsp=fsp)
 
 
 class SchemaTracker:
@@ -272,6 +283,10 @@ class SchemaTracker:
                 changes["enum_values"] = known.members
             if known.members is not None and real == CT.set and col.set_values is None:
                 changes["set_values"] = known.members
+            if known.fsp and col.type_code in _OLD_TEMPORALS and not col.meta:
+                # A MariaDB 5.3 high-resolution TIME(n)/DATETIME(n)/TIMESTAMP(n): the binlog says
+                # neither that nor n (see values.old_temporal_size).
+                changes["meta"] = {"fsp": known.fsp}
             new_columns.append(dataclasses.replace(col, **changes))
         return dataclasses.replace(table, columns=tuple(new_columns), has_names=True,
                                    has_signedness=True)

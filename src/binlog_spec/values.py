@@ -260,9 +260,16 @@ _MYSQL_LATIN1 = {b: (bytes([b]).decode("cp1252", errors="ignore") or chr(b)) for
 _MYSQL_LATIN1_TABLE = str.maketrans({chr(b): ch for b, ch in _MYSQL_LATIN1.items() if chr(b) != ch})
 
 
+def _mysql_latin1(data: bytes) -> str:
+    """MySQL's latin1 text (ASCII, the commonest case, needs no translation)."""
+    if data.isascii():
+        return data.decode("ascii")
+    return data.decode("latin-1").translate(_MYSQL_LATIN1_TABLE)
+
+
 def _decode_text(data: bytes, codec: str, col: Column, pos: int) -> str:
     if codec == "cp1252":
-        return data.decode("latin-1").translate(_MYSQL_LATIN1_TABLE)
+        return _mysql_latin1(data)
     try:
         return data.decode(codec)
     except UnicodeDecodeError as exc:
@@ -455,15 +462,63 @@ def decode_date(buf: bytes, pos: int, col: Column) -> tuple[dt.date | str, int]:
     return _date_or_str(value >> 9, (value >> 5) & 15, value & 31), pos + 3
 
 
+# MariaDB 5.3 high-resolution temporals (sql/field.cc, Field_time_hires, Field_datetime_hires,
+# Field_timestamp_hires): a TIME(n), DATETIME(n) or TIMESTAMP(n) column, n > 0, created with
+# mysql56_temporal_format=OFF is logged as the old TIME, DATETIME or TIMESTAMP type with no
+# metadata, so its size is not in the binlog. The precision comes from the CREATE TABLE (DDL
+# replay or --schema; schema.py puts it in the column's meta as "fsp"). Without it, the column
+# reads as the old type, as mariadb-binlog reads it.
+
+#: old type -> bytes of a MariaDB hires value by precision 0-6 (0: the old type itself).
+_HIRES_SIZES = {TIME: (3, 4, 4, 5, 5, 5, 6), DATETIME: (8, 6, 6, 7, 7, 7, 8), TIMESTAMP: (4, 5, 5, 6, 6, 6, 7)}
+#: TIME hires values are stored offset by 838:59:59 + 1 s (Field_time_hires::zero_point), in microseconds.
+_HIRES_TIME_ZERO = (838 * 3600 + 59 * 60 + 59 + 1) * 1_000_000
+
+
+def _hires_fsp(col: Column) -> int:
+    fsp = col.meta.get("fsp", 0) if isinstance(col.meta, dict) else 0
+    return fsp if isinstance(fsp, int) and 1 <= fsp <= 6 else 0
+
+
+def old_temporal_size(col: Column) -> int:
+    """Bytes of an old TIME, DATETIME or TIMESTAMP value (a MariaDB hires one when meta has "fsp")."""
+    return _HIRES_SIZES[col.type_code][_hires_fsp(col)]
+
+
+def _hires_packed(buf: bytes, pos: int, col: Column, fsp: int) -> tuple[int, int]:
+    """The big-endian packed value of a hires TIME/DATETIME, scaled back to microseconds."""
+    size = _HIRES_SIZES[col.type_code][fsp]
+    return int.from_bytes(_take(buf, pos, size, col), "big") * 10 ** (6 - fsp), pos + size
+
+
 def decode_time(buf: bytes, pos: int, col: Column) -> tuple[dt.timedelta, int]:
-    """Old TIME: signed 3-byte little-endian integer [-]HHMMSS (Field_time)."""
+    """Old TIME: signed 3-byte little-endian integer [-]HHMMSS (Field_time). MariaDB hires TIME(n):
+    big-endian microseconds (in units of the precision) offset by _HIRES_TIME_ZERO."""
+    fsp = _hires_fsp(col)
+    if fsp:
+        usec, end = _hires_packed(buf, pos, col, fsp)
+        usec -= _HIRES_TIME_ZERO
+        seconds, frac = divmod(abs(usec), 1_000_000)
+        return _timedelta(usec < 0, seconds // 3600, seconds // 60 % 60, seconds % 60, frac, col, pos), end
     value = int.from_bytes(_take(buf, pos, 3, col), "little", signed=True)
     hhmmss = abs(value)
     return _timedelta(value < 0, hhmmss // 10000, hhmmss // 100 % 100, hhmmss % 100, 0, col, pos), pos + 3
 
 
 def decode_datetime(buf: bytes, pos: int, col: Column) -> tuple[dt.datetime | str, int]:
-    """Old DATETIME: 8-byte little-endian integer YYYYMMDDhhmmss (Field_datetime)."""
+    """Old DATETIME: 8-byte little-endian integer YYYYMMDDhhmmss (Field_datetime). MariaDB hires
+    DATETIME(n): big-endian ((((year*13+month)*32+day)*24+hour)*60+minute)*60+second in
+    microseconds (pack_time), in units of the precision."""
+    fsp = _hires_fsp(col)
+    if fsp:
+        packed, end = _hires_packed(buf, pos, col, fsp)
+        rest, usec = divmod(packed, 1_000_000)
+        rest, second = divmod(rest, 60)
+        rest, minute = divmod(rest, 60)
+        rest, hour = divmod(rest, 24)
+        rest, day = divmod(rest, 32)
+        year, month = divmod(rest, 13)
+        return _datetime_or_str(year, month, day, hour, minute, second, usec, fsp), end
     value = int.from_bytes(_take(buf, pos, 8, col), "little")
     date, time = divmod(value, 1000000)
     return _datetime_or_str(date // 10000, date // 100 % 100, date % 100,
@@ -475,7 +530,18 @@ def _zero_timestamp(fsp: int) -> str:
 
 
 def decode_timestamp(buf: bytes, pos: int, col: Column) -> tuple[dt.datetime | str, int]:
-    """Old TIMESTAMP: 4-byte little-endian seconds since the epoch (UTC)."""
+    """Old TIMESTAMP: 4-byte little-endian seconds since the epoch (UTC). MariaDB hires TIMESTAMP(n):
+    4-byte big-endian seconds, then the fraction big-endian in units of the precision."""
+    fsp = _hires_fsp(col)
+    if fsp:
+        size = _HIRES_SIZES[TIMESTAMP][fsp]
+        raw = _take(buf, pos, size, col)
+        seconds, usec = int.from_bytes(raw[:4], "big"), int.from_bytes(raw[4:], "big") * 10 ** (6 - fsp)
+        if usec > 999999:
+            raise _error(col, pos, f"fraction {usec} is more than 999999 microseconds")
+        if seconds == 0 and usec == 0:
+            return _zero_timestamp(fsp), pos + size
+        return dt.datetime.fromtimestamp(seconds, UTC) + dt.timedelta(microseconds=usec), pos + size
     seconds = int.from_bytes(_take(buf, pos, 4, col), "little")
     if seconds == 0:
         return _zero_timestamp(0), pos + 4
@@ -1043,3 +1109,98 @@ def decode_value(buf: bytes, pos: int, col: Column) -> tuple[object, int]:
     if decoder is None:
         raise _error(col, pos, f"unknown column type {col.type_code}")
     return decoder(buf, pos, col)
+
+
+# --------------------------------------------------------------------------
+# Inline fast paths
+#
+# rows.py compiles one Python function per row image layout (the present columns of a
+# table) instead of calling `decode_value` once per value. `inline_source` gives the
+# statements of one column. They are a fast path only: they skip the bounds checks and the
+# error messages, so the caller must run them on `bytes` (never bytearray or memoryview),
+# and must discard their result, and decode the image again with `decode_value`, when they
+# raise anything or leave `pos` beyond the end of the buffer. Otherwise value and position
+# are exactly `decode_value`'s. Column types without an inline form call their
+# COLUMN_TYPES decoder directly.
+
+_UNPACK: dict[str, Callable] = {fmt: struct.Struct(fmt).unpack_from
+                                for fmt in ("<b", "<B", "<h", "<H", "<i", "<I", "<q", "<Q", "<f", "<d")}
+#: (type code, unsigned) -> struct format of the fixed-size numbers.
+_FIXED_FORMATS = {
+    (TINY, False): "<b", (TINY, True): "<B", (SHORT, False): "<h", (SHORT, True): "<H",
+    (LONG, False): "<i", (LONG, True): "<I", (LONGLONG, False): "<q", (LONGLONG, True): "<Q",
+    (FLOAT, False): "<f", (FLOAT, True): "<f", (DOUBLE, False): "<d", (DOUBLE, True): "<d",
+}
+
+
+#: Name under which inline_source puts the MySQL latin1 translation table into the globals it fills;
+#: its presence says the statements read the `text` variable (see inline_source).
+LATIN1_TEXT_TABLE = "_mysql_latin1_table"
+
+
+def _inline_text(col: Column, var: str, names: dict[str, Any], text: bool) -> list[str]:
+    """The bytes buf[start:pos] -> `var`, as _text_or_bytes(data, col, pos) when it does not raise."""
+    codec = codec_for(col.charset)
+    if codec is None:
+        return [f"{var} = buf[start:pos]"]
+    if codec == "cp1252":
+        if text:
+            # `text` is buf.decode("latin-1"): one character per byte, so the same slice.
+            names[LATIN1_TEXT_TABLE] = _MYSQL_LATIN1_TABLE
+            return [f"{var} = text[start:pos]",
+                    f"if not {var}.isascii():",
+                    f"    {var} = {var}.translate({LATIN1_TEXT_TABLE})"]
+        names["_mysql_latin1"] = _mysql_latin1
+        return ["data = buf[start:pos]", f"{var} = data.decode('ascii') if data.isascii() else _mysql_latin1(data)"]
+    return [f"{var} = buf[start:pos].decode({codec!r})"]
+
+
+def _inline_length_prefixed(prefix: int) -> list[str]:
+    """`start` <- where the bytes after a little-endian length of `prefix` (1-4) bytes begin;
+    `pos` <- where they end."""
+    if prefix == 1:
+        length = "buf[pos]"
+    else:
+        length = " | ".join(f"buf[pos + {j}] << {8 * j}" if j else "buf[pos]" for j in range(prefix))
+    return [f"start = pos + {prefix}", f"pos = start + ({length})"]
+
+
+def fixed_format(col: Column) -> str | None:
+    """The struct format ('<i', '<Q', '<d', ...) of a column whose value is one fixed-size
+    little-endian number that `decode_value` returns as struct unpacks it; else None."""
+    return _FIXED_FORMATS.get((col.type_code, bool(col.unsigned)))
+
+
+def inline_source(col: Column, var: str, names: dict[str, Any], text: bool = False) -> list[str]:
+    """Statements that decode one non-NULL value of `col` in `buf` at `pos` into `var` and
+    advance `pos`, as `decode_value` does (see the contract above). Objects they refer to are
+    added to `names` (the globals of the compiled function), under names made from `var`.
+    With `text`, the statements may also read a variable `text` that holds
+    buf.decode("latin-1"), for MySQL latin1 columns (LATIN1_TEXT_TABLE then is in `names`)."""
+    code = col.type_code
+    meta = col.meta if isinstance(col.meta, dict) else {}
+    fmt = fixed_format(col)
+    if fmt is not None:
+        names[f"_unpack_{var}"] = _UNPACK[fmt]
+        return [f"{var} = _unpack_{var}(buf, pos)[0]", f"pos += {struct.calcsize(fmt)}"]
+    if code == INT24:
+        return [f"{var} = int.from_bytes(buf[pos:pos + 3], 'little', signed={not col.unsigned})", "pos += 3"]
+    if code == YEAR:
+        return [f"{var} = buf[pos]", f"{var} = 1900 + {var} if {var} else 0", "pos += 1"]
+    if code in (STRING, VARCHAR, VAR_STRING):
+        max_length = meta.get("max_length")
+        if (isinstance(max_length, int) and meta.get("real_type", STRING) not in (ENUM, SET)):
+            lines = _inline_length_prefixed(1 if max_length < 256 else 2)
+            if code == STRING and col.charset == BINARY_COLLATION:
+                return lines + [f"{var} = buf[start:pos]", f"if len({var}) < {max_length}:",
+                                f"    {var} += bytes({max_length} - len({var}))"]
+            return lines + _inline_text(col, var, names, text)
+    if code in (TINY_BLOB, BLOB, MEDIUM_BLOB, LONG_BLOB):
+        prefix = meta.get("pack_length", _DEFAULT_PACK_LENGTH.get(code))
+        if isinstance(prefix, int) and 1 <= prefix <= 4:
+            return _inline_length_prefixed(prefix) + _inline_text(col, var, names, text)
+    decoder = COLUMN_TYPES.get(code)
+    if decoder is None:
+        return ["raise ValueError('unknown column type')"]      # decode_value says which
+    names[f"_decode_{var}"], names[f"_col_{var}"] = decoder, col
+    return [f"{var}, pos = _decode_{var}(buf, pos, _col_{var})"]
