@@ -35,7 +35,6 @@ import argparse
 import cProfile
 import json
 import os
-import platform
 import pstats
 import re
 import shutil
@@ -46,6 +45,7 @@ import sys
 import time
 from pathlib import Path
 
+from machine import describe
 from docsection import DOC, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -320,29 +320,12 @@ def profile(path: str, top: int = 5) -> dict:
 
 # --------------------------------------------------------------- report
 def machine() -> dict:
-    model = "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem = "?"
-    try:
-        kb = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))
-        mem = f"{kb / 1024 / 1024:.1f} GiB"
-    except (OSError, AttributeError):
-        pass
     try:
         from importlib.metadata import version
         ks = version("kaitaistruct")
     except Exception:  # pragma: no cover
         ks = "?"
-    return {"nproc": os.cpu_count(), "cpu_model": model, "memory": mem,
-            "python": f"{platform.python_implementation()} {platform.python_version()}",
-            "kaitaistruct": ks, "kernel": platform.release(),
-            "date": time.strftime("%Y-%m-%d %H:%M %Z")}
+    return describe() | {"kaitaistruct": ks}
 
 
 def summarise(inputs: list[dict], results: dict) -> list[dict]:

@@ -38,7 +38,6 @@ import cProfile
 import io
 import json
 import os
-import platform
 import pstats
 import random
 import re
@@ -51,6 +50,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from machine import describe
 from docsection import DOC, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -406,24 +406,8 @@ def profile(path: str, env: dict | None, label: str, top: int = 8) -> dict:
 
 # ---------------------------------------------------------------- report
 def machine() -> dict:
-    model = "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem = "?"
-    try:
-        kb = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))
-        mem = f"{kb / 1024 / 1024:.1f} GiB"
-    except (OSError, AttributeError):
-        pass
     mb = subprocess.run(["mariadb-binlog", "--version"], capture_output=True, text=True).stdout.strip()
-    return {"nproc": os.cpu_count(), "cpu_model": model, "memory": mem,
-            "python": f"{platform.python_implementation()} {platform.python_version()}",
-            "kernel": platform.release(), "mariadb_binlog": mb}
+    return describe() | {"mariadb_binlog": mb}
 
 
 def summarise(tools: list[str], results: dict[str, list[dict]], meta: dict) -> list[dict]:
