@@ -960,3 +960,19 @@ def test_mariadb_hires_sizes_follow_the_precision():
     assert [old_temporal_size(col(11, {"fsp": n} if n else {})) for n in range(7)] == [3, 4, 4, 5, 5, 5, 6]
     assert [old_temporal_size(col(12, {"fsp": n} if n else {})) for n in range(7)] == [8, 6, 6, 7, 7, 7, 8]
     assert [old_temporal_size(col(7, {"fsp": n} if n else {})) for n in range(7)] == [4, 5, 5, 6, 6, 6, 7]
+
+
+@pytest.mark.parametrize("hex_bytes,value,end", [
+    ("00", 0, 1), ("fa", 250, 1), ("fcfb00", 251, 3), ("fd010203", 0x030201, 4),
+    ("fe0102030405060708", 0x0807060504030201, 9),
+])
+def test_packed_integers(hex_bytes, value, end):
+    from binlog_spec.values import packed_int
+    assert packed_int(bytes.fromhex(hex_bytes), 0) == (value, end)
+
+
+@pytest.mark.parametrize("hex_bytes", ["", "fb", "ff", "fc01", "fe01020304050607"])
+def test_a_bad_or_cut_packed_integer_is_a_decode_error(hex_bytes):
+    from binlog_spec.values import ValueDecodeError, packed_int
+    with pytest.raises(ValueDecodeError, match="offset 0"):
+        packed_int(bytes.fromhex(hex_bytes), 0)

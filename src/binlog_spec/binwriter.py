@@ -37,6 +37,7 @@ from binlog_spec.errors import BinlogError, DecompressionError, MalformedEventEr
 from binlog_spec.event import Event
 from binlog_spec.filters import GTID_EVENTS, QUERY_EVENTS, ROWS_EVENTS, Transactions, is_begin, is_commit
 from binlog_spec.tablemap import TableDef
+from binlog_spec.values import packed_int
 
 ET = spec.EventType
 H = spec.LEN_EVENT_HEADER
@@ -154,16 +155,6 @@ def _header_len(fde: spec.FormatDescription) -> int:
     return fde.len_common_header or H
 
 
-def _packed(buf: bytes, pos: int) -> tuple[int, int]:
-    first = buf[pos]
-    if first < 0xFB:
-        return first, pos + 1
-    size = {0xFC: 2, 0xFD: 3, 0xFE: 8}.get(first)
-    if size is None:
-        raise ValueError(f"bad packed integer 0x{first:02x} at offset {pos}")
-    return int.from_bytes(buf[pos + 1:pos + 1 + size], "little"), pos + 1 + size
-
-
 @dataclass(frozen=True)
 class RowsLayout:
     """Offsets inside a rows event (from the start of the event)."""
@@ -204,7 +195,7 @@ def rows_layout(bare: bytes, fde: spec.FormatDescription) -> RowsLayout:
             raise ValueError("v2 extra-data length below 2")
     known = len_table_id + 2 + (2 if v2 else 0)
     ofs = hl + max(plen, known) + extra
-    width, ofs = _packed(bare, ofs)
+    width, ofs = packed_int(bare, ofs)
     nbits = (width + 7) >> 3
     ofs_before = ofs
     ofs += nbits

@@ -244,19 +244,9 @@ def _json_diff(buf: bytes, pos: int, col: values.Column) -> tuple[list, int]:
     return values.decode_json_diff(buf[start:start + length]), start + length
 
 
-def _packed(buf: bytes, pos: int) -> tuple[int, int]:
-    first = buf[pos]
-    if first < 0xFB:
-        return first, pos + 1
-    size = {0xFC: 2, 0xFD: 3, 0xFE: 8}.get(first)
-    if size is None:
-        raise values.ValueDecodeError(f"bad packed integer 0x{first:02x}")
-    return int.from_bytes(buf[pos + 1:pos + 1 + size], "little"), pos + 1 + size
-
-
 def _partial_columns(buf: bytes, pos: int, table: TableDef) -> tuple[frozenset[int], int]:
     """PARTIAL_UPDATE_ROWS after image prefix: value_options, then one bit per JSON column."""
-    options, pos = _packed(buf, pos)
+    options, pos = values.packed_int(buf, pos)
     if not options & PARTIAL_JSON_UPDATES:
         return frozenset(), pos
     json_cols = [i for i, c in enumerate(table.columns) if c.type_code == spec.ColumnType.json]

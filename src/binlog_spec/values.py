@@ -931,15 +931,25 @@ def decode_json(data: bytes) -> object:
 _JSON_DIFF_OPERATIONS = {0: "REPLACE", 1: "INSERT", 2: "REMOVE"}
 
 
-def _packed_length(data: bytes, pos: int) -> tuple[int, int]:
-    """net_field_length: 1 byte below 251, 0xfc + 2, 0xfd + 3, 0xfe + 8 bytes."""
-    first = _json_slice(data, pos, 1)[0]
-    if first < 251:
+#: First byte of a packed integer -> bytes that follow it (below 0xfb: none, the byte is the value).
+_PACKED_INT_SIZES = {0xFC: 2, 0xFD: 3, 0xFE: 8}
+
+
+def packed_int(buf: bytes, pos: int) -> tuple[int, int]:
+    """A packed integer (net_field_length, mysys/pack.cc): 1 byte below 251, else 0xfc + 2,
+    0xfd + 3 or 0xfe + 8 bytes little-endian. Returns (value, position after it)."""
+    if not 0 <= pos < len(buf):
+        raise ValueDecodeError(f"packed integer at offset {pos} is past the end ({len(buf)} bytes)")
+    first = buf[pos]
+    if first < 0xFB:
         return first, pos + 1
-    size = {0xFC: 2, 0xFD: 3, 0xFE: 8}.get(first)
+    size = _PACKED_INT_SIZES.get(first)
     if size is None:
-        raise _json_error(f"bad packed length byte {first:#04x}")
-    return int.from_bytes(_json_slice(data, pos + 1, size), "little"), pos + 1 + size
+        raise ValueDecodeError(f"bad packed integer first byte {first:#04x} at offset {pos}")
+    end = pos + 1 + size
+    if end > len(buf):
+        raise ValueDecodeError(f"packed integer at offset {pos} runs past the end ({len(buf)} bytes)")
+    return int.from_bytes(buf[pos + 1:end], "little"), end
 
 
 def decode_json_diff(data: bytes) -> list[JsonDiff]:
@@ -950,12 +960,12 @@ def decode_json_diff(data: bytes) -> list[JsonDiff]:
         op = data[pos]
         if op not in _JSON_DIFF_OPERATIONS:
             raise _json_error(f"unknown JSON diff operation {op}")
-        length, pos = _packed_length(data, pos + 1)
+        length, pos = packed_int(data, pos + 1)
         path = _json_utf8(_json_slice(data, pos, length))
         pos += length
         value = None
         if op != 2:
-            length, pos = _packed_length(data, pos)
+            length, pos = packed_int(data, pos)
             value = decode_json(_json_slice(data, pos, length))
             pos += length
         diffs.append(JsonDiff(_JSON_DIFF_OPERATIONS[op], path, value))
