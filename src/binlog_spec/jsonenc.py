@@ -4,7 +4,7 @@
 |-----------------------|---------------------------------------|
 | int (any size)        | number, exact (BIGINT UNSIGNED too)   |
 | bytes                 | {"hex": "0a1b..."}                    |
-| decimal.Decimal       | string, exact ("-1.05")               |
+| decimal.Decimal       | string, exact, never exponent ("-1.05", "0.000000000000000000000000000001") |
 | datetime/date/time    | ISO 8601 string                       |
 | timedelta             | string "[-]HH:MM:SS[.ffffff]"         |
 | float                 | number (repr round-trips)             |
@@ -34,7 +34,7 @@ def default(value: Any) -> Any:
     if isinstance(value, (bytes, bytearray, memoryview)):
         return {"hex": bytes(value).hex()}
     if isinstance(value, decimal.Decimal):
-        return str(value)
+        return format(value, "f")   # str() would say "1E-30" for DECIMAL(65,30)'s smallest step
     if isinstance(value, (dt.datetime, dt.date, dt.time)):
         return value.isoformat()
     if isinstance(value, dt.timedelta):
