@@ -95,17 +95,35 @@ def test_datetime_filters_match_mariadb_binlog():
         assert data_positions(kept(path, stop_datetime=when)) == theirs_stop
 
 
-def test_table_filters_drop_rows_but_keep_the_transaction_framing():
+def test_table_filters_drop_rows_and_the_transactions_they_empty():
     only_orders = kept(DEMO, tables=("shop.orders",))
     maps = {e.table for e in only_orders if e.type == "TABLE_MAP_EVENT"}
     assert maps == {"orders"}
+    # workload.sql: 0-1-1..3 and 0-1-7 are DDL (statements: table filters keep them), 0-1-4 and 0-1-5
+    # write both tables, 0-1-6 deletes orders, 0-1-8 updates customers only: emptied, dropped whole
+    assert [e.gtid for e in only_orders if e.type == "GTID_EVENT"] == [f"0-1-{i}" for i in range(1, 8)]
+    assert sum(e.type == "XID_EVENT" for e in only_orders) == 3
+    # the ANNOTATE_ROWS of the customers statements went with their rows
+    assert [e.query.split()[:3] for e in only_orders if e.type == "ANNOTATE_ROWS_EVENT"] == \
+        [["INSERT", "INTO", "orders"], ["UPDATE", "orders", "SET"], ["DELETE", "FROM", "orders"]]
+    # a transaction kept keeps its framing: every event of 0-1-4 but the customers statement's three
     all_events = list(binlog_spec.open(DEMO))
-    assert [e.pos for e in only_orders if e.type in ("GTID_EVENT", "XID_EVENT")] == \
-        [e.pos for e in all_events if e.type in ("GTID_EVENT", "XID_EVENT")]
+    start = next(k for k, e in enumerate(all_events) if e.type == "GTID_EVENT" and e.gtid == "0-1-4")
+    end = next(k for k, e in enumerate(all_events) if k > start and e.type == "XID_EVENT")
+    tx = [e.pos for e in only_orders if all_events[start].pos <= e.pos <= all_events[end].pos]
+    assert len(tx) == end - start + 1 - 3
+    assert (tx[0], tx[-1]) == (all_events[start].pos, all_events[end].pos)
     no_orders = kept(DEMO, exclude_tables=("*.ord*",))
     assert {e.table for e in no_orders if e.type == "TABLE_MAP_EVENT"} == {"customers"}
     rows = [e for e in no_orders if e.type.endswith("ROWS_EVENT_V1")]
     assert len(rows) == 3  # the customers insert, its balance update and the vip update
+    assert [e.gtid for e in no_orders if e.type == "GTID_EVENT"] == [f"0-1-{i}" for i in (1, 2, 3, 4, 5, 7, 8)]
+
+
+def test_transactions_empty_in_the_input_are_kept():
+    """Only what the filters empty is dropped: an unfiltered empty transaction stays."""
+    path = CORPUS / "zalora_binlog-parser/data__gtid-fixtures__mysql-bin.01"
+    assert data_positions(kept(path, exclude_tables=("nosuchdb.*",))) == data_positions(binlog_spec.open(path))
 
 
 def test_schema_filters_drop_statements_run_in_other_schemas():

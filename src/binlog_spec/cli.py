@@ -70,7 +70,8 @@ def _gtid_set(text: str) -> GtidSet:
 
 def _add_filter_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("filters", "time, position, GTID and server-id filters keep or drop whole "
-                             "transactions; schema and table filters drop rows but keep BEGIN/COMMIT")
+                             "transactions; schema and table filters drop rows and statements, and a transaction "
+                             "they leave with nothing but its BEGIN/COMMIT")
     g.add_argument("--database", "--databases", "-d", dest="databases", action="append", default=[],
                    metavar="GLOB", help="only these schemas (repeatable)")
     g.add_argument("--exclude-database", dest="exclude_databases", action="append", default=[], metavar="GLOB")
@@ -99,10 +100,11 @@ def _filter_options(args: argparse.Namespace) -> FilterOptions:
         start_position=args.start_position, stop_position=args.stop_position)
 
 
-def _events(args: argparse.Namespace, err: TextIO, warnings: list[int]):
-    """The filtered events of the run's files; malformed bodies are counted and named on stderr."""
+def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: list[BinlogError] | None = None):
+    """The filtered events of the run's files; malformed bodies are counted and named on stderr. With
+    `faults`, a broken file's error is appended to it and the next file is read (reader.read_events)."""
     def read():
-        for ev in with_progress(binlog_spec.read_events(args.files, _read_options(args)), args.files, err):
+        for ev in with_progress(binlog_spec.read_events(args.files, _read_options(args), faults), args.files, err):
             if ev.error is not None:
                 warnings[0] += 1
                 err.write(f"binlog-spec: warning: {ev.error}\n")
@@ -165,6 +167,25 @@ def build_parser() -> argparse.ArgumentParser:
     sq.add_argument("--schema-database", metavar="DB", default="")
     sq.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     sq.set_defaults(run=run_sql)
+
+    an = sub.add_parser("analyze", help="report on event types, tables, transactions, DDL and a timeline",
+                        description="Analyze the files together: events and bytes per event type, rows and "
+                                    "bytes per table and operation, the biggest and longest transactions, "
+                                    "DDL statements and a timeline. Rows are counted without decoding values.")
+    _add_read_arguments(an)
+    an.add_argument("--format", choices=["text", "markdown", "json", "csv"], default="text")
+    an.add_argument("--output-dir", metavar="DIR", help="--format csv: one CSV file per section into DIR")
+    an.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report with charts")
+    an.add_argument("--sort", choices=["bytes", "rows", "events", "name", "inserts", "updates", "deletes"],
+                    default="bytes", help="order of the tables section (default: bytes)")
+    an.add_argument("--top", type=int, default=20, metavar="N", help="top N transactions (default 20)")
+    an.add_argument("--big-trx-bytes", type=int, default=1 << 20, metavar="BYTES",
+                    help="flag transactions bigger than this (default 1 MiB)")
+    an.add_argument("--long-trx-seconds", type=float, default=10.0, metavar="S",
+                    help="flag transactions longer than this (default 10 s)")
+    an.add_argument("--bucket", type=int, default=60, metavar="SECONDS",
+                    help="timeline interval in seconds (default 60)")
+    an.set_defaults(run=run_analyze)
     return ap
 
 
@@ -189,6 +210,32 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     warnings = [0]
     _write_lines((render(rc) for rc in rows.read_rows(_events(args, err, warnings), tracker)), out)
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
+
+
+def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from binlog_spec import analyze, report, report_html
+
+    if args.bucket <= 0 or args.top < 0:
+        err.write("binlog-spec: error: --bucket must be > 0 and --top >= 0\n")
+        return EXIT_USAGE
+    if args.output_dir and args.format != "csv":
+        err.write("binlog-spec: error: --output-dir goes with --format csv\n")
+        return EXIT_USAGE
+    options = analyze.AnalyzeOptions(top=args.top, sort=args.sort, bucket_s=args.bucket,
+                                     big_trx_bytes=args.big_trx_bytes, long_trx_seconds=args.long_trx_seconds)
+    warnings = [0]
+    faults: list[BinlogError] = []
+    result = analyze.analyze(_events(args, err, warnings, faults), options, faults)
+    if args.html:
+        report_html.write(result, args.html)
+    if args.output_dir:
+        report.write_csv_dir(result, args.output_dir)
+    else:
+        _write_lines(report.FORMATS[args.format](result), out)
+    out.flush()
+    for exc in faults:   # the report has them too, in its "faults" section
+        err.write(f"binlog-spec: error: {exc}\n")
+    return EXIT_BAD_INPUT if faults else EXIT_WARNINGS if warnings[0] else EXIT_OK
 
 
 def _rewrite(text: str) -> tuple[str, str]:

@@ -4,9 +4,13 @@ Filters never read bytes: they look at event fields only. Time, position,
 GTID and server-id filters keep or drop whole transactions, decided at the
 transaction's first event (its GTID event, or BEGIN, or a lone statement).
 Schema and table filters drop the TABLE_MAP and rows events (and statements
-run in an excluded schema) inside a transaction, but keep its BEGIN/COMMIT
-framing. Events outside transactions (FORMAT_DESCRIPTION, ROTATE,
-PREVIOUS_GTIDS, ...) are always kept: output needs them.
+run in an excluded schema) inside a transaction, and what goes with what they
+removed: the ANNOTATE_ROWS / ROWS_QUERY text of rows events all removed, the
+INTVAR/RAND/USER_VAR context of a removed statement. A transaction left with
+nothing but its framing (GTID, BEGIN, TABLE_MAP, XID/COMMIT) is dropped whole;
+one that keeps something keeps its framing. Events outside transactions
+(FORMAT_DESCRIPTION, ROTATE, PREVIOUS_GTIDS, ...) are always kept: output
+needs them.
 """
 from __future__ import annotations
 
@@ -52,6 +56,11 @@ def is_commit(ev: Event) -> bool:
         return word.startswith("COMMIT") or word.startswith("ROLLBACK") or word.startswith("XA COMMIT") \
             or word.startswith("XA ROLLBA")
     return False
+
+
+#: Events that go with the statement after them (its text, its context): kept only with it.
+ATTACHED_EVENTS = {ET.annotate_rows_event, ET.rows_query_log_event, ET.intvar_event, ET.rand_event,
+                   ET.user_var_event}
 
 
 #: MariaDB GTID_EVENT flags2 bit: the group is one statement with no BEGIN/COMMIT (DDL).
@@ -161,6 +170,33 @@ class Transactions:
         return starts, False
 
 
+def _is_framing(ev: Event) -> bool:
+    """GTID, BEGIN, TABLE_MAP, XID/COMMIT, TRANSACTION_PAYLOAD: what a transaction is framed by, not
+    what it does (a TABLE_MAP the filters keep has rows that they keep)."""
+    code = ev.type_code
+    return (code in GTID_EVENTS or code in (ET.table_map_event, ET.transaction_payload_event)
+            or is_begin(ev) or is_commit(ev))
+
+
+class _Held:
+    """The kept events of the open transaction that wait for something it does to be kept: its
+    framing (until then), and the events attached to the next statement (until it is kept)."""
+
+    __slots__ = ("framing", "attached", "content", "removed")
+
+    def __init__(self) -> None:
+        self.framing: list[Event] = []
+        self.attached: list[Event] = []
+        self.content = False      # something besides framing was kept: the framing goes out as it comes
+        self.removed = False      # the schema/table filters removed something from the transaction
+
+    def release(self) -> list[Event]:
+        """The transaction ends (or the input moves on): its framing, unless the filters emptied it."""
+        out = [] if self.removed and not self.content else self.framing
+        self.framing, self.attached = [], []
+        return out
+
+
 def filter_events(events: Iterable[Event], options: FilterOptions,
                   files: list[str] | None = None) -> Iterator[Event]:
     """The events the filters keep, in order. `files`: the run's files, for the position filters."""
@@ -170,26 +206,62 @@ def filter_events(events: Iterable[Event], options: FilterOptions,
     tx = Transactions()
     keep_tx = True
     excluded_tables: set[int] = set()
+    held = _Held()
     for ev in events:
-        starts, _ends = tx.step(ev)
-        if ev.type_code in CONTROL_EVENTS:
+        starts, ends = tx.step(ev)
+        code = ev.type_code
+        if code in CONTROL_EVENTS:
+            yield from held.release()
             yield ev
             continue
         if starts:
+            yield from held.release()
+            held = _Held()
             keep_tx = options.keeps_transaction(ev, tx.gtid, not files or ev.file == str(files[0]),
                                                 not files or ev.file == str(files[-1]))
         if not keep_tx:
             continue
-        if ev.error is None and ev.type_code == ET.table_map_event:
+        if ev.error is None and code == ET.table_map_event:
             if not options.keeps_table(ev.fields["schema"], ev.fields["table"]):
                 excluded_tables.add(ev.fields["table_id"])
+                held.removed = True
                 continue
             excluded_tables.discard(ev.fields["table_id"])
-        elif ev.error is None and ev.type_code in ROWS_EVENTS:
+        elif ev.error is None and code in ROWS_EVENTS:
             if ev.fields["table_id"] in excluded_tables:
+                held.removed, held.attached = True, []
                 continue
-        elif (ev.error is None and ev.type_code in QUERY_EVENTS and not is_begin(ev) and not is_commit(ev)
+        elif (ev.error is None and code in QUERY_EVENTS and not is_begin(ev) and not is_commit(ev)
               and (options.databases or options.exclude_databases)
               and not options.keeps_schema(ev.fields.get("db", ""))):
+            held.removed, held.attached = True, []
+            if ends:
+                yield from held.release()
             continue
-        yield ev
+        if code in ATTACHED_EVENTS:
+            held.attached.append(ev)
+            continue
+        if _is_framing(ev):
+            if ends:
+                held.attached = []
+            if held.content:
+                if code == ET.table_map_event:
+                    yield from held.attached
+                    held.attached = []
+                yield ev
+            else:
+                if code == ET.table_map_event:
+                    held.framing += held.attached
+                    held.attached = []
+                held.framing.append(ev)
+        else:
+            if not held.content:
+                held.content = True
+                yield from held.framing
+                held.framing = []
+            yield from held.attached
+            held.attached = []
+            yield ev
+        if ends:
+            yield from held.release()
+    yield from held.release()

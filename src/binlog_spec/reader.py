@@ -254,11 +254,19 @@ _HANDLERS: dict[int, Callable[[BinlogReader, object, int, str], dict]] = {
 }
 
 
-def read_events(paths: list[str | os.PathLike], options: ReadOptions = DEFAULT_OPTIONS) -> Iterator[Event]:
-    """Events of several files, in order."""
+def read_events(paths: list[str | os.PathLike], options: ReadOptions = DEFAULT_OPTIONS,
+                faults: list[BinlogError] | None = None) -> Iterator[Event]:
+    """Events of several files, in order. A broken file raises its BinlogError after its last good
+    event; with `faults` (a list) the error is appended to it instead and the next file is read."""
     for p in paths:
         with open(p, options) as reader:
-            yield from reader
+            if faults is None:
+                yield from reader
+                continue
+            try:
+                yield from reader
+            except BinlogError as exc:
+                faults.append(exc)
 
 
 __all__ = ["open", "read_events", "BinlogReader"]

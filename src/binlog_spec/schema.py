@@ -292,14 +292,20 @@ class SchemaTracker:
                                    has_signedness=True)
 
 
-def _first_token(query: str):
-    """The statement's first token, from a short prefix (never cut inside a quoted string)."""
+def leading_tokens(query: str) -> list[Token]:
+    """The tokens of the statement's start (comments skipped), from a short prefix (never cut inside
+    a quoted string); [] when the prefix does not tokenize."""
     head = query[:256]
     cut = min((i for i in (head.find("'"), head.find('"'), head.find("`")) if i >= 0), default=len(head))
     try:
-        tokens = Tokenizer(dialect=DIALECT).tokenize(head[:cut])
+        return Tokenizer(dialect=DIALECT).tokenize(head[:cut])
     except TokenError:
-        return None
+        return []
+
+
+def _first_token(query: str):
+    """The statement's first token type (None when there is none)."""
+    tokens = leading_tokens(query)
     return tokens[0].token_type if tokens else None
 
 
