@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import json
 import os
 import pstats
 import re
@@ -46,12 +45,11 @@ import time
 from pathlib import Path
 
 from machine import describe
-from docsection import DOC, write_section
+from docsection import OUT, publish, without_output
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"
 DATA = BENCH / "data"
-OUT = BENCH / "out"
 DEFAULT_CORPUS = Path(os.environ.get("BINLOG_CORPUS", ROOT.parent / "shared" / "corpus"))
 BIG_SOURCE_REL = "mysql-cdc-rs/binlog.000693"
 COMMAND = ".venv/bin/python benchmarks/bench_reader.py"
@@ -491,16 +489,11 @@ def main(argv: list[str] | None = None) -> int:
     block = generated_block(mach, args, rows, startup, prof, corpus, elapsed, code)
     print(block)
 
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "bench_reader.json").write_text(json.dumps(
-        {"machine": mach, "code": code, "args": {k: str(v) for k, v in vars(args).items()}, "startup": startup, "rows": rows,
-         "profile": prof, "elapsed_s": elapsed,
-         "runs": {p: {m: [{k: v for k, v in r.items() if k not in ("stdout", "stderr")} for r in rs]
-                      for m, rs in ms.items()} for p, ms in results.items()}},
-        indent=1), encoding="utf-8")
-    if not args.no_doc:
-        write_section(SECTION, "bench_reader", block)
-        print(f"wrote {DOC.relative_to(ROOT)}", file=sys.stderr)
+    publish(SECTION, "bench_reader", block,
+            {"machine": mach, "code": code, "args": {k: str(v) for k, v in vars(args).items()}, "startup": startup,
+             "rows": rows, "profile": prof, "elapsed_s": elapsed,
+             "runs": {p: {m: without_output(rs) for m, rs in ms.items()} for p, ms in results.items()}},
+            to_doc=not args.no_doc)
     print(f"done in {elapsed / 60:.1f} min", file=sys.stderr)
     return 0
 

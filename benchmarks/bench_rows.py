@@ -51,12 +51,11 @@ import time
 from pathlib import Path
 
 from machine import describe
-from docsection import DOC, write_section
+from docsection import DOC, OUT, publish, without_output
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"
 DATA = BENCH / "data"
-OUT = BENCH / "out"
 SECTION = "## Row decoder (issue: row decoding)"
 COMMAND = ".venv/bin/python benchmarks/bench_rows.py"
 sys.path.insert(0, str(ROOT / "fixtures"))
@@ -640,15 +639,11 @@ def main(argv: list[str] | None = None) -> int:
     text = report(mach, meta, args, summary, startup, tg, profiles, ctx, code, elapsed,
                   (load_start, f"{os.getloadavg()[0]:.2f}"))
     print(text)
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "bench_rows.json").write_text(json.dumps(
-        {"machine": mach, "workload": meta, "code": code, "args": {k: str(v) for k, v in vars(args).items()},
-         "startup": startup, "summary": summary, "targets": tg, "profiles": {k: v[1] for k, v in profiles.items()},
-         "runs": {t: [{k: v for k, v in r.items() if k not in ("stdout", "stderr")} for r in rs]
-                  for t, rs in results.items()}, "elapsed_s": elapsed}, indent=1), encoding="utf-8")
-    if not args.no_doc:
-        write_section(SECTION, "bench_rows", text)
-        print(f"wrote {DOC.relative_to(ROOT)}", file=sys.stderr)
+    publish(SECTION, "bench_rows", text,
+            {"machine": mach, "workload": meta, "code": code, "args": {k: str(v) for k, v in vars(args).items()},
+             "startup": startup, "summary": summary, "targets": tg, "profiles": {k: v[1] for k, v in profiles.items()},
+             "runs": {t: without_output(rs) for t, rs in results.items()}, "elapsed_s": elapsed},
+            to_doc=not args.no_doc)
     print(f"done in {elapsed / 60:.1f} min", file=sys.stderr)
     return 0
 

@@ -7,9 +7,13 @@ A section the document lacks is added at its end, under its heading.
 """
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "benchmarks.md"
+OUT = ROOT / "benchmarks" / "out"
 
 SKELETON = """# Benchmarks
 
@@ -41,3 +45,17 @@ def write_section(heading: str, script: str, body: str, doc: Path = DOC) -> Path
     doc.parent.mkdir(parents=True, exist_ok=True)
     doc.write_text(text, encoding="utf-8")
     return doc
+
+
+def without_output(runs: list[dict]) -> list[dict]:
+    """Measured runs without their captured stdout/stderr (kept out of the JSON record)."""
+    return [{k: v for k, v in r.items() if k not in ("stdout", "stderr")} for r in runs]
+
+
+def publish(heading: str, script: str, text: str, record: dict, to_doc: bool = True) -> None:
+    """Save a run: its full record as benchmarks/out/<script>.json and, unless `to_doc` is false,
+    its text as the generated part of its docs section."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"{script}.json").write_text(json.dumps(record, indent=1), encoding="utf-8")
+    if to_doc:
+        print(f"wrote {write_section(heading, script, text).relative_to(ROOT)}", file=sys.stderr)

@@ -24,6 +24,7 @@ import struct
 import sys
 import time
 import zlib
+from typing import NoReturn
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,7 +45,7 @@ GTID_EVENTS = {33, 34, 42, 162}
 NOT_REPEATED = {STOP_EVENT, ROTATE_EVENT, FORMAT_DESCRIPTION_EVENT, PREVIOUS_GTIDS_LOG_EVENT, 161, 163}
 
 
-def fail(msg: str) -> "NoReturn":  # type: ignore[name-defined]  # noqa: F821
+def fail(msg: str) -> NoReturn:
     sys.exit(f"make_big_binlog: {msg}")
 
 

@@ -8,7 +8,6 @@ statement the copy must equal the server's export, value by value.
 """
 from __future__ import annotations
 
-import base64  # noqa: F401  (kept for readers comparing opaque values by hand)
 import datetime as dt
 import json
 import re

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import warnings
 
-import pytest
 
 from binlog_spec.schema import SchemaTracker, SchemaWarning
 
