@@ -394,16 +394,26 @@ def test_untimed_events_are_counted_apart():
 def test_ddl_after_a_comment_is_found():
     for stmt in ("/* migration 42 */ ALTER TABLE t ADD c INT", "-- note\nDROP TABLE t",
                  "/*!40101 CREATE TABLE t (a INT) */", "  create index i on t (a)", "SET PASSWORD FOR x = 'y'",
-                 "/* a */ /* b */ TRUNCATE TABLE t", "FLUSH PRIVILEGES", "OPTIMIZE TABLE t"):
+                 "/* a */ /* b */ TRUNCATE TABLE t", "FLUSH PRIVILEGES", "OPTIMIZE TABLE t",
+                 # a quote inside the comment, a comment longer than the prefix read, `#` comments,
+                 # MariaDB's executable comment, and mysqldump's view (executable comments in a row)
+                 "/* don't */ ALTER TABLE t ADD c INT", "-- it's\nDROP TABLE t", "# it's\nDROP TABLE t",
+                 "/* " + "x" * 300 + " */ ALTER TABLE t ADD c INT", "/*M!100100 CREATE TABLE t (a INT) */",
+                 "/*!50001 CREATE ALGORITHM=UNDEFINED */ /*!50013 DEFINER=`root`@`%` SQL SECURITY DEFINER */"
+                 " /*!50001 VIEW `v` AS select 1 */"):
         assert analyze.is_ddl(stmt), stmt
     for stmt in ("INSERT INTO t VALUES ('CREATE')", "/* ALTER */ UPDATE t SET a = 1", "SET @a = 1",
-                 "BEGIN", "SELECT 'DROP TABLE t'", ""):
+                 "BEGIN", "SELECT 'DROP TABLE t'", "", "/* it's only a comment */", "/* unterminated ALTER",
+                 "UPDATE t SET a = 1 -- DROP TABLE t", "/*!40101 SET NAMES utf8 */"):
         assert not analyze.is_ddl(stmt), stmt
 
 
-def test_ddl_after_a_comment_in_a_binlog(tmp_path):
-    """The demo binlog with `/* deploy 7 */ ` put before its ALTER TABLE's text (sizes, positions and
-    CRCs redone): the DDL section lists it with the others."""
+@pytest.mark.parametrize("comment", [b"/* deploy 7 */ ", b"/* don't " + b"x" * 300 + b" */\n"],
+                         ids=["short", "long-with-quote"])
+def test_ddl_after_a_comment_in_a_binlog(tmp_path, comment):
+    """The demo binlog with a comment put before its ALTER TABLE's text (sizes, positions and
+    CRCs redone): the DDL section lists it with the others, also when the comment holds a quote and
+    is longer than the start of a statement the analysis reads first."""
     from binlog_spec import binwriter, spec
     src = FIXTURES / "demo" / "mariadb-bin.000001"
     data = bytearray(spec.MAGIC)
@@ -411,13 +421,13 @@ def test_ddl_after_a_comment_in_a_binlog(tmp_path):
         bare = binwriter.bare_bytes(ev)
         if ev.type == "QUERY_EVENT" and ev.query.startswith("ALTER TABLE"):
             at = bare.index(b"ALTER TABLE")
-            bare = bare[:at] + b"/* deploy 7 */ " + bare[at:]
+            bare = bare[:at] + comment + bare[at:]
         data += binwriter.frame(bare, len(data), ev.checksum is not None)
     out = tmp_path / "commented.bin"
     out.write_bytes(bytes(data))
     ddl = [d["statement"] for d in run([out])["ddl"]]
     assert [d.split()[0] for d in ddl] == ["CREATE", "CREATE", "CREATE", "/*"]
-    assert ddl[3].startswith("/* deploy 7 */ ALTER TABLE customers ADD COLUMN vip")
+    assert ddl[3].startswith(comment.decode() + "ALTER TABLE customers ADD COLUMN vip")
 
 
 def test_memory_is_bounded_by_top():
@@ -553,3 +563,57 @@ def test_the_biggest_and_the_longest_transactions_are_the_workloads(tmp_path):
     assert sorted((t["gtid"], t["big"], t["long"]) for t in tx["flagged"]) == \
         sorted([(big, True, False), (long_, False, True)])
     assert small not in {t["gtid"] for t in tx["flagged"]}
+
+
+def test_rows_events_without_their_table_map_are_listed_with_file_and_offset():
+    """MySQL 5.1's ver_5_1-wl2325_s.001 has rows events whose TABLE_MAP is not in the file: their rows
+    are not counted, and each is named (file, offset, type) in the report and on stderr, exit 1."""
+    path = CORPUS / "rust_mysql_common" / "ver_5_1-wl2325_s.001"
+    mapped, unmapped = set(), []
+    for ev in binlog_spec.open(path):
+        if ev.type_code == ET.table_map_event:
+            mapped.add(ev.table_id)
+        elif ev.type_code in ROW_OPS and ev.error is None and ev.table_id not in mapped:
+            unmapped.append((ev.pos, ev.type))
+    assert unmapped
+    with pytest.raises(binlog_spec.MissingTableMapError) as exc:   # what the row decoder says of the first
+        list(rows.read_rows(binlog_spec.open(path)))
+    assert exc.value.offset == unmapped[0][0]
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["analyze", "--format", "json", str(path)], out, err) == cli.EXIT_WARNINGS
+    r = json.loads(out.getvalue())
+    assert r["summary"]["row_errors"] == len(unmapped)
+    assert [(e["offset"], e["event_type"], e["error"]) for e in r["row_errors"]] == \
+        [(pos, name, "MissingTableMapError") for pos, name in unmapped]
+    assert {e["file"] for e in r["row_errors"]} == {str(path)}
+    for pos, name in unmapped:
+        assert f"{path}: offset {pos}: {name}: no TABLE_MAP_EVENT defines table id" in err.getvalue()
+    assert f"== Rows events whose rows are not counted ({len(unmapped)}) ==" in list(report.text_lines(r))
+
+
+def test_an_html_path_that_cannot_be_written_fails_before_reading(tmp_path):
+    err = io.StringIO()
+    bad = tmp_path / "missing-dir" / "report.html"
+    assert cli.main(["analyze", "--html", str(bad), str(tmp_path / "no-such-binlog")], io.StringIO(), err) \
+        == cli.EXIT_USAGE
+    assert f"cannot write {bad}" in err.getvalue()
+
+
+@pytest.mark.parametrize("option", ["--big-trx-bytes=-1", "--long-trx-seconds=-0.5", "--top=-1", "--bucket=0"])
+def test_negative_thresholds_are_refused(option):
+    err = io.StringIO()
+    assert cli.main(["analyze", option, str(FIXTURES / "demo" / "mariadb-bin.000001")], io.StringIO(), err) \
+        == cli.EXIT_USAGE
+    assert "must be" in err.getvalue()
+
+
+def test_a_file_with_no_readable_event_is_listed_in_its_place():
+    """rust_mysql_common binlog_truncated_event.000001 ends 10 bytes after its magic (MANIFEST: "trailing 10 bytes at 4"):
+    it is a row of the files section, with nothing counted, in the order the files were given."""
+    broken = CORPUS / "rust_mysql_common" / "binlog_truncated_event.000001"
+    demo = FIXTURES / "demo" / "mariadb-bin.000001"
+    faults = []
+    r = analyze.analyze(binlog_spec.read_events([str(broken), str(demo)], faults=faults), faults=faults)
+    assert [(f["file"], f["events"], f["bytes"]) for f in r["files"]] == \
+        [(str(broken), 0, 0), (str(demo), r["summary"]["events"], file_size(demo) - 4)]
+    assert [(f["file"], f["offset"], f["error"]) for f in r["faults"]] == [(str(broken), 4, "TruncatedEventError")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import warnings
 
 
-from binlog_spec.schema import SchemaTracker, SchemaWarning
+from binlog_spec.schema import SchemaTracker, SchemaWarning, statement_text
 
 DUMP = """
 -- MySQL dump 10.13
@@ -63,6 +63,20 @@ def test_create_table_in_the_event_database():
     t = SchemaTracker()
     t.observe_query("db1", "CREATE TABLE t (id INT UNSIGNED PRIMARY KEY, s VARCHAR(10))")
     assert names(t, "db1", "t") == [("id", True), ("s", False)]
+
+
+def test_a_create_table_after_a_comment_with_a_quote_is_replayed():
+    t = SchemaTracker()
+    t.observe_query("db1", "/* it's the migration tool */ -- and a line comment\nCREATE TABLE t (id INT UNSIGNED)")
+    assert names(t, "db1", "t") == [("id", True)]
+
+
+def test_statement_text_skips_comments_and_opens_executable_ones():
+    assert statement_text("  /* a 'b' */ -- c\n# d\n  DROP TABLE t") == "DROP TABLE t"
+    assert statement_text("/*!40101 SET NAMES utf8 */") == " SET NAMES utf8 */"
+    assert statement_text("/*M!100100 CREATE TABLE t (a INT) */").startswith(" CREATE TABLE t")
+    assert statement_text("/* never closed") == "" and statement_text("-- only a comment") == ""
+    assert statement_text("--x") == "--x"      # not a comment: MySQL wants white space after --
 
 
 def test_non_ddl_statements_are_ignored():

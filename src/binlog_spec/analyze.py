@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import re
 import warnings
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
 from binlog_spec import spec
-from binlog_spec.errors import BinlogError
+from binlog_spec.errors import BinlogError, MalformedEventError, MissingTableMapError
 from binlog_spec.event import Event
 from binlog_spec.filters import QUERY_EVENTS
 from binlog_spec.rows import DELETE, INSERT, ROW_OPS, UPDATE
@@ -47,14 +46,16 @@ SORT_KEYS = ("bytes", "rows", "events", "name", "inserts", "updates", "deletes")
 #: (schema.leading_tokens) reads them, so comments before the statement do not hide it.
 DDL_STATEMENTS = frozenset({"CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE", "GRANT", "REVOKE", "ANALYZE",
                             "OPTIMIZE", "REPAIR", "FLUSH", "SET PASSWORD"})
-#: A MySQL/MariaDB executable comment's opening (`/*!50001 `, `/*M!100100 `): its text is a statement.
-_EXECUTABLE_COMMENT = re.compile(r"^\s*/\*M?!\d*")
+#: How a comment before a statement starts (schema.statement_text skips them).
+_COMMENT_OPENINGS = (b"/*", b"--", b"#")
 #: Statements that are transaction control, never DDL (most statement events): not tokenized.
 _TX_CONTROL = (b"BEGIN", b"COMMIT", b"ROLLBACK", b"XA ")
 #: At most this many DDL statements are listed (the count goes on).
 MAX_DDL = 10_000
 #: At most this many flagged (big or long) transactions are listed (the count goes on).
 MAX_FLAGGED = 1000
+#: At most this many rows events whose rows could not be counted are listed (the count goes on).
+MAX_ROW_ERRORS = 1000
 #: Transaction size histogram: powers of two from 2**MIN_BUCKET bytes.
 MIN_BUCKET = 8
 
@@ -104,7 +105,7 @@ def statement_start(ev: Event, query_post_header: int, n: int = 256) -> bytes:
 
 def is_ddl(statement: str) -> bool:
     """Whether a statement is one the DDL section lists (DDL_STATEMENTS), by its first tokens."""
-    words = [t.text.upper() for t in leading_tokens(_EXECUTABLE_COMMENT.sub("", statement, count=1))[:2]]
+    words = [t.text.upper() for t in leading_tokens(statement)[:2]]
     return bool(words) and (words[0] in DDL_STATEMENTS or " ".join(words) in DDL_STATEMENTS)
 
 
@@ -199,6 +200,11 @@ class _TxTracker(Summarizer):
         return out
 
 
+def _error_dict(exc: BinlogError) -> dict[str, Any]:
+    return {"file": exc.file, "offset": exc.offset, "event_type": exc.event_type, "error": type(exc).__name__,
+            "message": exc.message}
+
+
 class Analyzer:
     def __init__(self, options: AnalyzeOptions = AnalyzeOptions()):
         self.options = options
@@ -243,6 +249,7 @@ class Analyzer:
         self._top_duration: list = []
         self._flagged: list = []
         self.row_errors = 0
+        self.row_error_list: list[BinlogError] = []
 
     # ------------------------------------------------------------------
     def feed(self, ev: Event) -> None:
@@ -285,8 +292,11 @@ class Analyzer:
         elif code in QUERY_EVENTS:
             start = statement_start(ev, self._query_post)
             head = start[:40].lstrip().upper()
-            if not head.startswith(_TX_CONTROL) and is_ddl(start.decode("utf-8", "replace")):
-                self._ddl(ev)
+            if not head.startswith(_TX_CONTROL):
+                if head.startswith(_COMMENT_OPENINGS):   # the statement may start past the first bytes
+                    start = statement_start(ev, self._query_post, len(ev.raw))
+                if is_ddl(start.decode("utf-8", "replace")):
+                    self._ddl(ev)
         if ts == self._bucket_ts:           # most events: the same second as the one before
             b = self._bucket
         elif ts:
@@ -315,8 +325,8 @@ class Analyzer:
 
     def fault(self, exc: BinlogError) -> None:
         """A file could not be read past `exc.offset`: the report says so (what was read before counts)."""
-        self.faults.append({"file": exc.file, "offset": exc.offset, "event_type": exc.event_type,
-                            "error": type(exc).__name__, "message": exc.message})
+        self.faults.append(_error_dict(exc))
+        self.files.setdefault(exc.file, {"events": 0, "bytes": 0})   # a file with no readable event too
 
     # ------------------------------------------------------------------
     def _table_map(self, ev: Event) -> None:
@@ -338,15 +348,18 @@ class Analyzer:
         table_id, n, before, after, buf = ev.rows_parts()
         mapped = self._maps.get(table_id)
         if mapped is None:
-            self.row_errors += 1
+            self._row_error(MissingTableMapError(f"no TABLE_MAP_EVENT defines table id {table_id}: its rows "
+                                                 "are not counted", file=ev.file, offset=ev.pos,
+                                                 event_type=ev.type))
             name, count = f"<table id {table_id}>", 0
         else:
             table, name = mapped
             try:
                 count, _ = self._walker.walk(table, n, before, after, buf, op == UPDATE,
                                              ev.type_code == ET.partial_update_rows_event)
-            except (RowWalkError, IndexError):
-                self.row_errors += 1
+            except (RowWalkError, IndexError) as exc:
+                self._row_error(MalformedEventError(f"rows of `{name}` not counted: {exc or type(exc).__name__}",
+                                                    file=ev.file, offset=ev.pos, event_type=ev.type))
                 count = 0
         st = self.tables.get(name)
         if st is None:
@@ -358,6 +371,11 @@ class Analyzer:
         self._tx_rows += count
         self._tx_ops[op] += count
         return count
+
+    def _row_error(self, exc: BinlogError) -> None:
+        self.row_errors += 1
+        if len(self.row_error_list) < MAX_ROW_ERRORS:
+            self.row_error_list.append(exc)
 
     def _ddl(self, ev: Event) -> None:
         q = ev.fields.get("query", "")
@@ -477,6 +495,7 @@ class Analyzer:
                         "last_event": _iso(self.last_ts), "row_errors": self.row_errors,
                         "untimed_events": self.untimed[0], "faults": len(self.faults)},
             "faults": self.faults,
+            "row_errors": [_error_dict(e) for e in self.row_error_list],
             "event_types": types,
             "tables": tables,
             "transactions": {
@@ -503,8 +522,17 @@ def analyze(events: Iterable[Event], options: AnalyzeOptions = AnalyzeOptions(),
             faults: list[BinlogError] | None = None) -> dict[str, Any]:
     """The report of an event stream. `faults`: the list `read_events(..., faults=)` fills while the
     events are read; each becomes an entry of the report's "faults"."""
-    a = Analyzer(options).feed_all(events)
-    for exc in faults or ():
+    a = Analyzer(options)
+    if faults is None:
+        return a.feed_all(events).report()
+    done = 0
+    feed = a.feed
+    for ev in events:
+        while done < len(faults):     # a broken file's fault comes before the next file's first event
+            a.fault(faults[done])
+            done += 1
+        feed(ev)
+    for exc in faults[done:]:
         a.fault(exc)
     return a.report()
 

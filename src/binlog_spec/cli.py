@@ -215,27 +215,51 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from binlog_spec import analyze, report, report_html
 
-    if args.bucket <= 0 or args.top < 0:
-        err.write("binlog-spec: error: --bucket must be > 0 and --top >= 0\n")
+    if args.bucket <= 0 or args.top < 0 or args.big_trx_bytes < 0 or args.long_trx_seconds < 0:
+        err.write("binlog-spec: error: --bucket must be > 0, and --top, --big-trx-bytes and "
+                  "--long-trx-seconds >= 0\n")
         return EXIT_USAGE
     if args.output_dir and args.format != "csv":
         err.write("binlog-spec: error: --output-dir goes with --format csv\n")
         return EXIT_USAGE
+    html = None
+    if args.html:       # opened first: a path that cannot be written fails before the files are read
+        try:
+            html = open(args.html, "w", encoding="utf-8")
+        except OSError as exc:
+            err.write(f"binlog-spec: error: cannot write {args.html}: {exc.strerror}\n")
+            return EXIT_USAGE
     options = analyze.AnalyzeOptions(top=args.top, sort=args.sort, bucket_s=args.bucket,
                                      big_trx_bytes=args.big_trx_bytes, long_trx_seconds=args.long_trx_seconds)
     warnings = [0]
     faults: list[BinlogError] = []
-    result = analyze.analyze(_events(args, err, warnings, faults), options, faults)
-    if args.html:
-        report_html.write(result, args.html)
+    try:
+        result = analyze.analyze(_events(args, err, warnings, faults), options, faults)
+        if html is not None:
+            html.write(report_html.render(result))
+    finally:
+        if html is not None:
+            html.close()
     if args.output_dir:
         report.write_csv_dir(result, args.output_dir)
     else:
         _write_lines(report.FORMATS[args.format](result), out)
     out.flush()
-    for exc in faults:   # the report has them too, in its "faults" section
+    # The report lists both too, in its "row_errors" and "faults" sections.
+    for e in result["row_errors"][:MAX_LISTED_ROW_ERRORS]:
+        err.write(f"binlog-spec: warning: {e['file']}: offset {e['offset']}: {e['event_type']}: {e['message']}\n")
+    if result["summary"]["row_errors"] > MAX_LISTED_ROW_ERRORS:
+        err.write(f"binlog-spec: warning: {result['summary']['row_errors'] - MAX_LISTED_ROW_ERRORS} more rows events "
+                  "whose rows are not counted (the report's row_errors section lists them)\n")
+    for exc in faults:
         err.write(f"binlog-spec: error: {exc}\n")
-    return EXIT_BAD_INPUT if faults else EXIT_WARNINGS if warnings[0] else EXIT_OK
+    if faults:
+        return EXIT_BAD_INPUT
+    return EXIT_WARNINGS if warnings[0] or result["summary"]["row_errors"] else EXIT_OK
+
+
+#: analyze: the rows events whose rows could not be counted that get a line on stderr.
+MAX_LISTED_ROW_ERRORS = 20
 
 
 def _rewrite(text: str) -> tuple[str, str]:

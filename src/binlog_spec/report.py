@@ -40,8 +40,8 @@ def sections(r: dict[str, Any]) -> list[Section]:
                                            [f"transactions > {tx['big_trx_bytes']} bytes", tx["big"]],
                                            [f"transactions > {tx['long_trx_seconds']} s", tx["long"]]]),
         ("files", "Files", ["file", "events", "bytes"], [[f["file"], f["events"], f["bytes"]] for f in r["files"]]),
-        ("event_types", "Event types", ["type", "events", "bytes", "share", "inner_events", "inner_bytes"],
-         [[t["type"], t["events"], t["bytes"], f"{t['share'] * 100:.2f}%", t["inner_events"], t["inner_bytes"]]
+        ("event_types", "Event types", ["type", "events", "bytes", "share_pct", "inner_events", "inner_bytes"],
+         [[t["type"], t["events"], t["bytes"], round(t["share"] * 100, 2), t["inner_events"], t["inner_bytes"]]
           for t in r["event_types"]]),
         ("tables", "Tables", ["table"] + [f"{op}_{k}" for op in OPS for k in ("events", "rows", "bytes")]
          + ["rows", "bytes"],
@@ -63,6 +63,11 @@ def sections(r: dict[str, Any]) -> list[Section]:
         ("faults", "Faults (files not read to their end; the figures count what was read before)",
          ["file", "offset", "event_type", "error", "message"],
          [[f["file"], f["offset"], f["event_type"], f["error"], f["message"]] for f in r["faults"]]),
+        ("row_errors", f"Rows events whose rows are not counted ({r['summary']['row_errors']}"
+                       + (f", the first {len(r['row_errors'])} listed" if len(r["row_errors"]) <
+                          r["summary"]["row_errors"] else "") + ")",
+         ["file", "offset", "event_type", "error", "message"],
+         [[f["file"], f["offset"], f["event_type"], f["error"], f["message"]] for f in r["row_errors"]]),
     ]
     return out
 

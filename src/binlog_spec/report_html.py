@@ -215,7 +215,7 @@ def render(r: dict[str, Any]) -> str:
     tx = r["transactions"]
     cards = "".join(f'<div class="card"><span>{_e(k)}</span><b data-key="summary.{_e(k)}">{_e(v)}</b></div>'
                     for k, v in s.items() if k in ("files", "events", "bytes", "rows", "tables", "transactions", "ddl",
-                                                   "faults"))
+                                                   "faults", "row_errors"))
     parts = [
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Binlog analysis</title>",
         f"<style>{CSS}</style></head><body>",

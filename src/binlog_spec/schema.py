@@ -292,11 +292,46 @@ class SchemaTracker:
                                    has_signedness=True)
 
 
+def statement_text(query: str) -> str:
+    """The statement without the white space and comments before it (`/* */`, `-- `, `#`). The text
+    of an executable comment (`/*!50001 CREATE ... */`, MariaDB's `/*M!100100 ... */`) is statement:
+    only its opening is dropped. "" when nothing but comments is left."""
+    i, n = 0, len(query)
+    while i < n:
+        if query[i].isspace():
+            i += 1
+        elif query.startswith("/*", i):
+            j = i + 2 + query.startswith("M!", i + 2)
+            if query.startswith("!", j):          # executable: its text runs on, after its version
+                j += 1
+                while j < n and query[j].isdigit():
+                    j += 1
+                return query[j:]
+            end = query.find("*/", i + 2)
+            if end < 0:
+                return ""
+            i = end + 2
+        elif query[i] == "#" or (query.startswith("--", i) and (i + 2 == n or query[i + 2].isspace())):
+            end = query.find("\n", i)
+            if end < 0:
+                return ""
+            i = end + 1
+        else:
+            return query[i:]
+    return ""
+
+
+#: Where the prefix leading_tokens reads ends at the latest: a quote (never cut a string) or a
+#: comment's opening or end (never cut a comment; the executable comment statement_text opened ends
+#: with its */).
+_PREFIX_ENDS = ("'", '"', "`", "/*", "*/", "#", "--")
+
+
 def leading_tokens(query: str) -> list[Token]:
-    """The tokens of the statement's start (comments skipped), from a short prefix (never cut inside
-    a quoted string); [] when the prefix does not tokenize."""
-    head = query[:256]
-    cut = min((i for i in (head.find("'"), head.find('"'), head.find("`")) if i >= 0), default=len(head))
+    """The first tokens of the statement (comments before it skipped, statement_text), from a short
+    prefix never cut inside a quoted string or a comment; [] when the prefix does not tokenize."""
+    head = statement_text(query)[:256]
+    cut = min((i for i in map(head.find, _PREFIX_ENDS) if i >= 0), default=len(head))
     try:
         return Tokenizer(dialect=DIALECT).tokenize(head[:cut])
     except TokenError:
