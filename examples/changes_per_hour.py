@@ -3,8 +3,8 @@
 
     python examples/changes_per_hour.py INPUT OUTPUT [--master local[2]]
 
-INPUT is a binlog file, a folder (read recursively; only files that start like a
-binlog are taken) or a glob; OUTPUT a Parquet folder (overwritten), one row per
+INPUT is a binlog file, a folder (read recursively; the files that start like a
+binlog or are named like one, mysql-bin.000042, are taken) or a glob; OUTPUT a Parquet folder (overwritten), one row per
 (schema, table, hour, op) with the number of row changes:
 
     schema | table | hour                | inserts | updates | deletes | changes
@@ -28,7 +28,9 @@ def changes_per_hour(spark, source: str, output: str):
     changes = (spark.read.format("binlog")
                .option("recursiveFileLookup", "true")
                .option("onError", "skip")          # a broken file: its good rows, and a _corrupt_record row
-               .load(source))
+               .load(source)
+               .select("schema", "table", "timestamp", "op", "_corrupt_record")
+               .persist())                         # decoded once, used twice: the faults, then the counts
     for bad in changes.filter("_corrupt_record IS NOT NULL").select("_corrupt_record").collect():
         print(f"skipped the rest of a file: {bad[0]}", file=sys.stderr)
     changes = changes.filter("_corrupt_record IS NULL")
@@ -40,6 +42,7 @@ def changes_per_hour(spark, source: str, output: str):
                    F.count(F.lit(1)).alias("changes"))
               .orderBy("schema", "table", "hour"))
     counts.write.mode("overwrite").parquet(output)
+    changes.unpersist()
     return spark.read.parquet(output).orderBy("schema", "table", "hour")
 
 

@@ -12,7 +12,7 @@ import pytest
 
 import binlog_spec
 
-from conftest import collect
+from conftest import CORPUS, collect
 from test_spec_seeds import SEED_TABLE_MAP, seed_fde_bytes
 
 FDE = seed_fde_bytes()[4:]          # 119 bytes, CRC32 events
@@ -112,6 +112,34 @@ def test_errors_in_gzip_files_carry_the_same_offsets(tmp_path):
     events, err = collect(p)
     assert len(events) == 2 and isinstance(err, binlog_spec.TruncatedEventError)
     assert err.offset == 4 + len(FDE) + len(TM)
+
+
+def test_a_cut_gzip_file_fails_at_the_event_it_cuts_after_the_earlier_events(tmp_path):
+    """A 1.4 MB binlog gzipped, the .gz cut in half (no end-of-stream marker): every event that
+    the remaining bytes decompress to whole is delivered (833 kB: under the reader's 1 MiB buffer,
+    which a buffered read over gzip.GzipFile loses whole),
+    then a TruncatedEventError at the first event that is not whole, not an EOFError."""
+    plain = CORPUS / "mbcj_osheroff" / "mysql-bin.sakila"
+    packed = gzip.compress(plain.read_bytes())
+    cut = packed[:len(packed) // 2]
+    whole = len(zlib.decompressobj(31).decompress(cut))   # what the cut file still holds
+    expected = [ev.pos for ev in binlog_spec.open(plain) if ev.pos + ev.size <= whole]
+    p = tmp_path / "mysql-bin.000001.gz"
+    p.write_bytes(cut)
+    events, err = collect(p)
+    assert [ev.pos for ev in events] == expected and len(events) > 100
+    assert isinstance(err, binlog_spec.TruncatedEventError) and str(p) in str(err)
+    assert err.offset == next(ev.pos for ev in binlog_spec.open(plain) if ev.pos + ev.size > whole)
+    assert "gzip file is cut" in err.message
+
+
+def test_a_damaged_gzip_file_is_a_binlog_error_with_its_offset(tmp_path):
+    # format: RFC 1952: after the magic 1f 8b, compression method 8 (deflate); 3 is no method
+    p = tmp_path / "t.000001.gz"
+    p.write_bytes(b"\x1f\x8b\x03" + bytes(20))
+    events, err = collect(p)
+    assert events == [] and isinstance(err, binlog_spec.DecompressionError)
+    assert err.offset == 0 and "gzip file is damaged" in err.message
 
 
 def test_a_body_that_does_not_fit_its_layout_is_kept_and_flagged(tmp_path):

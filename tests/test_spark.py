@@ -325,6 +325,28 @@ def test_on_error_skip_keeps_every_good_row_and_names_the_broken_file(spark, tmp
         assert df.filter("_corrupt_record IS NOT NULL").count() == 1
 
 
+def test_a_damaged_binlog_in_a_folder_is_read_not_left_out(spark, tmp_path):
+    """A binlog whose magic is damaged still has a binlog's name: the folder gives it to the reader,
+    which fails on it naming the file and offset 0 (onError=fail), or skips it with its record
+    (onError=skip); a file neither named nor starting like a binlog is left out."""
+    folder = tmp_path / "binlogs"
+    folder.mkdir()
+    shutil.copy(DEMO, folder / "mariadb-bin.000001")
+    damaged = folder / "mariadb-bin.000002"
+    data = bytearray(Path(DEMO).read_bytes())
+    data[0] = 0
+    damaged.write_bytes(bytes(data))
+    (folder / "mariadb-bin.index").write_text("./mariadb-bin.000001\n./mariadb-bin.000002\n")
+    expected, faults = cli_rows([str(folder / "mariadb-bin.000001"), str(damaged)])
+    assert list(faults) == [str(damaged)] and f"{damaged}: offset 0: not a binlog" in faults[str(damaged)]
+    with pytest.raises(SPARK_ERRORS) as exc:
+        read(spark, folder).count()
+    assert f"{damaged}: offset 0: not a binlog" in str(exc.value)
+    got, bad = spark_rows(read(spark, folder, onError="skip"))
+    assert got == expected and sum(expected.values()) > 0
+    assert bad == {str(damaged): [(0, faults[str(damaged)].removeprefix("binlog-spec: error: "))]}
+
+
 def _without_table_map(src: str, dst: Path, after: int) -> tuple[int, str, int]:
     """Copy `src` to `dst` with the first rows event past byte `after` pointing at a table id no
     TABLE_MAP defines (its CRC32 recomputed: the framing stays good, only its decoding fails).
@@ -533,6 +555,37 @@ def test_typed_view_takes_names_from_the_binlog_ddl_or_the_schema_file_and_json_
     expected = collections.Counter(_key({"id": d["after"]["id"], "j": d["after"]["json_col"]})
                                    for d in map(json.loads, cli_rows([path])[0]) if d["op"] == "insert")
     assert got == expected and sum(got.values()) > 5
+
+
+def test_a_column_type_changed_by_alter_table_is_a_fault_of_its_rows_event(spark, tmp_path):
+    """A real MariaDB binlog: d.t created with v DECIMAL(5,2), a row, ALTER TABLE ... MODIFY v
+    DECIMAL(12,2), a row that only the new type holds. The typed view (its schema from the first
+    TABLE_MAP) gives the first row; the second rows event is a fault naming the file, its offset and
+    the column: raised, or one _corrupt_record with onError=skip."""
+    sys.path.insert(0, str(ROOT / "fixtures"))
+    from mariadb_server import MariaDBServer
+    srv = MariaDBServer().start()
+    try:
+        srv.sql("FLUSH BINARY LOGS;")
+        srv.sql("CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v DECIMAL(5,2), n INT);"
+                "INSERT INTO d.t VALUES (1, 123.45, 7);"
+                "ALTER TABLE d.t MODIFY v DECIMAL(12,2), MODIFY n BIGINT;"
+                "INSERT INTO d.t VALUES (2, 1234567.89, 10000000000);")
+        path = tmp_path / srv.binlogs()[-1].name
+        path.write_bytes(srv.binlogs()[-1].read_bytes())
+    finally:
+        srv.cleanup()
+    second = [ev for ev in binlog_spec.open(path) if ev.type_code in rows.ROW_OPS][1]
+    message = (f"{path}: offset {second.pos}: {second.type}: d.t: column v is decimal(12,2) here, decimal(5,2) "
+               "in the DataFrame; column n is bigint here, int in the DataFrame")
+    with pytest.raises(SPARK_ERRORS) as exc:
+        read(spark, path, table="d.t").collect()
+    assert message in str(exc.value)
+    got = read(spark, path, table="d.t", onError="skip").orderBy("_pos").collect()
+    assert [(r.id, r.v, r.n, r._pos, r._corrupt_record) for r in got] == [
+        (1, decimal.Decimal("123.45"), 7, got[0]._pos, None), (None, None, None, second.pos, got[1]._corrupt_record)]
+    assert got[1]._corrupt_record.startswith(message)
+    assert read(spark, path).count() == 2        # the rows mode holds both
 
 
 def test_rows_carry_the_end_log_pos_and_the_xid_of_the_cli_events(spark):

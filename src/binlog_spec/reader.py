@@ -32,6 +32,36 @@ def open(path: str | os.PathLike, options: ReadOptions = DEFAULT_OPTIONS) -> "Bi
     return BinlogReader(path, options)
 
 
+class GunzipStream(io.RawIOBase):
+    """The uncompressed bytes of a gzip file, as a raw stream that never loses what it has
+    decompressed: a cut or damaged gzip file ends the stream early, and the fault is kept in
+    `fault` for the reader to raise with the offset it reached. (io.BufferedReader over
+    gzip.GzipFile drops the data of a read that meets the fault, up to its buffer size.)"""
+
+    def __init__(self, fileobj: BinaryIO):
+        super().__init__()
+        self._gz = gzip.GzipFile(fileobj=fileobj, mode="rb")
+        self.fault: Exception | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        if self.fault is not None:
+            return 0
+        try:
+            data = self._gz.read1(len(b))    # one decompression step: data, or the fault and no data
+        except (EOFError, zlib.error, OSError) as exc:
+            self.fault = exc
+            return 0
+        b[:len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._gz.close()
+        super().close()
+
+
 class _State:
     """What the reader knows at a point of the stream."""
 
@@ -73,11 +103,24 @@ class BinlogReader:
         head = raw.read(2)
         raw.seek(0)
         if head == GZIP_MAGIC:
-            return io.BufferedReader(gzip.GzipFile(fileobj=raw, mode="rb"), self.options.buffer_size), None
+            return io.BufferedReader(GunzipStream(raw), self.options.buffer_size), None
         return io.BufferedReader(raw, self.options.buffer_size), os.fstat(raw.fileno()).st_size
 
     def _err(self, cls: type[BinlogError], message: str, offset: int, event_type: str | None = None) -> BinlogError:
         return cls(message, file=self.path, offset=offset, event_type=event_type)
+
+    def _read(self, stream: BinaryIO, n: int, size: int | None, pos: int, event_pos: int) -> bytes:
+        """_read_exact; a short read of a gzip file that is cut or damaged (GunzipStream.fault) raises
+        that fault as the BinlogError of the event being read (offsets in the uncompressed binlog)."""
+        data = self._read_exact(stream, n, size, pos)
+        fault = getattr(getattr(stream, "raw", None), "fault", None) if len(data) < n else None
+        if isinstance(fault, EOFError):
+            raise self._err(TruncatedEventError, f"the gzip file is cut ({fault}); offsets are in the uncompressed "
+                            "binlog", event_pos)
+        if fault is not None:
+            raise self._err(DecompressionError, f"the gzip file is damaged ({fault}); offsets are in the "
+                            "uncompressed binlog", event_pos)
+        return data
 
     def _read_exact(self, stream: BinaryIO, n: int, size: int | None, pos: int) -> bytes:
         """Read n bytes, never asking for more than the file can still hold."""
@@ -96,7 +139,7 @@ class BinlogReader:
         stream, size = self._open_stream()
         self._stream = stream
         try:
-            magic = stream.read(spec.LEN_MAGIC)
+            magic = self._read(stream, spec.LEN_MAGIC, size, 0, 0)
             if magic != spec.MAGIC:
                 raise self._err(NotABinlogError, f"not a binlog: starts with {magic.hex() or 'nothing'}, "
                                 f"expected {spec.MAGIC.hex()}", 0)
@@ -104,7 +147,7 @@ class BinlogReader:
             self.position = pos
             state = _State()
             while True:
-                head = stream.read(spec.LEN_EVENT_HEADER)
+                head = self._read(stream, spec.LEN_EVENT_HEADER, size, pos, pos)
                 if not head:
                     return
                 if len(head) < spec.LEN_EVENT_HEADER:
@@ -116,7 +159,7 @@ class BinlogReader:
                 header = self._header(head, pos, state)
                 name = spec.event_type_name(header.type_code)
                 want = header.len_event - spec.LEN_EVENT_HEADER
-                rest = self._read_exact(stream, want, size, pos + spec.LEN_EVENT_HEADER)
+                rest = self._read(stream, want, size, pos + spec.LEN_EVENT_HEADER, pos)
                 if len(rest) < want:
                     raise self._err(TruncatedEventError, f"event of {header.len_event} bytes runs past the end "
                                     f"of the file ({spec.LEN_EVENT_HEADER + len(rest)} bytes remain)", pos, name)

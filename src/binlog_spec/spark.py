@@ -88,6 +88,12 @@ class BinlogSparkError(ValueError):
     """Bad options for the binlog data source."""
 
 
+class ColumnTypeChangedError(BinlogError):
+    """A rows event of the typed view's table whose TABLE_MAP gives a column another Spark type than
+    the DataFrame's schema has for it (an ALTER TABLE ... MODIFY in between): its values cannot be
+    put in that column without loss."""
+
+
 # ------------------------------------------------------------------------------ options
 def _opt(options, *names: str, default: Any = None) -> Any:
     for n in names:
@@ -898,11 +904,25 @@ def _table_records(cfg, split, preds, table: TableDef, run_files) -> Iterator[tu
     if cfg.images == "json":
         convs = [jsonenc.dumps if isinstance(t, VariantType) else c for t, c in zip(types, convs)]
     db, _, name = cfg.table.partition(".")
+    planned = dict(zip(names, types))
+    changed: dict[int, str | None] = {}     # id of a TableDef seen -> what differs from `planned`, or None
+    faulted = None                          # the rows event whose fault was given (one per event)
     for rc, ev, _xid in _row_changes(cfg, split, preds, True, run_files):
         if type(rc) is Fault:
             yield rc
             continue
         if rc.schema != db or rc.table != name:
+            continue
+        key = id(rc.table_def)
+        if key not in changed:
+            changed[key] = _type_changes(planned, rc.table_def)
+        if changed[key] is not None:
+            if faulted is not ev:
+                faulted = ev
+                yield Fault(ColumnTypeChangedError(
+                    f"{cfg.table}: {changed[key]}: the typed view's schema (from the table's first TABLE_MAP "
+                    "or the schema option) cannot hold its values; read this table with mode=rows, or the "
+                    "files before and after the change apart", file=ev.file, offset=ev.pos, event_type=ev.type))
             continue
         images = [(rc.op, rc.before if rc.op == "delete" else rc.after)]
         if cfg.before_image and rc.op == "update":
@@ -914,6 +934,15 @@ def _table_records(cfg, split, preds, table: TableDef, run_files) -> Iterator[tu
             values = tuple(None if (v := image.get(n)) is None else conv(v) for n, conv in zip(names, convs))
             yield values + (op, rc.file, rc.pos, ev.end_log_pos, rc.row_index, _us(rc.timestamp), rc.server_id,
                             rc.gtid)
+
+
+def _type_changes(planned: dict[str, DataType], table: TableDef) -> str | None:
+    """What in `table` (a TABLE_MAP of the typed view's table) has another Spark type than the
+    DataFrame's columns: 'column v is decimal(12,2) here, decimal(5,2) in the DataFrame'; None when
+    every column the DataFrame has is of its type (or not in `table`)."""
+    diffs = [f"column {n} is {t.simpleString()} here, {planned[n].simpleString()} in the DataFrame"
+             for n, t in table_fields(table) if n in planned and t != planned[n]]
+    return "; ".join(diffs) or None
 
 
 def _tx_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:

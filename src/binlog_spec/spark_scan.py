@@ -26,6 +26,7 @@ import gzip
 import io
 import os
 import pickle
+import re
 import struct
 import zlib
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from binlog_spec import payload, spec
 from binlog_spec.errors import BinlogError
 from binlog_spec.event import Event
 from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
-from binlog_spec.reader import GZIP_MAGIC, BinlogReader
+from binlog_spec.reader import GZIP_MAGIC, BinlogReader, GunzipStream
 
 ET = spec.EventType
 FDE = int(ET.format_description_event)
@@ -117,7 +118,16 @@ class _ArrowRaw(io.RawIOBase):
         super().close()
 
 
+#: A binlog's file name as the server makes it (`mysql-bin.000042`), maybe gzipped.
+_BINLOG_NAME = re.compile(r"\.\d{6,}(\.gz)?$")
+
+
 def _looks_like_binlog(ref: FileRef) -> bool:
+    """A file a folder or a glob contributes: one that starts like a binlog (the magic, plain or
+    gzip), or one named like a binlog whatever it starts with, so that a damaged binlog is read and
+    fails (or is skipped with onError=skip) instead of being left out unseen."""
+    if _BINLOG_NAME.search(os.path.basename(ref.name.rstrip("/"))):
+        return True
     try:
         with ref.open() as f:
             head = f.read(4)
@@ -132,7 +142,8 @@ def _looks_like_binlog(ref: FileRef) -> bool:
 
 def list_files(paths: list[str], recursive: bool = False, path_glob: str | None = None) -> list[FileRef]:
     """The files named by `paths`: files as they are; folders and globs expanded to the files
-    that start like a binlog (the magic, plain or gzip), hidden and ``_``-names left out.
+    that start like a binlog (the magic, plain or gzip) or are named like one (`_looks_like_binlog`),
+    hidden and ``_``-names left out.
 
     Sorted by name within each path; duplicates dropped. Raises FileNotFoundError for a path
     that names nothing.
@@ -510,7 +521,7 @@ class SplitReader(BinlogReader):
             head = raw.read(2)
             raw.seek(0)
             if head == GZIP_MAGIC:
-                return io.BufferedReader(gzip.GzipFile(fileobj=raw, mode="rb"), self.options.buffer_size), None
+                return io.BufferedReader(GunzipStream(raw), self.options.buffer_size), None
             return io.BufferedReader(raw, self.options.buffer_size), s.ref.size
         end = s.ref.size if s.end is None else s.end
         if s.start == 0:
