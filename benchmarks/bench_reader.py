@@ -45,6 +45,7 @@ import time
 from pathlib import Path
 
 from machine import describe
+from revision import git, package_snapshot
 from docsection import OUT, publish, without_output
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -165,11 +166,6 @@ def measure(mode: str, path: str) -> dict:
 
 
 # --------------------------------------------------------------- code under test
-def git(*args: str) -> str:
-    return subprocess.run(["git", "-C", str(ROOT), *args], check=True, capture_output=True,
-                          text=True).stdout.strip()
-
-
 def code_under_test(rev: str | None) -> dict:
     """Which binlog_spec the children import. With --rev, a snapshot of that commit's package
     (src/binlog_spec + generated/, via `git archive`) under benchmarks/out/, put first on the
@@ -182,22 +178,7 @@ def code_under_test(rev: str | None) -> dict:
             return {"what": "working tree", "commit": None, "dirty": None}
         return {"what": "working tree", "commit": head, "dirty": dirty}
     sha = git("rev-parse", "--verify", f"{rev}^{{commit}}")
-    root = OUT / f"rev-{sha[:12]}"
-    pkg = root / "binlog_spec"
-    if not pkg.exists():
-        tmp = OUT / f"rev-{sha[:12]}.part"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", sha, "src/binlog_spec",
-                                  "generated"], check=True, capture_output=True).stdout
-        import io
-        import tarfile
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(tmp, filter="data") if hasattr(tarfile, "data_filter") else tar.extractall(tmp)
-        (tmp / "src" / "binlog_spec").rename(tmp / "binlog_spec")
-        (tmp / "generated").rename(tmp / "binlog_spec" / "_generated")
-        shutil.rmtree(root, ignore_errors=True)
-        tmp.rename(root)
+    root = package_snapshot(sha, OUT / f"rev-{sha[:12]}")
     CHILD_ENV["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
     where = run_child([sys.executable, "-c", "import binlog_spec, binlog_spec.cli; print(binlog_spec.__file__)"],
                       capture=True)

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import io
 import json
 import os
 import pstats
@@ -45,12 +44,12 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
 from machine import describe
+from revision import git, package_snapshot
 from docsection import DOC, OUT, publish, without_output
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -331,27 +330,11 @@ def measure(tool: str, path: str, ctx: dict) -> dict:
 
 
 # ---------------------------------------------------------------- baseline
-def git(*args: str) -> str:
-    return subprocess.run(["git", "-C", str(ROOT), *args], check=True, capture_output=True, text=True).stdout.strip()
-
-
 def snapshot(rev: str) -> tuple[str, str]:
     """(commit, folder) of a `git archive` snapshot of that commit's package (src/binlog_spec and
     generated/), for the children's PYTHONPATH."""
     sha = git("rev-parse", "--verify", f"{rev}^{{commit}}")
-    root = OUT / f"rows-rev-{sha[:12]}"
-    if not (root / "binlog_spec").exists():
-        tmp = OUT / f"rows-rev-{sha[:12]}.part"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", sha, "src/binlog_spec", "generated"],
-                                 check=True, capture_output=True).stdout
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(tmp, filter="data") if hasattr(tarfile, "data_filter") else tar.extractall(tmp)
-        (tmp / "src" / "binlog_spec").rename(tmp / "binlog_spec")
-        (tmp / "generated").rename(tmp / "binlog_spec" / "_generated")
-        shutil.rmtree(root, ignore_errors=True)
-        tmp.rename(root)
+    root = package_snapshot(sha, OUT / f"rows-rev-{sha[:12]}")
     check = subprocess.run([sys.executable, "-c", "import binlog_spec.rows; print(binlog_spec.__file__)"],
                            env=dict(os.environ, PYTHONPATH=str(root)), capture_output=True, text=True)
     if not check.stdout.strip().startswith(str(root)):
