@@ -46,7 +46,7 @@ SORT_KEYS = ("bytes", "rows", "events", "name", "inserts", "updates", "deletes")
 #: (schema.leading_tokens) reads them, so comments before the statement do not hide it.
 DDL_STATEMENTS = frozenset({"CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE", "GRANT", "REVOKE", "ANALYZE",
                             "OPTIMIZE", "REPAIR", "FLUSH", "SET PASSWORD"})
-#: How a comment before a statement starts (schema.statement_text skips them).
+#: How a comment before a statement starts (schema.statement_offset skips them).
 _COMMENT_OPENINGS = (b"/*", b"--", b"#")
 #: Statements that are transaction control, never DDL (most statement events): not tokenized.
 _TX_CONTROL = (b"BEGIN", b"COMMIT", b"ROLLBACK", b"XA ")

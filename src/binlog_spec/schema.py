@@ -292,10 +292,10 @@ class SchemaTracker:
                                    has_signedness=True)
 
 
-def statement_text(query: str) -> str:
-    """The statement without the white space and comments before it (`/* */`, `-- `, `#`). The text
-    of an executable comment (`/*!50001 CREATE ... */`, MariaDB's `/*M!100100 ... */`) is statement:
-    only its opening is dropped. "" when nothing but comments is left."""
+def statement_offset(query: str) -> int:
+    """Where the statement starts, after the white space and comments before it (`/* */`, `-- `,
+    `#`). The text of an executable comment (`/*!50001 CREATE ... */`, MariaDB's `/*M!100100 ...
+    */`) is statement: only its opening is skipped. len(query) when nothing but comments is left."""
     i, n = 0, len(query)
     while i < n:
         if query[i].isspace():
@@ -306,31 +306,32 @@ def statement_text(query: str) -> str:
                 j += 1
                 while j < n and query[j].isdigit():
                     j += 1
-                return query[j:]
+                return j
             end = query.find("*/", i + 2)
             if end < 0:
-                return ""
+                return n
             i = end + 2
         elif query[i] == "#" or (query.startswith("--", i) and (i + 2 == n or query[i + 2].isspace())):
             end = query.find("\n", i)
             if end < 0:
-                return ""
+                return n
             i = end + 1
         else:
-            return query[i:]
-    return ""
+            return i
+    return n
 
 
 #: Where the prefix leading_tokens reads ends at the latest: a quote (never cut a string) or a
-#: comment's opening or end (never cut a comment; the executable comment statement_text opened ends
+#: comment's opening or end (never cut a comment; the executable comment statement_offset opened ends
 #: with its */).
 _PREFIX_ENDS = ("'", '"', "`", "/*", "*/", "#", "--")
 
 
 def leading_tokens(query: str) -> list[Token]:
-    """The first tokens of the statement (comments before it skipped, statement_text), from a short
+    """The first tokens of the statement (comments before it skipped, statement_offset), from a short
     prefix never cut inside a quoted string or a comment; [] when the prefix does not tokenize."""
-    head = statement_text(query)[:256]
+    at = statement_offset(query)
+    head = query[at:at + 256]
     cut = min((i for i in map(head.find, _PREFIX_ENDS) if i >= 0), default=len(head))
     try:
         return Tokenizer(dialect=DIALECT).tokenize(head[:cut])
