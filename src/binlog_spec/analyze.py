@@ -30,12 +30,11 @@ from typing import Any, Iterable
 from binlog_spec import spec
 from binlog_spec.errors import BinlogError, MalformedEventError, MissingTableMapError
 from binlog_spec.event import Event
-from binlog_spec.filters import QUERY_EVENTS
 from binlog_spec.rows import DELETE, INSERT, ROW_OPS, UPDATE
 from binlog_spec.rowwalk import RowWalker, RowWalkError
 from binlog_spec.schema import SchemaTracker, SchemaWarning, leading_tokens
 from binlog_spec.tablemap import TableDef
-from binlog_spec.filters import CONTROL_EVENTS, GTID_EVENTS, ROWS_EVENTS, implies_begin
+from binlog_spec.filters import CONTROL_EVENTS, GTID_EVENTS, QUERY_EVENTS
 from binlog_spec.txsummary import Summarizer, TxSummary, _Open
 
 ET = spec.EventType
@@ -86,75 +85,26 @@ class _TableStat:
         self.bytes = {op: 0 for op in OPS}
 
 
-def statement_start(ev: Event, query_post_header: int, n: int = 256) -> bytes:
-    """The first `n` bytes of a statement event's statement. A QUERY_EVENT's are read from the raw
-    event (the statement starts after the post-header, the status variables and the NUL-terminated
-    database name), without building the event's fields; other statement events (compressed, LOAD)
-    go through `ev.fields`."""
-    if ev.error is not None:
-        return b""
-    raw = ev.raw
-    if ev.type_code == ET.query_event and query_post_header >= 13:
-        h = spec.LEN_EVENT_HEADER
-        start = h + query_post_header + int.from_bytes(raw[h + 11:h + 13], "little") + raw[h + 8] + 1
-        end = len(raw) - (4 if ev.checksum is not None else 0)
-        return raw[start:min(end, start + n)]
-    q = ev.fields.get("query", "")
-    return q[:n].encode("utf-8", "replace") if isinstance(q, str) else b""
-
-
 def is_ddl(statement: str) -> bool:
     """Whether a statement is one the DDL section lists (DDL_STATEMENTS), by its first tokens."""
     words = [t.text.upper() for t in leading_tokens(statement)[:2]]
     return bool(words) and (words[0] in DDL_STATEMENTS or " ".join(words) in DDL_STATEMENTS)
 
 
-_COMMIT_WORDS = (b"COMMIT", b"ROLLBACK", b"XA COMMIT", b"XA ROLLBA")
-
-
 class _TxTracker(Summarizer):
     """txsummary.Summarizer: the same transactions, times and figures (tests/test_analyze.py checks
-    it), with the boundaries of filters.Transactions, but what it reads of the events comes from the
-    analyzer (the start of each statement from the raw bytes, the TABLE_MAP names from its cache):
-    building every event's fields costs more than the rest of the analysis. Rows are counted by the
-    analyzer."""
+    it), but the TABLE_MAP names come from the analyzer's cache and rows events inside BEGIN ...
+    COMMIT take a short path: building every event's fields costs more than the rest of the
+    analysis. Rows are counted by the analyzer."""
 
     def __init__(self) -> None:
         super().__init__(count_rows=False)
-        self.mode: str | None = None      # filters.Transactions.mode
-        self.gtid: str | None = None
 
-    def _step(self, ev: Event, code: int, head: bytes | None) -> tuple[bool, bool]:
-        """filters.Transactions.step, on `head` (the upper-cased start of a statement event)."""
-        if code in GTID_EVENTS:
-            self.mode, self.gtid = "gtid", ev.fields.get("gtid") if ev.error is None else None
-            if implies_begin(ev):
-                self.mode = "begin"
-            return True, False
-        begin = head is not None and head.startswith(b"BEGIN")
-        starts = self.mode is None
-        if starts:
-            self.gtid = None
-            self.mode = "begin" if begin else "statement"
-            if begin:
-                return True, False
-        elif self.mode == "gtid":
-            if begin or code == ET.transaction_payload_event:
-                self.mode = "begin"
-                return False, False
-            self.mode = "statement" if code not in ROWS_EVENTS and code != ET.table_map_event else "begin"
-        commit = code in (ET.xid_event, ET.xa_prepare_log_event) or (
-            head is not None and head.startswith(_COMMIT_WORDS))
-        if commit or (self.mode == "statement" and head is not None):
-            self.mode = None
-            return starts, True
-        return starts, False
-
-    def feed(self, ev: Event, table_name: str | None = None, head: bytes | None = None):  # type: ignore[override]
+    def feed(self, ev: Event, table_name: str | None = None):  # type: ignore[override]
         code = ev.type_code
         t = self.open
-        if code in ROW_OPS and self.mode == "begin" and t is not None:
-            # inside BEGIN ... COMMIT a rows event neither starts nor ends anything (what _step says):
+        if code in ROW_OPS and self.tx.mode == "begin" and t is not None:
+            # inside BEGIN ... COMMIT a rows event neither starts nor ends anything (Transactions.step):
             # the most common event, counted without the rest
             t.events += 1
             header = ev.header
@@ -168,12 +118,12 @@ class _TxTracker(Summarizer):
             return ()
         if code in CONTROL_EVENTS:
             return ()
-        starts, ends = self._step(ev, code, head)
+        starts, ends = self.tx.step(ev)
         out = []
         if starts:
             if self.open is not None:
                 out.append(self._close(complete=False))
-            self.open = _Open(ev, self.gtid)
+            self.open = _Open(ev, self.tx.gtid)
         t = self.open
         if t is None:
             return out
@@ -187,7 +137,7 @@ class _TxTracker(Summarizer):
             t.size += ev.header.len_event
         if code in GTID_EVENTS and ev.error is None:
             f = ev.fields
-            t.gtid = self.gtid
+            t.gtid = self.tx.gtid
             if f.get("immediate_commit_timestamp"):
                 t.commit_us = f["immediate_commit_timestamp"]
                 t.original_us = f.get("original_commit_timestamp") or t.commit_us
@@ -230,7 +180,6 @@ class Analyzer:
         self._schema = SchemaTracker()
         self._schema_gen = 0
         self._mariadb = False
-        self._query_post = 13
         self._last_map: str | None = None
         self._summarizer = _TxTracker()
         self._tx_rows = 0
@@ -275,13 +224,10 @@ class Analyzer:
             f["bytes"] += size
         f["events"] += 1
         self.total_events += 1
-        head = None
         if code == ET.format_description_event:
             if ev.error is None:
                 fde = ev.fields
                 self._mariadb = fde["num_post_header_lens"] >= ET.annotate_rows_event
-                lens = fde.get("post_header_lens") or b""
-                self._query_post = lens[ET.query_event - 1] if len(lens) >= ET.query_event else 0
             self._maps.clear()
         elif code == ET.table_map_event:
             self._last_map = None
@@ -290,11 +236,11 @@ class Analyzer:
         elif code in ROW_OPS:
             rows = self._rows(ev, ROW_OPS[code], size)
         elif code in QUERY_EVENTS:
-            start = statement_start(ev, self._query_post)
-            head = start[:40].lstrip().upper()
+            statement = ev.statement_bytes()
+            head = statement[:40].lstrip().upper()
             if not head.startswith(_TX_CONTROL):
-                if head.startswith(_COMMENT_OPENINGS):   # the statement may start past the first bytes
-                    start = statement_start(ev, self._query_post, len(ev.raw))
+                # is_ddl reads the first tokens: the start, unless comments put them further on
+                start = statement if head.startswith(_COMMENT_OPENINGS) else statement[:256]
                 if is_ddl(start.decode("utf-8", "replace")):
                     self._ddl(ev)
         if ts == self._bucket_ts:           # most events: the same second as the one before
@@ -315,7 +261,7 @@ class Analyzer:
         b[1] += rows
         if not inner:
             b[2] += size
-        for tx in self._summarizer.feed(ev, self._last_map if code == ET.table_map_event else None, head):
+        for tx in self._summarizer.feed(ev, self._last_map if code == ET.table_map_event else None):
             self._close(tx)
 
     def feed_all(self, events: Iterable[Event]) -> "Analyzer":

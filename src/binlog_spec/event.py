@@ -100,6 +100,16 @@ class Event:
         return (f["table_id"], f["num_columns"], f["columns_before_image"], f.get("columns_after_image"),
                 f["rows"])
 
+    def statement_bytes(self) -> bytes:
+        """The statement of a statement event as bytes (b"" when it has none), as `fields["query"]`
+        has it, but without building `fields` when it has not been built yet."""
+        if self._fields is None and not self._overrides and self.error is None:
+            query = spec.statement_bytes(self._body)
+            if query is not None:
+                return query
+        query = self.fields.get("query")
+        return query.encode("utf-8", "replace") if isinstance(query, str) else b""
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)

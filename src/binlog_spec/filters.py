@@ -39,23 +39,23 @@ CONTROL_EVENTS = {ET.format_description_event, ET.rotate_event, ET.stop_event, E
                   ET.heartbeat_log_event_v2, ET.start_encryption_event}
 
 
-def _query_word(ev: Event) -> str:
-    q = ev.fields.get("query", "") if ev.error is None else ""
-    return q.lstrip()[:9].upper()
+#: How the statements that end a transaction start (upper-cased, first 9 bytes).
+_COMMIT_WORDS = (b"COMMIT", b"ROLLBACK", b"XA COMMIT", b"XA ROLLBA")
+
+
+def _query_word(ev: Event) -> bytes:
+    """The statement's first 9 bytes, upper-cased (Event.statement_bytes: no fields are built)."""
+    return ev.statement_bytes().lstrip()[:9].upper() if ev.error is None else b""
 
 
 def is_begin(ev: Event) -> bool:
-    return ev.type_code in QUERY_EVENTS and _query_word(ev).startswith("BEGIN")
+    return ev.type_code in QUERY_EVENTS and _query_word(ev).startswith(b"BEGIN")
 
 
 def is_commit(ev: Event) -> bool:
     if ev.type_code in (ET.xid_event, ET.xa_prepare_log_event):
         return True
-    if ev.type_code in QUERY_EVENTS:
-        word = _query_word(ev)
-        return word.startswith("COMMIT") or word.startswith("ROLLBACK") or word.startswith("XA COMMIT") \
-            or word.startswith("XA ROLLBA")
-    return False
+    return ev.type_code in QUERY_EVENTS and _query_word(ev).startswith(_COMMIT_WORDS)
 
 
 #: Events that go with the statement after them (its text, its context): kept only with it.

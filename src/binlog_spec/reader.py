@@ -191,7 +191,7 @@ class BinlogReader:
             state.fde = self._format_description(buf, pos, name)
             self.format_description = state.fde
         elif state.fde.len_checksum and self.options.verify_checksums:
-            self._verify_crc(buf, buf, pos, name)
+            self._verify_crc(buf, pos, name)
         body, error = self._parse(buf, pos, name, state.fde)
         handler = _HANDLERS.get(header.type_code)
         overrides = None
@@ -213,15 +213,12 @@ class BinlogReader:
         except spec.SpecError as exc:
             raise self._err(MalformedEventError, f"bad FORMAT_DESCRIPTION_EVENT: {exc}", pos, name) from None
         if fde.fde_checksum is not None and self.options.verify_checksums:
-            # The server computes the FDE's CRC before it sets LOG_EVENT_BINLOG_IN_USE_F.
-            flags = buf[spec.OFS_FLAGS] & ~spec.LOG_EVENT_BINLOG_IN_USE_F
-            clean = buf[:spec.OFS_FLAGS] + bytes([flags]) + buf[spec.OFS_FLAGS + 1:]
-            self._verify_crc(clean, buf, pos, name)
+            self._verify_crc(buf, pos, name, fde=True)
         return fde
 
-    def _verify_crc(self, covered: bytes, buf: bytes, pos: int, name: str) -> None:
+    def _verify_crc(self, buf: bytes, pos: int, name: str, fde: bool = False) -> None:
         stored = int.from_bytes(buf[-4:], "little")
-        computed = zlib.crc32(memoryview(covered)[:-4])
+        computed = spec.event_crc32(buf, fde)
         if stored != computed:
             raise self._err(ChecksumError, f"CRC32 mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}",
                             pos, name)
