@@ -415,7 +415,10 @@ def find_table(cfg: Config) -> TableDef:
     trackers: dict[tuple[str, str], SchemaTracker] = {}
     probe = _table_probe(db, name)
     for ref in cfg.files():
-        tracker = trackers.setdefault(sequence_key(ref.name), cfg.tracker())
+        key = sequence_key(ref.name)
+        if key not in trackers:          # the schema file is parsed once a sequence, not once a file
+            trackers[key] = cfg.tracker()
+        tracker = trackers[key]
         res = spark_scan.scan_file(ref, ddl=cfg.replay_ddl != "never", verify_checksums=False, probe=probe)
         _replay(tracker, spark_scan.ddl_statements(res))  # up to that TABLE_MAP, when found
         found: TableDef | None = res.probe_result
@@ -905,7 +908,7 @@ def _table_records(cfg, split, preds, table: TableDef, run_files) -> Iterator[tu
         convs = [jsonenc.dumps if isinstance(t, VariantType) else c for t, c in zip(types, convs)]
     db, _, name = cfg.table.partition(".")
     planned = dict(zip(names, types))
-    changed: dict[int, str | None] = {}     # id of a TableDef seen -> what differs from `planned`, or None
+    last_def, changed = None, None          # the last TableDef seen, what in it differs from `planned`
     faulted = None                          # the rows event whose fault was given (one per event)
     for rc, ev, _xid in _row_changes(cfg, split, preds, True, run_files):
         if type(rc) is Fault:
@@ -913,14 +916,13 @@ def _table_records(cfg, split, preds, table: TableDef, run_files) -> Iterator[tu
             continue
         if rc.schema != db or rc.table != name:
             continue
-        key = id(rc.table_def)
-        if key not in changed:
-            changed[key] = _type_changes(planned, rc.table_def)
-        if changed[key] is not None:
+        if rc.table_def is not last_def:    # a TABLE_MAP came (row changes come in order)
+            last_def, changed = rc.table_def, _type_changes(planned, rc.table_def)
+        if changed is not None:
             if faulted is not ev:
                 faulted = ev
                 yield Fault(ColumnTypeChangedError(
-                    f"{cfg.table}: {changed[key]}: the typed view's schema (from the table's first TABLE_MAP "
+                    f"{cfg.table}: {changed}: the typed view's schema (from the table's first TABLE_MAP "
                     "or the schema option) cannot hold its values; read this table with mode=rows, or the "
                     "files before and after the change apart", file=ev.file, offset=ev.pos, event_type=ev.type))
             continue

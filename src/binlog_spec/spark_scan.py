@@ -27,7 +27,6 @@ import io
 import os
 import pickle
 import re
-import struct
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Iterator
@@ -35,6 +34,7 @@ from typing import Any, BinaryIO, Callable, Iterator
 from binlog_spec import payload, spec
 from binlog_spec.errors import BinlogError
 from binlog_spec.event import Event
+from binlog_spec.filters import GTID_EVENTS
 from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
 from binlog_spec.reader import GZIP_MAGIC, BinlogReader, GunzipStream
 
@@ -45,9 +45,7 @@ XID = int(ET.xid_event)
 TABLE_MAP = int(ET.table_map_event)
 START_ENCRYPTION = int(ET.start_encryption_event)
 #: Event codes that open a transaction (MySQL GTID, ANONYMOUS_GTID, GTID_TAGGED; MariaDB GTID).
-GTID_CODES = frozenset({int(ET.gtid_log_event), int(ET.anonymous_gtid_log_event),
-                        int(ET.gtid_tagged_log_event), int(ET.gtid_event)})
-_HEADER = struct.Struct("<IBIIIH")
+GTID_CODES = frozenset(map(int, GTID_EVENTS))
 #: QUERY statements that never change a table definition: the planning pass does not parse them.
 _NOT_DDL = (b"BEGIN", b"COMMIT", b"INSERT", b"UPDATE", b"DELETE", b"REPLACE", b"SAVEPOINT", b"ROLLBACK",
             b"XA ", b"SET ", b"LOAD ", b"CALL ", b"DO ", b"SELECT")
@@ -242,7 +240,6 @@ class _Window:
         self.chunk = chunk
         self.buf = b""
         self.base = 0
-        self.bytes_read = 0
 
     def ensure(self, pos: int, n: int) -> int:
         """Make [pos, pos+n) available if the file has it; return how many bytes are there."""
@@ -260,7 +257,6 @@ class _Window:
             data = self.f.read(max(self.chunk, n - have))
             if not data:
                 break
-            self.bytes_read += len(data)
             parts.append(data)
             have += len(data)
         self.buf = b"".join(parts) if len(parts) > 1 else parts[0]
@@ -286,7 +282,6 @@ class ScanResult:
     #: Whether the file is written by MariaDB (its FDE array covers MariaDB's event codes).
     mariadb: bool = False
     events: int = 0
-    bytes_read: int = 0
     #: What the `probe` callback returned when it stopped the pass.
     probe_result: Any = None
 
@@ -358,68 +353,63 @@ def _scan(w: _Window, res: ScanResult, want_ddl: bool, verify: bool, probe) -> N
         return
     pos = 4
     fde: spec.FormatDescription | None = None
-    try:
-        while True:
-            got = w.ensure(pos, 19)
-            if got == 0:
-                return
-            if got < 19:
-                res.fault = (pos, "truncated event header")
-                return
-            _ts, code, _sid, size, _end, _flags = _HEADER.unpack_from(w.buf, pos - w.base)
-            if fde is None and code != FDE:
-                res.fault = (pos, "first event is not a FORMAT_DESCRIPTION_EVENT")
-                return
-            if size < 19 + (fde.len_checksum if fde is not None and code != FDE else 0):
-                res.fault = (pos, f"impossible event size {size}")
-                return
-            if res.size is not None and pos + size > res.size:
+    while True:
+        got = w.ensure(pos, 19)
+        if got == 0:
+            return
+        if got < 19:
+            res.fault = (pos, "truncated event header")
+            return
+        _ts, code, _sid, size, _end, _flags = spec.HEADER_STRUCT.unpack_from(w.buf, pos - w.base)
+        if fde is None and code != FDE:
+            res.fault = (pos, "first event is not a FORMAT_DESCRIPTION_EVENT")
+            return
+        if size < 19 + (fde.len_checksum if fde is not None and code != FDE else 0):
+            res.fault = (pos, f"impossible event size {size}")
+            return
+        if res.size is not None and pos + size > res.size:
+            res.fault = (pos, "event runs past the end of the file")
+            return
+        crc = fde is not None and fde.len_checksum == 4 and verify and code != FDE
+        need = code == FDE or crc or (want_ddl and code in QUERY_CODES) or (probe and code == TABLE_MAP)
+        if need:
+            if w.ensure(pos, size) < size:
                 res.fault = (pos, "event runs past the end of the file")
                 return
-            crc = fde is not None and fde.len_checksum == 4 and verify and code != FDE
-            need = code == FDE or crc or (want_ddl and code in QUERY_CODES) or (probe and code == TABLE_MAP)
-            if need:
-                if w.ensure(pos, size) < size:
-                    res.fault = (pos, "event runs past the end of the file")
+            ev = w.view(pos, size)
+            if code == FDE:
+                try:
+                    fde = spec.parse_fde(bytes(ev[19:]))
+                except spec.SpecError as exc:
+                    res.fault = (pos, f"bad FORMAT_DESCRIPTION_EVENT: {exc}")
                     return
-                ev = w.view(pos, size)
-                if code == FDE:
-                    try:
-                        fde = spec.parse_fde(bytes(ev[19:]))
-                    except spec.SpecError as exc:
-                        res.fault = (pos, f"bad FORMAT_DESCRIPTION_EVENT: {exc}")
-                        return
-                    if fde.fde_checksum is not None and verify:
-                        clean = bytearray(ev)
-                        clean[spec.OFS_FLAGS] &= ~spec.LOG_EVENT_BINLOG_IN_USE_F
-                        if zlib.crc32(memoryview(clean)[:-4]) != int.from_bytes(ev[-4:], "little"):
-                            res.fault = (pos, "CRC32 mismatch")
-                            return
-                    res.fdes.append((pos, size))
-                    res.mariadb = len(fde.post_header_lens) >= int(ET.annotate_rows_event)
-                elif crc and zlib.crc32(ev[:-4]) != int.from_bytes(ev[-4:], "little"):
+                if fde.fde_checksum is not None and verify \
+                        and spec.event_crc32(ev, fde=True) != int.from_bytes(ev[-4:], "little"):
                     res.fault = (pos, "CRC32 mismatch")
                     return
-                if want_ddl and code in QUERY_CODES:
-                    prefix = _query_prefix(ev, fde) if code == QUERY_CODES[0] else None
-                    if prefix is None or not prefix.startswith(_NOT_DDL):
-                        res.ddl.append((pos, bytes(ev), fde))
-                if probe is not None and code == TABLE_MAP:
-                    found = probe(pos, bytes(ev), fde, res)
-                    if found is not None:
-                        res.probe_result = found
-                        return
-            res.events += 1
-            if code in GTID_CODES:
-                res.boundaries.append(pos)
-            elif code == XID:
-                res.boundaries.append(pos + size)
-            elif code == START_ENCRYPTION:
-                res.fault = (pos + size, "encrypted events follow")
+                res.fdes.append((pos, size))
+                res.mariadb = len(fde.post_header_lens) >= int(ET.annotate_rows_event)
+            elif crc and spec.event_crc32(ev) != int.from_bytes(ev[-4:], "little"):
+                res.fault = (pos, "CRC32 mismatch")
                 return
-            pos += size
-    finally:
-        res.bytes_read = w.bytes_read
+            if want_ddl and code in QUERY_CODES:
+                prefix = _query_prefix(ev, fde) if code == QUERY_CODES[0] else None
+                if prefix is None or not prefix.startswith(_NOT_DDL):
+                    res.ddl.append((pos, bytes(ev), fde))
+            if probe is not None and code == TABLE_MAP:
+                found = probe(pos, bytes(ev), fde, res)
+                if found is not None:
+                    res.probe_result = found
+                    return
+        res.events += 1
+        if code in GTID_CODES:
+            res.boundaries.append(pos)
+        elif code == XID:
+            res.boundaries.append(pos + size)
+        elif code == START_ENCRYPTION:
+            res.fault = (pos + size, "encrypted events follow")
+            return
+        pos += size
 
 
 # ------------------------------------------------------------------------------ splits
