@@ -34,8 +34,8 @@ from binlog_spec.rows import DELETE, INSERT, ROW_OPS, UPDATE
 from binlog_spec.rowwalk import RowWalker, RowWalkError
 from binlog_spec.schema import SchemaTracker, SchemaWarning, leading_tokens
 from binlog_spec.tablemap import TableDef
-from binlog_spec.filters import CONTROL_EVENTS, GTID_EVENTS, QUERY_EVENTS
-from binlog_spec.txsummary import Summarizer, TxSummary, _Open
+from binlog_spec.filters import QUERY_EVENTS
+from binlog_spec.txsummary import Summarizer, TxSummary
 
 ET = spec.EventType
 UTC = timezone.utc
@@ -100,54 +100,14 @@ class _TxTracker(Summarizer):
     def __init__(self) -> None:
         super().__init__(count_rows=False)
 
-    def feed(self, ev: Event, table_name: str | None = None):  # type: ignore[override]
-        code = ev.type_code
+    def feed(self, ev: Event, table_name: str | None = None) -> list[TxSummary] | tuple[()]:
         t = self.open
-        if code in ROW_OPS and self.tx.mode == "begin" and t is not None:
+        if ev.type_code in ROW_OPS and self.tx.mode == "begin" and t is not None:
             # inside BEGIN ... COMMIT a rows event neither starts nor ends anything (Transactions.step):
             # the most common event, counted without the rest
-            t.events += 1
-            header = ev.header
-            ts = header.timestamp
-            if ts < t.begin:
-                t.begin = ts
-            t.last_ts = ts
-            if ev.payload_pos is None:
-                t.end = ev.pos + header.len_event
-                t.size += header.len_event
+            t.add(ev)
             return ()
-        if code in CONTROL_EVENTS:
-            return ()
-        starts, ends = self.tx.step(ev)
-        out = []
-        if starts:
-            if self.open is not None:
-                out.append(self._close(complete=False))
-            self.open = _Open(ev, self.tx.gtid)
-        t = self.open
-        if t is None:
-            return out
-        t.events += 1
-        ts = ev.header.timestamp
-        if ts < t.begin:
-            t.begin = ts
-        t.last_ts = ts
-        if ev.payload_pos is None:
-            t.end = ev.pos + ev.header.len_event
-            t.size += ev.header.len_event
-        if code in GTID_EVENTS and ev.error is None:
-            f = ev.fields
-            t.gtid = self.tx.gtid
-            if f.get("immediate_commit_timestamp"):
-                t.commit_us = f["immediate_commit_timestamp"]
-                t.original_us = f.get("original_commit_timestamp") or t.commit_us
-        elif table_name is not None:
-            t.tables.setdefault(table_name, None)
-        elif code == ET.xid_event and ev.error is None:
-            t.xid = ev.fields.get("xid")
-        if ends:
-            out.append(self._close(complete=True))
-        return out
+        return super().feed(ev, table_name)
 
 
 def _error_dict(exc: BinlogError) -> dict[str, Any]:

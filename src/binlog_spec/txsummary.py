@@ -109,6 +109,18 @@ class _Open:
         self.tables: dict[str, None] = {}
         self.last_ts = ev.timestamp
 
+    def add(self, ev: Event) -> None:
+        """Count an event of the transaction: its times, and its bytes unless it is inside a payload."""
+        self.events += 1
+        header = ev.header
+        ts = header.timestamp
+        if ts < self.begin:
+            self.begin = ts
+        self.last_ts = ts
+        if ev.payload_pos is None:
+            self.end = ev.pos + header.len_event
+            self.size += header.len_event
+
 
 class Summarizer:
     """Feed events in order; `feed` yields each transaction summary when it ends."""
@@ -119,26 +131,25 @@ class Summarizer:
         self.decoder = RowDecoder(SchemaTracker()) if count_rows else None
         self.open: _Open | None = None
 
-    def feed(self, ev: Event) -> Iterator[TxSummary]:
+    def feed(self, ev: Event, table_name: str | None = None) -> list[TxSummary]:
+        """The transactions this event ends (none, or one; two when it starts one while another
+        was never closed). `table_name`: the "schema.table" of a TABLE_MAP_EVENT, when the caller
+        has it (else it is read from the event's fields)."""
         starts, ends = self.tx.step(ev)
         code = ev.type_code
         if self.decoder is not None and code == ET.format_description_event:
             list(self.decoder.feed(ev))
         if code in CONTROL_EVENTS:
-            return
+            return []
+        out = []
         if starts:
             if self.open is not None:  # a transaction never closed (cut input): report it as it is
-                yield self._close(complete=False)
+                out.append(self._close(complete=False))
             self.open = _Open(ev, self.tx.gtid)
         t = self.open
         if t is None:
-            return
-        t.events += 1
-        t.begin = min(t.begin, ev.timestamp)
-        t.last_ts = ev.timestamp
-        if not ev.is_inner:
-            t.end = ev.pos + ev.size
-            t.size += ev.size
+            return out
+        t.add(ev)
         if code in GTID_EVENTS and ev.error is None:
             f = ev.fields
             t.gtid = self.tx.gtid
@@ -146,14 +157,15 @@ class Summarizer:
                 t.commit_us = f["immediate_commit_timestamp"]
                 t.original_us = f.get("original_commit_timestamp") or t.commit_us
         elif code == ET.table_map_event and ev.error is None:
-            t.tables.setdefault(f"{ev.fields['schema']}.{ev.fields['table']}", None)
+            t.tables.setdefault(table_name or f"{ev.fields['schema']}.{ev.fields['table']}", None)
         elif code == ET.xid_event and ev.error is None:
             t.xid = ev.fields.get("xid")
         if self.decoder is not None and (code in _DECODER_EVENTS or code in ROW_OPS):
             for rc in self.decoder.feed(ev):
                 t.counts[rc.op] += 1
         if ends:
-            yield self._close(complete=True)
+            out.append(self._close(complete=True))
+        return out
 
     def finish(self) -> Iterator[TxSummary]:
         """The transaction the input ended inside, if any."""
