@@ -278,7 +278,6 @@ class Base64Script:
         yield "BINLOG '"
         yield base64.encodebytes(framed).decode("ascii").rstrip("\n")
         yield f"'{DELIMITER}"
-        yield from self._notes()
 
     def _mysql_gtid(self, item: Item) -> Iterator[str]:
         f = item.event.fields

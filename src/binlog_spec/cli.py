@@ -338,6 +338,15 @@ def _times_header(args: argparse.Namespace) -> str:
     return f"times in {timezones.zone_name(args.tz)}"
 
 
+def _headed(header: str, lines: Iterable[str]) -> Iterator[str]:
+    """The lines, the header before the first (no header when there is no line)."""
+    for line in lines:
+        yield header
+        yield line
+        break
+    yield from lines
+
+
 def _write_lines(lines: Iterable[str], out: TextIO) -> None:
     for line in lines:
         out.write(line)
@@ -346,12 +355,13 @@ def _write_lines(lines: Iterable[str], out: TextIO) -> None:
 
 @_command
 def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    render = EVENT_FORMATS[args.format]
-    if args.format == "text":
-        render = functools.partial(summary.event_line, tz=args.tz)
-        out.write(f"# binlog-spec events: {_times_header(args)}\n")
+    text = args.format == "text"
+    render = functools.partial(summary.event_line, tz=args.tz) if text else EVENT_FORMATS[args.format]
     warnings = [0]
-    _write_lines((render(ev) for ev in _events(args, err, warnings)), out)
+    lines: Iterable[str] = (render(ev) for ev in _events(args, err, warnings))
+    if text:
+        lines = _headed(f"# binlog-spec events: {_times_header(args)}", lines)
+    _write_lines(lines, out)
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
 
 
@@ -360,12 +370,14 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from binlog_spec.schema import SchemaTracker
 
     render = ROW_FORMATS[args.format]
+    header = None
     if args.format == "text":
         render = functools.partial(rows.row_line, tz=args.tz)
-        out.write(f"# binlog-spec rows: {_times_header(args)}\n")
+        header = f"# binlog-spec rows: {_times_header(args)}"
     tracker = SchemaTracker.from_file(args.schema, args.schema_database) if args.schema else SchemaTracker()
     warnings = [0]
-    _write_lines((render(rc) for rc in rows.read_rows(_events(args, err, warnings), tracker)), out)
+    lines: Iterable[str] = (render(rc) for rc in rows.read_rows(_events(args, err, warnings), tracker))
+    _write_lines(_headed(header, lines) if header else lines, out)
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
 
 
