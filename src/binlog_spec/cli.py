@@ -415,6 +415,9 @@ def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             html.close()
     if args.output_dir:
         report.write_csv_dir(result, args.output_dir)
+    elif args.format in ("text", "markdown"):
+        shown = report.in_zone(result, args.tz, timezones.zone_name(args.tz))
+        _write_lines(report.FORMATS[args.format](shown), out)
     else:
         _write_lines(report.FORMATS[args.format](result), out)
     out.flush()
