@@ -383,9 +383,11 @@ def _keeps_statement(ev: Event, options: FilterOptions) -> tuple[bool, bool]:
 def _from_start_position(events: Iterable[Event], start: int, first: str | None,
                          notify: Notify) -> Iterator[Event]:
     """The events from --start-position on in the first file (all of the other files). Before it
-    only control events pass. The start must be an event boundary; inside a transaction, that
-    transaction is kept from its first event (held until then: one transaction at most)."""
+    only control events pass, held until the start is found (so that nothing is delivered before a
+    PositionError). The start must be an event boundary; inside a transaction, that transaction is
+    kept from its first event (held until then: one transaction at most)."""
     tx = Transactions()
+    control: list[Event] = []       # the control events before the start
     held: list[Event] = []          # the open transaction's events before the start
     reached = False
     from_file_start = False         # the first file is read from its first event (not a split)
@@ -402,13 +404,15 @@ def _from_start_position(events: Iterable[Event], start: int, first: str | None,
             if from_file_start:
                 notify("warning", f"--start-position {start} is past the end of {first} (its last event "
                        f"starts at {previous}): nothing of it is kept")
+            yield from control
+            control = []
             yield ev
             continue
         if ev.pos == spec.LEN_MAGIC:
             from_file_start = True
         if ev.is_inner or ev.pos < start:
             if ev.type_code in CONTROL_EVENTS and not tx.mode:
-                yield ev
+                control.append(ev)
             elif starts:
                 held = [ev]
             elif tx.mode or ends:
@@ -420,15 +424,19 @@ def _from_start_position(events: Iterable[Event], start: int, first: str | None,
             continue
         reached = True
         if ev.pos > start and from_file_start:
+            nearest = " and ".join(str(b) for b in (previous, ev.pos) if b is not None)
             raise PositionError(f"--start-position {start} is not the position of an event in {first}: the "
-                                f"nearest boundaries are {' and '.join(str(b) for b in (previous, ev.pos) if b is not None)}", file=first, position=start,
+                                f"nearest boundaries are {nearest}", file=first, position=start,
                                 boundaries=(previous, ev.pos))
+        yield from control
+        control = []
         if held and not starts:
             notify("note", f"--start-position {start} is inside the transaction that starts at {held[0].pos} "
                    f"in {first}: it is kept from its start")
             yield from held
         held = []
         yield ev
+    yield from control
     if not reached and from_file_start and in_first:
         notify("warning", f"--start-position {start} is past the end of {first} (its last event starts at "
                f"{previous}): nothing of it is kept")
