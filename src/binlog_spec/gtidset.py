@@ -113,10 +113,6 @@ class GtidPosition:
             raise GtidSetError(f"no GTID in {text!r}")
         return cls(tuple(sorted(seqs.items())))
 
-    @staticmethod
-    def looks_like(text: str) -> bool:
-        return "-" in text.strip().lstrip("-")
-
     def _seq(self, gtid: str | None) -> tuple[int | None, int]:
         if not gtid or ":" in gtid or gtid.count("-") != 2:
             return None, 0
@@ -132,6 +128,3 @@ class GtidPosition:
         """A stop position: the transaction is at or before the state (or its domain is not listed)."""
         bound, seq = self._seq(gtid)
         return bound is None or seq <= bound
-
-    def __str__(self) -> str:
-        return ",".join(f"{d}-*-{s}" for d, s in self.seqs)
