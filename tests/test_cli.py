@@ -43,7 +43,8 @@ def test_events_jsonl_has_one_object_per_event_with_the_required_keys():
 def test_events_text_prints_mysqlbinlog_style_summaries():
     code, out, _ = run("events", str(DEMO))
     assert code == 0
-    lines = out.splitlines()
+    header, *lines = out.splitlines()
+    assert header.startswith("# binlog-spec events: times in ")
     assert lines[0].startswith("#at 4 ") and "FORMAT_DESCRIPTION_EVENT" in lines[0]
     assert "Start: binlog v 4, server v 10.11" in lines[0]
     assert any("Table_map: `shop`.`customers` mapped to number" in line for line in lines)

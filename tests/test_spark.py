@@ -621,7 +621,11 @@ def test_filter_options_equal_the_cli_filters(spark):
         ({"excludeGtids": "0-1-4"}, ["--exclude-gtids", "0-1-4"]),
         ({"serverId": "1"}, ["--server-id", "1"]),
         # positions: the start in the first file of the read, the stop in the last
-        ({"startPosition": "2000", "stopPosition": "1000000"}, ["--start-position", "2000", "--stop-position", "1000000"]),
+        ({"startPosition": "2224", "stopPosition": "1000000"}, ["--start-position", "2224", "--stop-position", "1000000"]),
+        # a time without an offset: in the timeZone option's zone (UTC by default), as the CLI's --timezone
+        ({"startDatetime": "2026-01-01 08:02:00", "timeZone": "Asia/Shanghai"},
+         ["--timezone", "Asia/Shanghai", "--start-datetime", "2026-01-01 08:02:00"]),
+        ({"startPosition": "0-1-4", "stopPosition": "0-1-6"}, ["--start-position", "0-1-4", "--stop-position", "0-1-6"]),
     ]
     everything = sum(cli_rows(files, together=True)[0].values())
     for options, flags in cases:

@@ -31,10 +31,10 @@ from __future__ import annotations
 import base64
 import struct
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, tzinfo
 from typing import Iterable, Iterator
 
-from binlog_spec import binwriter, rows, spec, summary, values, verbose
+from binlog_spec import binwriter, rows, spec, summary, timezones, values, verbose
 from binlog_spec.binwriter import Item, Rewriter
 from binlog_spec.errors import BinlogError
 from binlog_spec.filters import ROWS_EVENTS
@@ -97,6 +97,8 @@ class Base64Options:
     verbose: int = 0
     #: No GTIDs: ``SET @@SESSION.GTID_NEXT='AUTOMATIC'`` for MySQL, no gtid_seq_no for MariaDB.
     skip_gtids: bool = False
+    #: The zone of the times in the ``#`` comments (the tools print the local zone, TZ).
+    tz: tzinfo = timezones.UTC
 
 
 def _charset_names() -> dict[int, str]:
@@ -112,9 +114,9 @@ def _charset_names() -> dict[int, str]:
 CHARSET_NAMES = _charset_names()
 
 
-def _when(ts: int) -> str:
-    """As the tools print it (in UTC here): 260101  9:05:00."""
-    t = datetime.fromtimestamp(ts, tz=timezone.utc)
+def _when(ts: int, tz: tzinfo = timezones.UTC) -> str:
+    """As the tools print it, in the zone given: 260101  9:05:00."""
+    t = datetime.fromtimestamp(ts, tz=tz)
     return f"{t:%y%m%d} {t.hour:2d}:{t:%M:%S}"
 
 
@@ -163,7 +165,6 @@ class Base64Script:
         self.decoder = rows.RowDecoder() if options.verbose else None
         #: A MySQL GTID or PREVIOUS_GTIDS event was seen: the script ends with GTID_NEXT='AUTOMATIC'.
         self.mysql_gtids = False
-        self.notes_printed = False
         #: Events that could not be written executable (LOAD DATA, incidents, ...).
         self.warnings: list[str] = []
 
@@ -176,21 +177,14 @@ class Base64Script:
                 self.mariadb = item.type_code == ET.format_description_event and \
                     "mariadb" in item.fde.server_version.lower()
                 yield from header(self.mariadb)
+                yield f"# times in {timezones.zone_name(self.options.tz)}"
             yield from self._item(item)
         if not started:
             yield from header(False)
         yield from self._flush()
-        yield from self._notes()
         if self.mysql_gtids:
             yield f"SET @@SESSION.GTID_NEXT= 'AUTOMATIC' /* added by mysqlbinlog */ {DELIMITER}"
         yield from footer(self.mariadb)
-
-    def _notes(self) -> Iterator[str]:
-        if self.notes_printed or self.rewriter is None:
-            return
-        self.notes_printed = True
-        for line in self.rewriter.skipped.lines():
-            yield f"# not undone (a statement; only row events can be inverted): {line}"
 
     # -- one event ---------------------------------------------------------
     def _frame(self, item: Item) -> bytes:
@@ -204,7 +198,7 @@ class Base64Script:
         end = int.from_bytes(framed[binwriter.OFS_END_LOG_POS:binwriter.OFS_END_LOG_POS + 4], "little")
         text = " ".join(summary.summarize(ev).split())
         return [f"# at {item.pos}",
-                f"#{_when(ev.timestamp)} server id {ev.server_id}  end_log_pos {end} {crc}\t{text}"]
+                f"#{_when(ev.timestamp, self.options.tz)} server id {ev.server_id}  end_log_pos {end} {crc}\t{text}"]
 
     def _item(self, item: Item) -> Iterator[str]:
         code = item.type_code
@@ -284,7 +278,6 @@ class Base64Script:
         yield "BINLOG '"
         yield base64.encodebytes(framed).decode("ascii").rstrip("\n")
         yield f"'{DELIMITER}"
-        yield from self._notes()
 
     def _mysql_gtid(self, item: Item) -> Iterator[str]:
         f = item.event.fields

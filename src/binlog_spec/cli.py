@@ -3,7 +3,7 @@
 Exit codes:
     0  every event was read
     1  read to the end, but some event bodies did not match their layout (warnings on stderr)
-    2  bad command line
+    2  bad command line (a message names the option), or a --start-position that is no event boundary
     3  a binlog is broken (not a binlog, truncated, bad checksum, impossible size); the events
        before the fault were printed
     4  a file could not be opened or read
@@ -11,20 +11,24 @@ Exit codes:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import functools
 import os
 import sys
-from datetime import datetime, timezone
-from typing import Callable, Iterable, TextIO
+import tempfile
+from typing import Callable, Iterable, Iterator, TextIO
 
 import binlog_spec
 from binlog_spec import jsonenc, rows, summary
-from binlog_spec.errors import BinlogError
+from binlog_spec import timezones
+from binlog_spec.errors import BinlogError, PositionError, UsageError
 from binlog_spec.filters import FilterOptions, filter_events
-from binlog_spec.gtidset import GtidSet, GtidSetError
+from binlog_spec.gtidset import GtidPosition, GtidSet, GtidSetError
 from binlog_spec.progress import with_progress
 from binlog_spec.event import Event
-from binlog_spec.options import ReadOptions
+from binlog_spec.options import ReadOptions, parse_size
+from binlog_spec.reader import display_name
 
 EXIT_OK = 0
 EXIT_WARNINGS = 1
@@ -52,13 +56,47 @@ def _read_options(args: argparse.Namespace) -> ReadOptions:
                        strict=args.strict)
 
 
-def _datetime(text: str) -> datetime:
-    """'YYYY-MM-DD[ HH:MM:SS]' in UTC (binlog timestamps are UTC), or ISO 8601 with an offset."""
+def _position(text: str) -> int | GtidPosition:
+    """A byte offset (>= 0), or a MariaDB GTID position (domain-server-seq[,...]), as mariadb-binlog takes."""
+    t = text.strip()
+    if t.isdigit():
+        return int(t)
+    if t.startswith("-") and t[1:].isdigit():
+        raise argparse.ArgumentTypeError(f"a position cannot be negative: {text}")
     try:
-        value = datetime.fromisoformat(text)
+        return GtidPosition.parse(t)
+    except GtidSetError:
+        raise argparse.ArgumentTypeError(f"not a byte position or a MariaDB GTID (domain-server-seq): {text!r}") \
+            from None
+
+
+def _server_id(text: str) -> int:
+    try:
+        value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a date and time: {text!r} (use 'YYYY-MM-DD HH:MM:SS')") from None
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        raise argparse.ArgumentTypeError(f"not a server id: {text!r}") from None
+    if not 0 <= value <= 0xFFFFFFFF:
+        raise argparse.ArgumentTypeError(f"a server id is 0 to 4294967295, not {value}")
+    return value
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _zone(text: str):
+    try:
+        return timezones.parse_zone(text)
+    except timezones.ZoneError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _names(values: list[str]) -> tuple[str, ...]:
+    """Repeated options and comma-separated lists, flattened."""
+    return tuple(n.strip() for v in values for n in v.split(",") if n.strip())
 
 
 def _gtid_set(text: str) -> GtidSet:
@@ -69,35 +107,73 @@ def _gtid_set(text: str) -> GtidSet:
 
 
 def _add_filter_arguments(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("filters", "time, position, GTID and server-id filters keep or drop whole "
-                             "transactions; schema and table filters drop rows and statements, and a transaction "
-                             "they leave with nothing but its BEGIN/COMMIT")
+    g = p.add_argument_group(
+        "filters",
+        "Time, position, GTID and server-id filters keep or drop whole transactions, decided at the "
+        "transaction's first event (its GTID event, or BEGIN); control events (FORMAT_DESCRIPTION, ROTATE, "
+        "GTID_LIST, ...) take no part. Schema and table filters drop rows events and statements; a "
+        "transaction they leave with nothing but its BEGIN/COMMIT is dropped. Names and globs may be "
+        "repeated or comma separated.")
     g.add_argument("--database", "--databases", "-d", dest="databases", action="append", default=[],
-                   metavar="GLOB", help="only these schemas (repeatable)")
-    g.add_argument("--exclude-database", dest="exclude_databases", action="append", default=[], metavar="GLOB")
+                   metavar="GLOB", help="only these schemas: rows events by their TABLE_MAP's schema, statements "
+                   "by their default database (as mysqlbinlog's -d)")
+    g.add_argument("--exclude-database", dest="exclude_databases", action="append", default=[], metavar="GLOB",
+                   help="not these schemas (as --database)")
     g.add_argument("--table", "--tables", "-t", dest="tables", action="append", default=[],
-                   metavar="DB.TABLE", help="only these tables, as db.table globs (repeatable)")
-    g.add_argument("--exclude-table", dest="exclude_tables", action="append", default=[], metavar="DB.TABLE")
+                   metavar="[DB.]TABLE",
+                   help="only these tables (db.table, or table in any schema; globs): rows events by their "
+                        "TABLE_MAP, statement-based INSERT/REPLACE/UPDATE/DELETE by the tables they write (a "
+                        "statement that cannot be parsed is kept, with a warning); DDL is not table-filtered. "
+                        "Not mariadb-binlog's -t (--to-last-log)")
+    g.add_argument("--exclude-table", dest="exclude_tables", action="append", default=[], metavar="[DB.]TABLE",
+                   help="not these tables (as --table)")
     g.add_argument("--include-gtids", type=_gtid_set, metavar="SET",
-                   help="uuid[:tag]:1-5,... or MariaDB domain-server-seq[-last],...")
-    g.add_argument("--exclude-gtids", type=_gtid_set, metavar="SET")
-    g.add_argument("--server-id", dest="server_ids", action="append", type=int, default=[], metavar="ID")
-    g.add_argument("--exclude-server-id", dest="exclude_server_ids", action="append", type=int, default=[],
-                   metavar="ID")
-    g.add_argument("--start-datetime", type=_datetime, metavar="TIME", help="UTC unless an offset is given")
-    g.add_argument("--stop-datetime", type=_datetime, metavar="TIME")
-    g.add_argument("--start-position", type=int, metavar="POS", help="in the first file")
-    g.add_argument("--stop-position", type=int, metavar="POS", help="in the last file")
+                   help="only transactions with these GTIDs: uuid[:tag]:1-5,... or MariaDB domain-server-seq[-last],...")
+    g.add_argument("--exclude-gtids", type=_gtid_set, metavar="SET", help="not the transactions with these GTIDs")
+    g.add_argument("--server-id", dest="server_ids", action="append", type=_server_id, default=[], metavar="ID",
+                   help="only transactions whose first event has this server id (repeatable)")
+    g.add_argument("--exclude-server-id", dest="exclude_server_ids", action="append", type=_server_id, default=[],
+                   metavar="ID", help="not the transactions of this server id")
+    g.add_argument("--start-datetime", metavar="TIME",
+                   help="transactions whose first event is at or after TIME: 'YYYY-MM-DD HH:MM:SS[.ffffff]', "
+                        "'YYYY-MM-DD', 'YYYYMMDDHHMMSS', in the local time zone (TZ, or --timezone) unless it "
+                        "ends with Z or an offset (+08:00)")
+    g.add_argument("--stop-datetime", metavar="TIME", help="transactions whose first event is before TIME (as "
+                   "--start-datetime)")
+    g.add_argument("--start-position", type=_position, metavar="POS",
+                   help="from the event at byte POS of the first file (it must be an event's position; inside a "
+                        "transaction, that transaction is kept whole), or after a MariaDB GTID position "
+                        "(domain-server-seq,...)")
+    g.add_argument("--stop-position", type=_position, metavar="POS",
+                   help="nothing that starts at or after byte POS of the last file (a transaction POS cuts is "
+                        "left out), or up to a MariaDB GTID position, inclusive")
 
 
 def _filter_options(args: argparse.Namespace) -> FilterOptions:
+    """The filters of the command line, validated; raises UsageError naming the option."""
+    tz = args.tz
+    times = {}
+    for name in ("start_datetime", "stop_datetime"):
+        text = getattr(args, name)
+        try:
+            times[name] = timezones.parse_datetime(text, tz) if text else None
+        except ValueError as exc:
+            raise UsageError(f"--{name.replace('_', '-')}: {exc}") from None
+    if times["start_datetime"] and times["stop_datetime"] and times["stop_datetime"] < times["start_datetime"]:
+        raise UsageError(f"--stop-datetime {args.stop_datetime} is before --start-datetime {args.start_datetime}")
+    start, stop = args.start_position, args.stop_position
+    if (isinstance(start, int) and isinstance(stop, int) and len(args.files) == 1 and stop < start):
+        raise UsageError(f"--stop-position {stop} is before --start-position {start}")
     return FilterOptions(
-        databases=tuple(args.databases), exclude_databases=tuple(args.exclude_databases),
-        tables=tuple(args.tables), exclude_tables=tuple(args.exclude_tables),
+        databases=_names(args.databases), exclude_databases=_names(args.exclude_databases),
+        tables=_names(args.tables), exclude_tables=_names(args.exclude_tables),
         include_gtids=args.include_gtids, exclude_gtids=args.exclude_gtids,
         server_ids=frozenset(args.server_ids), exclude_server_ids=frozenset(args.exclude_server_ids),
-        start_datetime=args.start_datetime, stop_datetime=args.stop_datetime,
-        start_position=args.start_position, stop_position=args.stop_position)
+        start_datetime=times["start_datetime"], stop_datetime=times["stop_datetime"],
+        start_position=start if isinstance(start, int) else None,
+        stop_position=stop if isinstance(stop, int) else None,
+        start_gtid=start if isinstance(start, GtidPosition) else None,
+        stop_gtid=stop if isinstance(stop, GtidPosition) else None)
 
 
 def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: list[BinlogError] | None = None):
@@ -109,11 +185,21 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
                 warnings[0] += 1
                 err.write(f"binlog-spec: warning: {ev.error}\n")
             yield ev
-    return filter_events(read(), _filter_options(args), args.files)
+
+    def notify(kind: str, message: str) -> None:
+        err.write(f"binlog-spec: {kind}: {message}\n")
+    return filter_events(read(), args.filters, [display_name(f) for f in args.files], notify)
 
 
 def _add_read_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", nargs="+", metavar="FILE", help="binlog files (plain or .gz), read in order")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="binlog files (plain or .gz), read in order; - reads standard input")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write to FILE instead of stdout (written whole or not at all: a temporary file renamed "
+                        "at the end)")
+    p.add_argument("--timezone", type=_zone, metavar="ZONE",
+                   help="the zone of --start/--stop-datetime and of the times the text outputs print: UTC, "
+                        "+08:00, Asia/Shanghai (default: the local zone, TZ)")
     p.add_argument("--strict", action="store_true",
                    help="stop at an event whose body does not match its layout (default: warn and go on)")
     p.add_argument("--no-verify-checksums", action="store_true", help="do not check CRC32 checksums")
@@ -165,7 +251,6 @@ def build_parser() -> argparse.ArgumentParser:
                          "output the GTID events are left out (a MariaDB one becomes BEGIN)")
     sq.add_argument("--schema", metavar="FILE", help="CREATE TABLE statements for names the binlog lacks")
     sq.add_argument("--schema-database", metavar="DB", default="")
-    sq.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     sq.set_defaults(run=run_sql)
 
     an = sub.add_parser("analyze", help="report on event types, tables, transactions, DDL and a timeline",
@@ -179,8 +264,9 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--sort", choices=["bytes", "rows", "events", "name", "inserts", "updates", "deletes"],
                     default="bytes", help="order of the tables section (default: bytes)")
     an.add_argument("--top", type=int, default=20, metavar="N", help="top N transactions (default 20)")
-    an.add_argument("--big-trx-bytes", type=int, default=1 << 20, metavar="BYTES",
-                    help="flag transactions bigger than this (default 1 MiB)")
+    an.add_argument("--big-trx-bytes", type=_size, default=1 << 20, metavar="BYTES",
+                    help="flag transactions bigger than this: bytes, or with K, M, G, KiB, MiB, GiB (powers of "
+                         "1024; default 1 MiB)")
     an.add_argument("--long-trx-seconds", type=float, default=10.0, metavar="S",
                     help="flag transactions longer than this (default 10 s)")
     an.add_argument("--bucket", type=int, default=60, metavar="SECONDS",
@@ -189,29 +275,113 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+class _Failed(Exception):
+    """A run that ended with a failing exit code: its -o file is not kept."""
+
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
+
+
+@contextlib.contextmanager
+def _replacing(path: str, binary: bool = False) -> Iterator:
+    """A temporary file next to `path`, renamed to it when the block ends without an exception, removed
+    otherwise: a failed run never leaves a half-written file under the final name."""
+    folder = os.path.dirname(os.path.abspath(path))
+    kw = {} if binary else {"encoding": "utf-8", "errors": "surrogateescape", "newline": ""}
+    tmp = tempfile.NamedTemporaryFile("wb" if binary else "w", dir=folder, prefix=f".{os.path.basename(path)}.",
+                                      suffix=".tmp", delete=False, **kw)
+    try:
+        yield tmp
+    except BaseException:
+        tmp.close()
+        os.unlink(tmp.name)
+        raise
+    tmp.close()
+    os.replace(tmp.name, path)
+
+
+def _writes_text_output(args: argparse.Namespace) -> bool:
+    """-o names the text output (sql --output-format binlog writes its own)."""
+    return bool(args.output) and args.output != "-" and getattr(args, "output_format", "sql") != "binlog"
+
+
+def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
+    """A command's shell: the zone and the filters validated first (exit 2 naming the option), -o written
+    through a temporary file, a --start-position that is no event boundary reported (exit 2)."""
+    @functools.wraps(run)
+    def command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+        try:
+            args.tz = args.timezone or timezones.local_zone()
+            args.filters = _filter_options(args)
+        except UsageError as exc:
+            err.write(f"binlog-spec: error: {exc}\n")
+            return EXIT_USAGE
+        try:
+            if not _writes_text_output(args):
+                return run(args, out, err)
+            with _replacing(args.output) as f:
+                code = run(args, f, err)
+                if code >= EXIT_USAGE:
+                    raise _Failed(code)
+            return code
+        except _Failed as failed:
+            return failed.code
+        except PositionError as exc:
+            out.flush()
+            err.write(f"binlog-spec: error: {exc}\n")
+            return EXIT_USAGE
+    return command
+
+
+def _times_header(args: argparse.Namespace) -> str:
+    return f"times in {timezones.zone_name(args.tz)}"
+
+
+def _headed(header: str, lines: Iterable[str]) -> Iterator[str]:
+    """The lines, the header before the first (no header when there is no line)."""
+    for line in lines:
+        yield header
+        yield line
+        break
+    yield from lines
+
+
 def _write_lines(lines: Iterable[str], out: TextIO) -> None:
     for line in lines:
         out.write(line)
         out.write("\n")
 
 
+@_command
 def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    render = EVENT_FORMATS[args.format]
+    text = args.format == "text"
+    render = functools.partial(summary.event_line, tz=args.tz) if text else EVENT_FORMATS[args.format]
     warnings = [0]
-    _write_lines((render(ev) for ev in _events(args, err, warnings)), out)
+    lines: Iterable[str] = (render(ev) for ev in _events(args, err, warnings))
+    if text:
+        lines = _headed(f"# binlog-spec events: {_times_header(args)}", lines)
+    _write_lines(lines, out)
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
 
 
+@_command
 def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from binlog_spec.schema import SchemaTracker
 
     render = ROW_FORMATS[args.format]
+    header = None
+    if args.format == "text":
+        render = functools.partial(rows.row_line, tz=args.tz)
+        header = f"# binlog-spec rows: {_times_header(args)}"
     tracker = SchemaTracker.from_file(args.schema, args.schema_database) if args.schema else SchemaTracker()
     warnings = [0]
-    _write_lines((render(rc) for rc in rows.read_rows(_events(args, err, warnings), tracker)), out)
+    lines: Iterable[str] = (render(rc) for rc in rows.read_rows(_events(args, err, warnings), tracker))
+    _write_lines(_headed(header, lines) if header else lines, out)
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
 
 
+@_command
 def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from binlog_spec import analyze, report, report_html
 
@@ -221,6 +391,9 @@ def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     if args.output_dir and args.format != "csv":
         err.write("binlog-spec: error: --output-dir goes with --format csv\n")
+        return EXIT_USAGE
+    if args.output_dir and args.output:
+        err.write("binlog-spec: error: -o/--output and --output-dir: give one\n")
         return EXIT_USAGE
     html = None
     if args.html:       # opened first: a path that cannot be written fails before the files are read
@@ -242,6 +415,9 @@ def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             html.close()
     if args.output_dir:
         report.write_csv_dir(result, args.output_dir)
+    elif args.format in ("text", "markdown"):
+        shown = report.in_zone(result, args.tz, timezones.zone_name(args.tz))
+        _write_lines(report.FORMATS[args.format](shown), out)
     else:
         _write_lines(report.FORMATS[args.format](result), out)
     out.flush()
@@ -280,6 +456,7 @@ def _text_output(out: TextIO) -> TextIO:
     return out
 
 
+@_command
 def run_sql(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.output_format == "binlog":
         return _run_binlog(args, err)
@@ -302,23 +479,16 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     events = _events(args, err, warnings)
     # A rollback is a new transaction: replaying it under the original GTIDs would be skipped (MySQL)
     # or reuse them (MariaDB), so its GTIDs are always left to the server.
-    opts = base64script.Base64Options(verbose=args.verbose, skip_gtids=args.skip_gtids or args.rollback)
+    opts = base64script.Base64Options(verbose=args.verbose, skip_gtids=args.skip_gtids or args.rollback,
+                                      tz=args.tz)
     options = dataclasses.replace(_write_options(args), renumber_gtids=False)  # no GTIDs are written
     with Rewriter(options) as rewriter:
         printer = base64script.Base64Script(opts, rewriter)
-        lines = printer.lines(rewriter.items(events))
-        if args.output:
-            with open(args.output, "w", encoding="utf-8", errors="surrogateescape") as f:
-                _write_lines(lines, f)
-        else:
-            _write_lines(lines, _text_output(out))
+        _write_lines(printer.lines(rewriter.items(events)), _text_output(out))
+        _report_not_undone(_not_undone_of(rewriter), err)
     for note in printer.warnings:
         err.write(f"binlog-spec: warning: {note}\n")
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
-
-
-#: Statements a binlog rollback could not undo, named on stderr before a count of the rest.
-_MAX_NOTES = 20
 
 
 def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
@@ -335,19 +505,36 @@ def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
     warnings = [0]
     events = _events(args, err, warnings)
     options = dataclasses.replace(_write_options(args), skip_gtids=args.skip_gtids)
-    try:
-        with open(args.output, "wb") as f:
-            rewriter = binwriter.write_binlog(events, f, options)
-    except BinlogError:
-        os.unlink(args.output)  # a binlog cut short would look whole
-        raise
+    with _replacing(args.output, binary=True) as f:     # a binlog cut short would look whole
+        rewriter = binwriter.write_binlog(events, f, options)
     with rewriter:
-        for k, line in enumerate(rewriter.skipped.lines()):
-            if k == _MAX_NOTES:
-                err.write(f"binlog-spec: note: ... and {rewriter.skipped.count - k} more statements not undone\n")
-                break
-            err.write(f"binlog-spec: note: not undone (a statement; only row events can be inverted): {line}\n")
+        _report_not_undone(_not_undone_of(rewriter), err)
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
+
+
+def _report_not_undone(not_undone, err: TextIO) -> None:
+    """A rollback's statements that could not be undone, on stderr (stdout holds only the undo): the
+    count of each kind, then the first few with their positions."""
+    if not not_undone.count:
+        return
+    counts = ", ".join(f"{n} {kind}" for kind, n in sorted(not_undone.kinds.items()))
+    err.write(f"binlog-spec: note: {not_undone.count} statements not undone (only row events can be "
+              f"inverted): {counts}\n")
+    for where, statement in not_undone.first:
+        err.write(f"binlog-spec: note: not undone: {where}: {statement}\n")
+    if not_undone.count > len(not_undone.first):
+        err.write(f"binlog-spec: note: ... and {not_undone.count - len(not_undone.first)} more\n")
+
+
+def _not_undone_of(rewriter):
+    """The binlog rewriter's notes ('FILE:POS: statement' lines) as a sqlscript.NotUndone."""
+    from binlog_spec.sqlscript import NotUndone
+
+    summary = NotUndone()
+    for line in rewriter.skipped.lines():
+        where, _, statement = line.partition(": ")
+        summary.add(where, statement)
+    return summary
 
 
 def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -359,15 +546,15 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     opts = sqlscript.ScriptOptions(
         sql=SqlOptions(complete_insert=args.complete_insert, replace=args.replace,
                        rewrite_db=dict(args.rewrite_db)),
-        commented=args.commented)
+        commented=args.commented, tz=args.tz)
     warnings = [0]
     events = _events(args, err, warnings)
-    script = (sqlscript.rollback if args.rollback else sqlscript.forward)(events, opts, tracker)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8", errors="surrogateescape") as f:
-            _write_lines(script, f)
+    if args.rollback:
+        not_undone = sqlscript.NotUndone()
+        _write_lines(sqlscript.rollback(events, opts, tracker, not_undone), _text_output(out))
+        _report_not_undone(not_undone, err)
     else:
-        _write_lines(script, _text_output(out))
+        _write_lines(sqlscript.forward(events, opts, tracker), _text_output(out))
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
 
 

@@ -61,3 +61,19 @@ class EncryptedBinlogError(BinlogError):
 
 class MissingTableMapError(BinlogError):
     """A rows event refers to a table id no TABLE_MAP_EVENT has defined."""
+
+
+class PositionError(ValueError):
+    """--start-position names no event boundary of the first file: a usage error, raised before
+    anything after the position is delivered. `boundaries`: the event positions around it."""
+
+    def __init__(self, message: str, *, file: str | None = None, position: int | None = None,
+                 boundaries: tuple[int | None, int | None] = (None, None)):
+        super().__init__(message)
+        self.file = file
+        self.position = position
+        self.boundaries = boundaries
+
+
+class UsageError(ValueError):
+    """A command-line value that cannot be used; the message names the option (exit code 2)."""

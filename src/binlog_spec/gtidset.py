@@ -85,3 +85,46 @@ class GtidSet:
             return any(lo <= gno <= hi for lo, hi in self.mysql.get((sid, tag), ()))
         domain, server, seq = (int(x) for x in gtid.split("-"))
         return any(lo <= seq <= hi for lo, hi in self.mariadb.get((domain, server), ()))
+
+
+@dataclass(frozen=True)
+class GtidPosition:
+    """A MariaDB GTID position, ``domain-server-seq[,...]`` (one per domain), as mariadb-binlog takes for
+    --start-position / --stop-position: the state reached in each domain. Sequence numbers are
+    compared within a domain; the server id is not compared (as in a replica's gtid_slave_pos)."""
+
+    #: domain -> seq_no.
+    seqs: tuple[tuple[int, int], ...]
+
+    @classmethod
+    def parse(cls, text: str) -> "GtidPosition":
+        seqs: dict[int, int] = {}
+        for element in (e.strip() for e in text.split(",")):
+            if not element:
+                continue
+            try:
+                domain, _server, seq = (int(x) for x in element.split("-"))
+            except ValueError:
+                raise GtidSetError(f"not a MariaDB GTID (domain-server-seq): {element!r}") from None
+            if domain in seqs:
+                raise GtidSetError(f"domain {domain} twice in the GTID position {text!r}")
+            seqs[domain] = seq
+        if not seqs:
+            raise GtidSetError(f"no GTID in {text!r}")
+        return cls(tuple(sorted(seqs.items())))
+
+    def _seq(self, gtid: str | None) -> tuple[int | None, int]:
+        if not gtid or ":" in gtid or gtid.count("-") != 2:
+            return None, 0
+        domain, _server, seq = (int(x) for x in gtid.split("-"))
+        return dict(self.seqs).get(domain), seq
+
+    def after(self, gtid: str | None) -> bool:
+        """A start position: the transaction comes after the state (or its domain is not listed)."""
+        bound, seq = self._seq(gtid)
+        return bound is None or seq > bound
+
+    def reached_by(self, gtid: str | None) -> bool:
+        """A stop position: the transaction is at or before the state (or its domain is not listed)."""
+        bound, seq = self._seq(gtid)
+        return bound is None or seq <= bound

@@ -12,6 +12,7 @@ import dataclasses
 import gzip
 import io
 import os
+import sys
 import zlib
 from typing import BinaryIO, Callable, Iterator
 
@@ -25,6 +26,15 @@ from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
 ET = spec.EventType
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 16 << 20
+#: The path that means standard input, and the name its events and errors carry.
+STDIN = "-"
+STDIN_NAME = "(stdin)"
+
+
+def display_name(path: str | os.PathLike) -> str:
+    """The name a file's events and errors carry: the path, or '(stdin)' for '-'."""
+    p = os.fspath(path)
+    return STDIN_NAME if p == STDIN else p
 
 
 def open(path: str | os.PathLike, options: ReadOptions = DEFAULT_OPTIONS) -> "BinlogReader":  # noqa: A001
@@ -62,6 +72,22 @@ class GunzipStream(io.RawIOBase):
         super().close()
 
 
+class _Unclosed(io.RawIOBase):
+    """A binary stream (a test's sys.stdin) read without closing it."""
+
+    def __init__(self, source: BinaryIO):
+        super().__init__()
+        self._source = source
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        data = self._source.read(len(b))
+        b[:len(data)] = data
+        return len(data)
+
+
 class _State:
     """What the reader knows at a point of the stream."""
 
@@ -75,7 +101,9 @@ class _State:
 
 class BinlogReader:
     def __init__(self, path: str | os.PathLike, options: ReadOptions = DEFAULT_OPTIONS):
-        self.path = os.fspath(path)
+        #: '-' reads standard input (the events and errors then name '(stdin)').
+        self.stdin = os.fspath(path) == STDIN
+        self.path = display_name(path)
         self.options = options
         self._stream: BinaryIO | None = None
         #: The FDE in force after the last event read (None before the first).
@@ -99,12 +127,26 @@ class BinlogReader:
 
     # ------------------------------------------------------------------
     def _open_stream(self) -> tuple[BinaryIO, int | None]:
+        if self.stdin:
+            return self._open_stdin()
         raw = io.open(self.path, "rb", buffering=0)
         head = raw.read(2)
         raw.seek(0)
         if head == GZIP_MAGIC:
             return io.BufferedReader(GunzipStream(raw), self.options.buffer_size), None
         return io.BufferedReader(raw, self.options.buffer_size), os.fstat(raw.fileno()).st_size
+
+    def _open_stdin(self) -> tuple[BinaryIO, None]:
+        """Standard input, not seekable: the gzip magic is peeked at; closing the stream leaves fd 0."""
+        source = getattr(sys.stdin, "buffer", sys.stdin)
+        try:
+            raw: BinaryIO = io.open(os.dup(source.fileno()), "rb", buffering=0)
+        except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+            raw = _Unclosed(source)
+        stream = io.BufferedReader(raw, self.options.buffer_size)
+        if stream.peek(2)[:2] == GZIP_MAGIC:
+            return io.BufferedReader(GunzipStream(stream), self.options.buffer_size), None
+        return stream, None
 
     def _err(self, cls: type[BinlogError], message: str, offset: int, event_type: str | None = None) -> BinlogError:
         return cls(message, file=self.path, offset=offset, event_type=event_type)

@@ -157,3 +157,32 @@ def write_csv_dir(r: dict[str, Any], directory: str) -> list[str]:
 FORMATS = {"text": text_lines, "markdown": markdown_lines, "json": json_lines, "csv": csv_lines}
 
 __all__ = ["FORMATS", "sections", "text_lines", "markdown_lines", "json_lines", "csv_lines", "write_csv_dir"]
+
+
+def in_zone(r: dict[str, Any], tz, zone_name: str) -> dict[str, Any]:
+    """A copy of the report for the text and markdown formats: its ISO 8601 UTC times ('...Z') shown in
+    `tz` with their offset ('2026-01-01T08:00:00+08:00'), and a `time_zone` line in the summary. JSON and
+    CSV keep UTC."""
+    from datetime import datetime
+
+    def local(v: Any) -> Any:
+        if isinstance(v, str) and v.endswith("Z") and "T" in v:
+            try:
+                return datetime.fromisoformat(v[:-1] + "+00:00").astimezone(tz).isoformat()
+            except ValueError:
+                return v
+        return v
+
+    def txs(rows: list[dict]) -> list[dict]:
+        return [{**t, "begin_time": local(t["begin_time"]), "commit_time": local(t["commit_time"])} for t in rows]
+
+    out = dict(r)
+    out["summary"] = {"time_zone": zone_name,
+                      **{k: local(v) if k in ("first_event", "last_event") else v for k, v in r["summary"].items()}}
+    tx = dict(r["transactions"])
+    for key in ("top_by_bytes", "top_by_duration", "flagged"):
+        tx[key] = txs(tx[key])
+    out["transactions"] = tx
+    out["ddl"] = [{**d, "time": local(d["time"])} for d in r["ddl"]]
+    out["timeline"] = [{**t, "start": local(t["start"])} for t in r["timeline"]]
+    return out

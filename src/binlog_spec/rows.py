@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import struct
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timezone, tzinfo
 from typing import Any, Callable, Iterator
 
 from binlog_spec import json_path, spec, values
@@ -387,9 +387,10 @@ def _fmt(values_: dict[str, Any] | None) -> str:
     return jsonenc.dumps(values_)
 
 
-def row_line(rc: RowChange) -> str:
-    """The human format of the `rows` command: one line per row change."""
-    when = datetime.fromtimestamp(rc.timestamp, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+def row_line(rc: RowChange, tz: tzinfo = timezone.utc) -> str:
+    """The human format of the `rows` command: one line per row change (its time in `tz`)."""
+    from binlog_spec.timezones import local_text
+    when = local_text(rc.timestamp, tz)
     where = f"#at {rc.pos} [{rc.row_index}] {when}" + (f" gtid {rc.gtid}" if rc.gtid else "")
     target = f"{_quote(rc.schema)}.{_quote(rc.table)}"
     if rc.op == INSERT:

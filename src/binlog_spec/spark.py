@@ -35,11 +35,11 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import (ArrayType, BooleanType, DataType, DecimalType, DoubleType, IntegerType, LongType,
                                StringType, StructField, StructType, TimestampType, VariantType)
 
-from binlog_spec import jsonenc, spark_scan, spark_types, spark_variant, spec
+from binlog_spec import jsonenc, spark_scan, spark_types, spark_variant, spec, timezones
 from binlog_spec.errors import BinlogError
 from binlog_spec.filters import FilterOptions, Transactions, filter_events
-from binlog_spec.gtidset import GtidSet
-from binlog_spec.options import ReadOptions
+from binlog_spec.gtidset import GtidPosition, GtidSet
+from binlog_spec.options import ReadOptions, parse_size
 from binlog_spec.rows import ROW_OPS, RowDecoder
 from binlog_spec.schema import SchemaTracker
 from binlog_spec.tablemap import TableDef
@@ -119,23 +119,35 @@ def _bool(value: Any, default: bool) -> bool:
     raise BinlogSparkError(f"not a boolean: {value!r}")
 
 
-def _datetime(text: str | None) -> dt.datetime | None:
+def _datetime(key: str, text: str | None, zone: dt.tzinfo) -> dt.datetime | None:
+    """The CLI's date-time forms (timezones.parse_datetime); without an offset, in the `timeZone`
+    option's zone, UTC by default (a Spark job has no TZ of a shell)."""
     if not text:
         return None
     try:
-        value = dt.datetime.fromisoformat(str(text).strip())
+        return timezones.parse_datetime(str(text), zone)
+    except ValueError as exc:
+        raise BinlogSparkError(f"{key}: {exc}") from None
+
+
+def _position(key: str, text: Any) -> int | GtidPosition | None:
+    """A byte offset, or a MariaDB GTID position (domain-server-seq,...), as the CLI's."""
+    if text is None:
+        return None
+    t = str(text).strip()
+    if t.isdigit():
+        return int(t)
+    try:
+        return GtidPosition.parse(t)
     except ValueError:
-        raise BinlogSparkError(f"not a date and time: {text!r} (use 'YYYY-MM-DD HH:MM:SS', UTC)") from None
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
+        raise BinlogSparkError(f"{key}: not a byte position (>= 0) or a MariaDB GTID position: {text!r}") from None
 
 
 def _size(text: Any) -> int:
-    t = str(text).strip().lower().replace(" ", "")
-    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-    for suffix in ("kb", "mb", "gb", "tb", "k", "m", "g", "t", "b"):
-        if t.endswith(suffix):
-            return int(float(t[: -len(suffix)]) * units.get(suffix[0], 1))
-    return int(t)
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise BinlogSparkError(str(exc)) from None
 
 
 def _is_glob(name: str) -> bool:
@@ -200,9 +212,16 @@ class Config:
         def ints(*keys: str) -> frozenset[int]:
             return frozenset(int(x) for x in _list(_opt(options, *keys)))
 
-        def opt_int(key: str) -> int | None:
-            v = _opt(options, key)
-            return int(v) if v is not None else None
+        try:
+            zone = timezones.parse_zone(str(_opt(options, "timeZone", default="UTC")))
+        except ValueError as exc:
+            raise BinlogSparkError(f"timeZone: {exc}") from None
+        start_dt = _datetime("startDatetime", _opt(options, "startDatetime"), zone)
+        stop_dt = _datetime("stopDatetime", _opt(options, "stopDatetime"), zone)
+        if start_dt and stop_dt and stop_dt < start_dt:
+            raise BinlogSparkError("stopDatetime is before startDatetime")
+        start = _position("startPosition", _opt(options, "startPosition"))
+        stop = _position("stopPosition", _opt(options, "stopPosition"))
 
         filters = FilterOptions(
             databases=_list(_opt(options, "database", "databases")),
@@ -210,9 +229,11 @@ class Config:
             tables=tables, exclude_tables=_list(_opt(options, "excludeTable", "excludeTables")),
             include_gtids=gtids("includeGtids"), exclude_gtids=gtids("excludeGtids"),
             server_ids=ints("serverId", "serverIds"), exclude_server_ids=ints("excludeServerId", "excludeServerIds"),
-            start_datetime=_datetime(_opt(options, "startDatetime")),
-            stop_datetime=_datetime(_opt(options, "stopDatetime")),
-            start_position=opt_int("startPosition"), stop_position=opt_int("stopPosition"))
+            start_datetime=start_dt, stop_datetime=stop_dt,
+            start_position=start if isinstance(start, int) else None,
+            stop_position=stop if isinstance(stop, int) else None,
+            start_gtid=start if isinstance(start, GtidPosition) else None,
+            stop_gtid=stop if isinstance(stop, GtidPosition) else None)
         on_error = str(_opt(options, "onError", default="fail")).lower()
         if on_error not in ("fail", "skip"):
             raise BinlogSparkError(f"onError must be fail or skip, not {on_error!r}")

@@ -4,18 +4,18 @@ Forward, each transaction keeps its BEGIN/COMMIT framing and statements
 (DDL) run in their schema. Rollback undoes the row changes last transaction
 first, each transaction's statements in reverse; the statements are spooled
 to a temporary file so memory stays bounded whatever the binlog size. DDL
-cannot be undone from a binlog: rollback names each skipped statement in a
-comment.
+cannot be undone from a binlog: rollback hands each skipped statement to a
+NotUndone (the CLI summarises them on stderr), so the script holds only the undo.
 """
 from __future__ import annotations
 
 import tempfile
 from array import array
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import tzinfo
 from typing import Iterable, Iterator
 
-from binlog_spec import rows, spec
+from binlog_spec import rows, spec, timezones
 from binlog_spec.event import Event
 from binlog_spec.filters import QUERY_EVENTS, Transactions, implies_begin, is_begin, is_commit
 from binlog_spec.sqlgen import SqlOptions, statement
@@ -36,10 +36,38 @@ class ScriptOptions:
     sql: SqlOptions = SqlOptions()
     #: Comment every statement out (for reading), with its position and GTID.
     commented: bool = False
+    #: The zone of the times in the comments.
+    tz: tzinfo = timezones.UTC
 
 
-def _where(ev: Event, gtid: str | None) -> str:
-    when = datetime.fromtimestamp(ev.timestamp, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+class NotUndone:
+    """The statements a rollback could not undo (DDL, statement-based DML): a count per kind, and the
+    first MAX_LISTED with where they are."""
+
+    MAX_LISTED = 20
+    _DML = ("INSERT", "REPLACE", "UPDATE", "DELETE", "LOAD")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.kinds: dict[str, int] = {}
+        self.first: list[tuple[str, str]] = []
+
+    def add(self, where: str, statement: str) -> None:
+        from binlog_spec.analyze import is_ddl
+        from binlog_spec.schema import leading_tokens
+
+        tokens = leading_tokens(statement)
+        word = tokens[0].text.upper() if tokens else ""
+        kind = "statement-based DML" if word in self._DML else "DDL" if is_ddl(statement) else "other"
+        self.count += 1
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+        if len(self.first) < self.MAX_LISTED:
+            text = _one_line(statement)
+            self.first.append((where, text if len(text) <= 200 else text[:197] + "..."))
+
+
+def _where(ev: Event, gtid: str | None, tz: tzinfo = timezones.UTC) -> str:
+    when = timezones.local_text(ev.timestamp, tz)
     return f"-- at {ev.file}:{ev.pos} {when} server id {ev.server_id}" + (f" gtid {gtid}" if gtid else "")
 
 
@@ -50,6 +78,8 @@ def _one_line(text: str) -> str:
 def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None) -> Iterator[str]:
     """The lines of a forward script."""
     yield from HEADER
+    if opts.commented:
+        yield f"-- times in {timezones.zone_name(opts.tz)}"
     decoder = rows.RowDecoder(schema_source)
     tx = Transactions()
     for ev in events:
@@ -78,7 +108,7 @@ def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None) ->
         for rc in changes:
             text = statement(rc, opts.sql)
             if opts.commented:
-                yield _where(ev, rc.gtid)
+                yield _where(ev, rc.gtid, opts.tz)
                 yield f"-- {text}"
             else:
                 yield text
@@ -118,13 +148,14 @@ class _Spool:
         self.file.close()
 
 
-def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None) -> Iterator[str]:
-    """The lines of a script undoing the row changes, last transaction first."""
+def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
+             not_undone: NotUndone | None = None) -> Iterator[str]:
+    """The lines of a script undoing the row changes, last transaction first; the statements it cannot
+    undo go to `not_undone`."""
     sql_opts = SqlOptions(**{**opts.sql.__dict__, "rollback": True})
     decoder = rows.RowDecoder(schema_source)
     tx = Transactions()
     spool = _Spool()
-    skipped: list[str] = []
     try:
         for ev in events:
             starts, _ends = tx.step(ev)
@@ -132,13 +163,15 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None) -
                 spool.begin()
             for rc in decoder.feed(ev):
                 if opts.commented:
-                    spool.add(f"-- {statement(rc, sql_opts)}\t{_where(ev, rc.gtid)}")
+                    spool.add(f"-- {statement(rc, sql_opts)}\t{_where(ev, rc.gtid, opts.tz)}")
                 else:
                     spool.add(statement(rc, sql_opts))
             if (ev.error is None and ev.type_code in QUERY_EVENTS and not is_begin(ev) and not is_commit(ev)):
-                skipped.append(f"-- not undone (DDL at {ev.file}:{ev.pos}): {_one_line(ev.query)}")
+                if not_undone is not None:
+                    not_undone.add(f"{ev.file}:{ev.pos}", ev.query)
         yield from HEADER
-        yield from skipped
+        if opts.commented:
+            yield f"-- times in {timezones.zone_name(opts.tz)}"
         for lines in spool.reversed_transactions():
             yield "BEGIN;"
             yield from lines

@@ -1,10 +1,10 @@
 """One-line, mysqlbinlog-style summaries of events (the text after ``#`` in its output)."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timezone, tzinfo
 from typing import Callable
 
-from binlog_spec import spec
+from binlog_spec import spec, timezones
 from binlog_spec.event import Event
 
 ET = spec.EventType
@@ -131,9 +131,9 @@ def summarize(event: Event) -> str:
         return f"{event.type}: (no field {missing})"
 
 
-def event_line(event: Event) -> str:
-    """The `events` text line: position, time, server id, type, size, end_log_pos and summary."""
-    when = event.datetime.strftime("%Y-%m-%d %H:%M:%S")
+def event_line(event: Event, tz: tzinfo = timezones.UTC) -> str:
+    """The `events` text line: position, time (in `tz`), server id, type, size, end_log_pos and summary."""
+    when = timezones.local_text(event.timestamp, tz)
     pos = f"{event.pos}+{event.payload_offset}" if event.payload_pos is not None else str(event.pos)
     return (f"#at {pos:<12} {when}  server id {event.server_id:<10} {event.type:<28} size {event.size:<7} "
             f"end_log_pos {event.end_log_pos:<10} {summarize(event)}")
