@@ -239,7 +239,7 @@ class Analyzer:
         raw = ev.raw
         body = raw[spec.LEN_EVENT_HEADER:len(raw) - 4 if ev.checksum is not None else len(raw)]
         key = (body, self._mariadb, self._schema_gen)
-        table = self._map_cache.get(key)
+        table = ev.table_def or self._map_cache.get(key)    # table_def: rows.observe_schema saw every event
         if table is None:
             table = self._schema.complete(TableDef.from_fields(ev.fields, self._mariadb))
             if len(self._map_cache) > 4096:

@@ -19,7 +19,7 @@ from typing import Callable, Iterable, TextIO
 
 import binlog_spec
 from binlog_spec import jsonenc, rows, summary
-from binlog_spec.errors import BinlogError
+from binlog_spec.errors import BinlogError, SchemaFileError
 from binlog_spec.filters import FilterOptions, filter_events
 from binlog_spec.gtidset import GtidSet, GtidSetError
 from binlog_spec.progress import with_progress
@@ -100,16 +100,54 @@ def _filter_options(args: argparse.Namespace) -> FilterOptions:
         start_position=args.start_position, stop_position=args.stop_position)
 
 
-def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: list[BinlogError] | None = None):
+def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: list[BinlogError] | None = None,
+            schema=None):
     """The filtered events of the run's files; malformed bodies are counted and named on stderr. With
-    `faults`, a broken file's error is appended to it and the next file is read (reader.read_events)."""
+    `faults`, a broken file's error is appended to it and the next file is read (reader.read_events).
+    With `schema` (a SchemaTracker), every event is seen by it before the filters (rows.observe_schema):
+    the filters choose what is output, never what is learnt."""
     def read():
         for ev in with_progress(binlog_spec.read_events(args.files, _read_options(args), faults), args.files, err):
             if ev.error is not None:
                 warnings[0] += 1
                 err.write(f"binlog-spec: warning: {ev.error}\n")
             yield ev
-    return filter_events(read(), _filter_options(args), args.files)
+    events = read() if schema is None else rows.observe_schema(read(), schema)
+    return filter_events(events, _filter_options(args), args.files)
+
+
+def _schema(args: argparse.Namespace):
+    """The schema the run starts with: --schema FILE (the tables at the start of the first file), or
+    none; --default-charset for text columns no DDL gives a charset."""
+    from binlog_spec.schema import SchemaTracker
+    charset = getattr(args, "default_charset", None)
+    database = getattr(args, "schema_database", "")
+    if getattr(args, "schema", None):
+        return SchemaTracker.from_file(args.schema, database, charset)
+    return SchemaTracker(database, charset)
+
+
+def _warner(err: TextIO) -> Callable[[str], None]:
+    return lambda message: err.write(f"binlog-spec: warning: {message}\n")
+
+
+def _charset(text: str) -> int:
+    from binlog_spec.values import charset_collation
+    collation = charset_collation(text)
+    if collation is None:
+        raise argparse.ArgumentTypeError(f"unknown character set or collation: {text!r}")
+    return collation
+
+
+def _add_schema_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--schema", metavar="FILE",
+                   help="CREATE TABLE statements (mysqldump --no-data) of the tables as they were at the start of "
+                        "the first file, for the column names, signs and charsets the binlog lacks")
+    p.add_argument("--schema-database", metavar="DB", default="",
+                   help="database of the unqualified tables in --schema")
+    p.add_argument("--default-charset", type=_charset, metavar="NAME",
+                   help="charset of the text columns that neither the binlog nor any DDL gives one "
+                        "(default: guessed from the server's collation in the QUERY events)")
 
 
 def _add_read_arguments(p: argparse.ArgumentParser) -> None:
@@ -134,10 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Decode every row event into inserts, updates and deletes with typed values.")
     _add_read_arguments(rw)
     rw.add_argument("--format", choices=sorted(ROW_FORMATS), default="text")
-    rw.add_argument("--schema", metavar="FILE",
-                    help="CREATE TABLE statements (mysqldump --no-data) for column names and signs the binlog lacks")
-    rw.add_argument("--schema-database", metavar="DB", default="",
-                    help="database of the unqualified tables in --schema")
+    _add_schema_arguments(rw)
     rw.set_defaults(run=run_rows)
 
     sq = sub.add_parser("sql", help="write the events as a replayable script or binlog, or their undo",
@@ -163,8 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     sq.add_argument("--skip-gtids", action="store_true",
                     help="no GTIDs: GTID_NEXT='AUTOMATIC' (MySQL), no gtid_seq_no (MariaDB); in a binlog "
                          "output the GTID events are left out (a MariaDB one becomes BEGIN)")
-    sq.add_argument("--schema", metavar="FILE", help="CREATE TABLE statements for names the binlog lacks")
-    sq.add_argument("--schema-database", metavar="DB", default="")
+    _add_schema_arguments(sq)
     sq.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     sq.set_defaults(run=run_sql)
 
@@ -203,12 +237,11 @@ def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from binlog_spec.schema import SchemaTracker
-
     render = ROW_FORMATS[args.format]
-    tracker = SchemaTracker.from_file(args.schema, args.schema_database) if args.schema else SchemaTracker()
+    tracker = _schema(args)
     warnings = [0]
-    _write_lines((render(rc) for rc in rows.read_rows(_events(args, err, warnings), tracker)), out)
+    changes = rows.read_rows(_events(args, err, warnings, schema=tracker), warn=_warner(err))
+    _write_lines((render(rc) for rc in changes), out)
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
 
 
@@ -234,7 +267,7 @@ def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     warnings = [0]
     faults: list[BinlogError] = []
     try:
-        result = analyze.analyze(_events(args, err, warnings, faults), options, faults)
+        result = analyze.analyze(_events(args, err, warnings, faults, schema=_schema(args)), options, faults)
         if html is not None:
             html.write(report_html.render(result))
     finally:
@@ -299,7 +332,7 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from binlog_spec.binwriter import Rewriter
 
     warnings = [0]
-    events = _events(args, err, warnings)
+    events = _events(args, err, warnings, schema=_schema(args) if args.verbose else None)
     # A rollback is a new transaction: replaying it under the original GTIDs would be skipped (MySQL)
     # or reuse them (MariaDB), so its GTIDs are always left to the server.
     opts = base64script.Base64Options(verbose=args.verbose, skip_gtids=args.skip_gtids or args.rollback)
@@ -352,17 +385,16 @@ def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
 
 def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from binlog_spec import sqlscript
-    from binlog_spec.schema import SchemaTracker
     from binlog_spec.sqlgen import SqlOptions
 
-    tracker = SchemaTracker.from_file(args.schema, args.schema_database) if args.schema else SchemaTracker()
+    tracker = _schema(args)
     opts = sqlscript.ScriptOptions(
         sql=SqlOptions(complete_insert=args.complete_insert, replace=args.replace,
                        rewrite_db=dict(args.rewrite_db)),
         commented=args.commented)
     warnings = [0]
-    events = _events(args, err, warnings)
-    script = (sqlscript.rollback if args.rollback else sqlscript.forward)(events, opts, tracker)
+    events = _events(args, err, warnings, schema=tracker)
+    script = (sqlscript.rollback if args.rollback else sqlscript.forward)(events, opts, warn=_warner(err))
     if args.output:
         with open(args.output, "w", encoding="utf-8", errors="surrogateescape") as f:
             _write_lines(script, f)
@@ -377,6 +409,9 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     args = build_parser().parse_args(argv)
     try:
         return args.run(args, out, err)
+    except SchemaFileError as exc:
+        err.write(f"binlog-spec: error: --schema {exc}\n")
+        return EXIT_USAGE
     except BinlogError as exc:
         out.flush()
         err.write(f"binlog-spec: error: {exc}\n")

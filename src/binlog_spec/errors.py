@@ -61,3 +61,11 @@ class EncryptedBinlogError(BinlogError):
 
 class MissingTableMapError(BinlogError):
     """A rows event refers to a table id no TABLE_MAP_EVENT has defined."""
+
+
+class SchemaFileError(ValueError):
+    """A schema file (--schema) that describes no table: it holds no CREATE TABLE that could be read."""
+
+    def __init__(self, message: str, file: str):
+        super().__init__(f"{file}: {message}")
+        self.file = file

@@ -47,10 +47,10 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None) -> Iterator[str]:
+def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None, warn=None) -> Iterator[str]:
     """The lines of a forward script."""
     yield from HEADER
-    decoder = rows.RowDecoder(schema_source)
+    decoder = rows.RowDecoder(schema_source, warn)
     tx = Transactions()
     for ev in events:
         tx.step(ev)
@@ -118,10 +118,10 @@ class _Spool:
         self.file.close()
 
 
-def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None) -> Iterator[str]:
+def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None, warn=None) -> Iterator[str]:
     """The lines of a script undoing the row changes, last transaction first."""
     sql_opts = SqlOptions(**{**opts.sql.__dict__, "rollback": True})
-    decoder = rows.RowDecoder(schema_source)
+    decoder = rows.RowDecoder(schema_source, warn)
     tx = Transactions()
     spool = _Spool()
     skipped: list[str] = []
