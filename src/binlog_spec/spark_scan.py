@@ -562,13 +562,14 @@ def is_prefix(split: Split, ev: Event) -> bool:
 
 
 def snapshot(tracker) -> bytes:
-    """A SchemaTracker's state (tables, default database), pickled: cheap to ship and to copy."""
-    return pickle.dumps((tracker.tables, tracker.default_db), protocol=pickle.HIGHEST_PROTOCOL)
+    """A SchemaTracker's state (tables, charsets, default database, ...), pickled: cheap to ship and
+    to copy."""
+    return pickle.dumps(vars(tracker), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def restore(state: bytes | None, tracker_cls):
     """A new tracker in the state `snapshot` saved (a fresh one for None)."""
     tracker = tracker_cls()
     if state is not None:
-        tracker.tables, tracker.default_db = pickle.loads(state)
+        vars(tracker).update(pickle.loads(state))
     return tracker
