@@ -635,6 +635,18 @@ def test_filter_options_equal_the_cli_filters(spark):
     assert sorted(r.op for r in ops.collect()) == ["delete", "update", "update", "update"]
 
 
+def test_filter_options_do_not_stop_the_ddl_replay(spark):
+    """binlog.000693's CREATE TABLEs come before the window: the filters choose the rows, the names
+    still come from the DDL before them (issue 12, case 1)."""
+    for options, flags in (({"startPosition": "108517"}, ["--start-position", "108517"]),
+                           ({"startDatetime": "2023-12-04 01:50:12"}, ["--start-datetime", "2023-12-04 01:50:12"])):
+        expected, _ = cli_rows([MYSQL8], *flags)
+        got, _ = spark_rows(read(spark, MYSQL8, mode="rows", **options))
+        assert got == expected and sum(got.values()) > 100, options
+        assert not any('"@1"' in key for key in got), options
+        assert any('"ROLE_NAME"' in key for key in got), options
+
+
 def _spark_filter_line(df) -> str:
     """The Filter Spark applies above the scan ('' when it applies none)."""
     text = df._jdf.queryExecution().executedPlan().toString()
