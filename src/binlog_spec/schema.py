@@ -114,6 +114,11 @@ def _normalise_tokens(tokens: list) -> list:
 _SQLGLOT_LOG = logging.getLogger("sqlglot")
 
 
+def _tokenize(sql: str) -> list[Token]:
+    """The MySQL dialect's tokens (`quoted` names are identifiers)."""
+    return sqlglot.Dialect.get_or_raise(DIALECT).tokenize(sql)
+
+
 def _parse(sql: str) -> list[exp.Expression]:
     dialect = sqlglot.Dialect.get_or_raise(DIALECT)
     tokens = _normalise_tokens(dialect.tokenize(sql))
@@ -259,7 +264,7 @@ class SchemaTracker:
             self._rename_tables(query)
             return
         try:
-            tokens = Tokenizer(dialect=DIALECT).tokenize(query)
+            tokens = _tokenize(query)
         except TokenError:
             tokens = []
         words = [t.text.upper() for t in tokens[:4]]
@@ -302,12 +307,13 @@ class SchemaTracker:
             key = self._key(st.this.this)
             if st.args.get("exists") and key in self.tables:
                 return      # CREATE TABLE IF NOT EXISTS of a known table changes nothing
+            # the table's default: its own, else its database's at this moment (kept for ADD COLUMN)
             own = _charset_option((st.args.get("properties") or exp.Properties()).expressions)
-            if own is not None:
-                self.table_charsets[key] = own
+            default = own if own is not None else self.database_charsets.get(key[0])
+            if default is not None:
+                self.table_charsets[key] = default
             else:
                 self.table_charsets.pop(key, None)
-            default = self._table_default(key)
             self.tables[key] = [_column(cd, default) for cd in st.this.expressions if isinstance(cd, exp.ColumnDef)]
         elif isinstance(st, exp.Create) and st.kind == "TABLE" and st.args.get("expression") is not None:
             self._drop(self._key(st.this))  # CREATE TABLE ... SELECT/LIKE: columns unknown here
@@ -409,7 +415,7 @@ class SchemaTracker:
     def _rename_tables(self, query: str) -> None:
         """RENAME TABLE a TO b[, c TO d]; sqlglot keeps it as a command, so walk its tokens."""
         body = query.lstrip()[len("RENAME"):]
-        tokens = [t for t in Tokenizer(dialect=DIALECT).tokenize(body)]
+        tokens = [t for t in _tokenize(body)]
         if not tokens or tokens[0].token_type != TokenType.TABLE:
             return
         names, current = [], []
@@ -429,7 +435,7 @@ class SchemaTracker:
     def _forget_altered(self, query: str, why: object) -> None:
         """An ALTER we cannot replay: forget the table rather than keep wrong names."""
         try:
-            tokens = Tokenizer(dialect=DIALECT).tokenize(query)
+            tokens = _tokenize(query)
         except TokenError:
             return
         words = [t for t in tokens if t.token_type not in (TokenType.DOT,)]
@@ -683,7 +689,7 @@ def leading_tokens(query: str) -> list[Token]:
     head = query[at:at + 256]
     cut = min((i for i in map(head.find, _PREFIX_ENDS) if i >= 0), default=len(head))
     try:
-        return Tokenizer(dialect=DIALECT).tokenize(head[:cut])
+        return _tokenize(head[:cut])
     except TokenError:
         return []
 
