@@ -190,3 +190,33 @@ def test_enum_members_from_ddl_are_in_the_columns_charset():
     done = t.complete(table)
     assert done.columns[0].enum_values == ("é".encode("latin-1"), "ü".encode("latin-1"))
     assert done.columns[0].charset == 8 and done.columns[1].set_values == ("ä".encode(), b"b")
+
+
+def test_a_real_mariadb_dump_of_two_databases_gives_names_charsets_and_members():
+    """fixtures/charsets-nolog/schema.sql: `mariadb-dump --no-data --triggers --databases coltypes
+    other_db` of the fixture server (USE, /*!40101 ... */ lines, a view, a trigger in DELIMITER ;;)."""
+    import json
+    from conftest import FIXTURES
+    from binlog_spec.values import charset_name
+    folder = FIXTURES / "charsets-nolog"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # nothing in a real dump is worth a warning
+        t = SchemaTracker.from_file(folder / "schema.sql")
+    server = json.loads((folder / "columns.json").read_text(encoding="utf-8"))
+    assert len(server) == 2
+    for key, cols in server.items():
+        db, table = key.split(".")
+        ours = t.columns(db, table)
+        assert [c.name for c in ours] == [c["name"] for c in cols]
+        for c, s in zip(ours, cols):
+            want = s["character_set_name"] or ("binary" if s["data_type"] in ("varbinary", "binary", "blob") else None)
+            assert charset_name(c.collation) == {"utf8mb3": "utf8mb3"}.get(want, want), (key, c, s)
+            if s["data_type"] == "enum":
+                assert "enum(" + ",".join(f"'{m.decode()}'" for m in c.members) + ")" == s["column_type"]
+    notes = t.columns("other_db", "notes")
+    assert [(c.name, c.unsigned, charset_name(c.collation)) for c in notes] == [
+        ("id", False, None), ("body", False, "latin1"), ("tag", False, "latin1"), ("raw", False, "binary"),
+        ("n", True, None)]
+    assert notes[2].members == ("né".encode(), b"vu")
+    assert t.columns("other_db", "note_tags") is None       # a view is no table
+    assert t.database_charsets == {"coltypes": 45, "other_db": 8}
