@@ -3,7 +3,7 @@
 Exit codes:
     0  every event was read
     1  read to the end, but some event bodies did not match their layout (warnings on stderr)
-    2  bad command line
+    2  bad command line (or a --schema file with no CREATE TABLE)
     3  a binlog is broken (not a binlog, truncated, bad checksum, impossible size); the events
        before the fault were printed
     4  a file could not be opened or read

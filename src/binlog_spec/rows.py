@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterable, Iterator
 from binlog_spec import json_path, spec, values
 from binlog_spec.errors import MalformedEventError, MissingTableMapError
 from binlog_spec.event import Event
+from binlog_spec.schema import NOT_DDL
 from binlog_spec.tablemap import TableDef
 
 ET = spec.EventType
@@ -431,17 +432,31 @@ def observe_schema(events: Iterable[Event], schema_source: Any) -> Iterator[Even
     TABLE_MAP_EVENT gets its `table_def`, completed with the schema as it is at that event. Filters
     then only choose what is output, and a RowDecoder (given no schema_source) decodes each rows
     event with the table as it was when the event was written, however long the filters held it."""
-    mariadb = False
+    mariadb, collation_wanted = False, True
     complete, observe = schema_source.complete, schema_source.observe_query
+    # the same TABLE_MAP body under the same schema gives the same table: made once
+    cache: dict[tuple, TableDef] = {}
     for ev in events:
         if ev.error is None:
             code = ev.type_code
             if code == ET.table_map_event:
-                ev.table_def = complete(TableDef.from_fields(ev.fields, mariadb), ev)
+                raw = ev.raw
+                key = (raw[spec.LEN_EVENT_HEADER:len(raw) - 4 if ev.checksum is not None else len(raw)], mariadb,
+                       schema_source.generation, schema_source.server_collation)
+                table = cache.get(key)
+                if table is None:
+                    if len(cache) >= _MAX_COMPILED * 16:
+                        cache.clear()
+                    table = cache[key] = complete(TableDef.from_fields(ev.fields, mariadb), ev)
+                ev.table_def = table
             elif code in (ET.query_event, ET.query_compressed_event):
-                observe(ev.fields.get("db", ""), ev.fields["query"], server_collation(ev))
+                # BEGIN, COMMIT, DML: not parsed, but for the server's collation of a file's first
+                if collation_wanted or not ev.statement_bytes().lstrip()[:9].upper().startswith(NOT_DDL):
+                    observe(ev.fields.get("db", ""), ev.fields["query"], server_collation(ev))
+                    collation_wanted = False
             elif code == ET.format_description_event:
                 mariadb = ev.fields["num_post_header_lens"] >= MARIADB_FIRST_EVENT
+                collation_wanted = True
         yield ev
 
 

@@ -46,6 +46,12 @@ _TEMPORAL = {exp.DataType.Type.TIME, exp.DataType.Type.DATETIME, exp.DataType.Ty
 _DDL_START = {TokenType.CREATE, TokenType.ALTER, TokenType.DROP, TokenType.RENAME, TokenType.USE}
 
 
+#: How QUERY statements that never change a table definition start (upper-cased bytes): they need
+#: no parsing (the schema stage, Spark's planning pass).
+NOT_DDL = (b"BEGIN", b"COMMIT", b"INSERT", b"UPDATE", b"DELETE", b"REPLACE", b"SAVEPOINT", b"ROLLBACK",
+           b"XA ", b"SET ", b"LOAD ", b"CALL ", b"DO ", b"SELECT")
+
+
 #: The pre-5.6 temporal types, which carry no metadata in a TABLE_MAP.
 _OLD_TEMPORALS = {CT.time, CT.datetime, CT.timestamp}
 
@@ -223,6 +229,9 @@ class SchemaTracker:
         self.server_collation: int | None = None
         #: CREATE TABLE statements read (load_sql and replay).
         self.creates = 0
+        #: Counts the DDL statements seen: what complete() answers changes only with it (and with
+        #: server_collation).
+        self.generation = 0
 
     @classmethod
     def from_file(cls, path: str | Path, default_db: str = "", default_charset: int | None = None
@@ -258,6 +267,7 @@ class SchemaTracker:
         first = first if first is not None else _first_token(query)
         if first not in _DDL_START:
             return
+        self.generation += 1
         if "/*!" in query or "/*M!" in query:
             query = unwrap_executable_comments(query)
         if first == TokenType.RENAME:
