@@ -220,3 +220,13 @@ def test_a_real_mariadb_dump_of_two_databases_gives_names_charsets_and_members()
     assert notes[2].members == ("né".encode(), b"vu")
     assert t.columns("other_db", "note_tags") is None       # a view is no table
     assert t.database_charsets == {"coltypes": 45, "other_db": 8}
+
+
+def test_a_create_table_that_cannot_be_parsed_forgets_the_older_table():
+    t = SchemaTracker()
+    t.observe_query("d", "CREATE TABLE x (a INT)")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t.observe_query("d", "CREATE TABLE x (a LONG VARCHAR)")
+    assert t.columns("d", "x") is None
+    assert any(issubclass(w.category, SchemaWarning) for w in caught)

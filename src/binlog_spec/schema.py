@@ -182,10 +182,12 @@ _INTS = {_T.TINYINT: {CT.tiny}, _T.UTINYINT: {CT.tiny}, _T.BOOLEAN: {CT.tiny}, _
          _T.UINT: {CT.long}, _T.BIGINT: {CT.longlong}, _T.UBIGINT: {CT.longlong}}
 _STRINGS = {CT.string, CT.varchar, CT.var_string, CT.varchar_compressed}
 _BLOBS = {CT.blob, CT.tiny_blob, CT.medium_blob, CT.long_blob, CT.blob_compressed}
-_LOGGED_AS: dict[str, set[int]] = {k.name: v for k, v in _INTS.items()}
+# Families, not exact types: sqlglot reads some MySQL spellings as another size (INT8, REAL, FLOAT(30)).
+_ANY_INT = {CT.tiny, CT.short, CT.int24, CT.long, CT.longlong}
+_LOGGED_AS: dict[str, set[int]] = {k.name: _ANY_INT for k in _INTS}
 _LOGGED_AS.update({k.name: v for k, v in {
     _T.DECIMAL: {CT.newdecimal, CT.decimal}, _T.UDECIMAL: {CT.newdecimal, CT.decimal},
-    _T.FLOAT: {CT.float}, _T.DOUBLE: {CT.double}, _T.DATE: {CT.date, CT.newdate},
+    _T.FLOAT: {CT.float, CT.double}, _T.DOUBLE: {CT.float, CT.double}, _T.DATE: {CT.date, CT.newdate},
     _T.TIME: {CT.time, CT.time2}, _T.DATETIME: {CT.datetime, CT.datetime2},
     _T.TIMESTAMP: {CT.timestamp, CT.timestamp2}, _T.YEAR: {CT.year}, _T.BIT: {CT.bit},
     _T.ENUM: {CT.enum}, _T.SET: {CT.set}, _T.JSON: {CT.json} | _BLOBS,
@@ -443,20 +445,26 @@ class SchemaTracker:
                 self._move(s, d)
 
     def _forget_altered(self, query: str, why: object) -> None:
-        """An ALTER we cannot replay: forget the table rather than keep wrong names."""
+        """An ALTER (or CREATE) TABLE we cannot replay: forget the table rather than keep wrong names."""
         try:
             tokens = _tokenize(query)
         except TokenError:
             return
-        words = [t for t in tokens if t.token_type not in (TokenType.DOT,)]
-        if len(words) >= 3 and words[0].token_type == TokenType.ALTER and words[1].token_type == TokenType.TABLE:
-            parts = [words[2].text]
-            if len(tokens) > 4 and tokens[3].token_type == TokenType.DOT:
-                parts = [tokens[2].text, tokens[4].text]
-            key = (parts[0], parts[1]) if len(parts) == 2 else (self.default_db, parts[0])
-            if self._drop(key) is not None:
-                warnings.warn(SchemaWarning(f"cannot replay {query[:80]!r} ({why}); forgetting {key[0]}.{key[1]}"),
-                              stacklevel=3)
+        upper = [t.text.upper() for t in tokens]
+        if not upper or upper[0] not in ("ALTER", "CREATE") or "TABLE" not in upper[:4]:
+            return
+        at = upper.index("TABLE") + 1
+        if upper[at:at + 3] == ["IF", "NOT", "EXISTS"]:
+            return      # a table already known stays as it is; an unknown one stays unknown
+        parts = [tokens[at].text] if at < len(tokens) else []
+        if at + 2 < len(tokens) and tokens[at + 1].token_type == TokenType.DOT:
+            parts = [tokens[at].text, tokens[at + 2].text]
+        if not parts:
+            return
+        key = (parts[0], parts[1]) if len(parts) == 2 else (self.default_db, parts[0])
+        if self._drop(key) is not None:
+            warnings.warn(SchemaWarning(f"cannot replay {query[:80]!r} ({why}); forgetting {key[0]}.{key[1]}"),
+                          stacklevel=3)
 
     # ------------------------------------------------------------ answering
     def columns(self, schema: str, table: str) -> list[ColumnSchema] | None:
