@@ -332,7 +332,7 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from binlog_spec.binwriter import Rewriter
 
     warnings = [0]
-    events = _events(args, err, warnings, schema=_schema(args) if args.verbose else None)
+    events = _events(args, err, warnings, schema=_schema(args) if args.verbose or args.schema else None)
     # A rollback is a new transaction: replaying it under the original GTIDs would be skipped (MySQL)
     # or reuse them (MariaDB), so its GTIDs are always left to the server.
     opts = base64script.Base64Options(verbose=args.verbose, skip_gtids=args.skip_gtids or args.rollback)

@@ -21,7 +21,6 @@ from typing import Any, Callable, Iterable, Iterator
 from binlog_spec import json_path, spec, values
 from binlog_spec.errors import MalformedEventError, MissingTableMapError
 from binlog_spec.event import Event
-from binlog_spec.schema import NOT_DDL
 from binlog_spec.tablemap import TableDef
 
 ET = spec.EventType
@@ -415,6 +414,12 @@ def row_line(rc: RowChange) -> str:
     if rc.op == DELETE:
         return f"{where} DELETE {target} {_fmt(rc.before)}"
     return f"{where} UPDATE {target} {_fmt(rc.before)} -> {_fmt(rc.after)}"
+
+
+#: How QUERY statements that never change a table definition start (upper-cased bytes): they need
+#: no parsing (observe_schema, Spark's planning pass).
+NOT_DDL = (b"BEGIN", b"COMMIT", b"INSERT", b"UPDATE", b"DELETE", b"REPLACE", b"SAVEPOINT", b"ROLLBACK",
+           b"XA ", b"SET ", b"LOAD ", b"CALL ", b"DO ", b"SELECT")
 
 
 def server_collation(ev: Event) -> int | None:

@@ -46,12 +46,6 @@ _TEMPORAL = {exp.DataType.Type.TIME, exp.DataType.Type.DATETIME, exp.DataType.Ty
 _DDL_START = {TokenType.CREATE, TokenType.ALTER, TokenType.DROP, TokenType.RENAME, TokenType.USE}
 
 
-#: How QUERY statements that never change a table definition start (upper-cased bytes): they need
-#: no parsing (the schema stage, Spark's planning pass).
-NOT_DDL = (b"BEGIN", b"COMMIT", b"INSERT", b"UPDATE", b"DELETE", b"REPLACE", b"SAVEPOINT", b"ROLLBACK",
-           b"XA ", b"SET ", b"LOAD ", b"CALL ", b"DO ", b"SELECT")
-
-
 #: The pre-5.6 temporal types, which carry no metadata in a TABLE_MAP.
 _OLD_TEMPORALS = {CT.time, CT.datetime, CT.timestamp}
 

@@ -37,7 +37,7 @@ from binlog_spec.event import Event
 from binlog_spec.filters import GTID_EVENTS
 from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
 from binlog_spec.reader import GZIP_MAGIC, BinlogReader, GunzipStream
-from binlog_spec.schema import NOT_DDL
+from binlog_spec.rows import NOT_DDL
 
 ET = spec.EventType
 FDE = int(ET.format_description_event)
