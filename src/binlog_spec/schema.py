@@ -25,16 +25,16 @@ import dataclasses
 import logging
 import warnings
 from dataclasses import dataclass
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
-from sqlglot.tokens import Token, Tokenizer, TokenType
+from sqlglot.tokens import Token, TokenType
 
-from binlog_spec.errors import SchemaFileError
 from binlog_spec import spec
+from binlog_spec.errors import SchemaFileError
 from binlog_spec.tablemap import CT, NUMERIC_TYPES, TableDef, real_type
 from binlog_spec.values import BINARY_COLLATION, charset_collation, charset_name, codec_for
 
