@@ -12,7 +12,7 @@ import binlog_spec
 
 from conftest import FIXTURES
 
-SETS = ["demo", "compressed", "types-full", "types-minimal", "types-noblob", "types-compressed"]
+SETS = ["demo", "compressed", "types-full", "types-minimal", "types-noblob", "types-compressed", "charsets-nolog"]
 
 
 def reference(name: str) -> dict:

@@ -123,7 +123,8 @@ def _script(path, *options) -> str:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("name", ["demo", "types-full", "types-legacy-temporal", "types-noblob", "types-minimal"])
+@pytest.mark.parametrize("name", ["demo", "types-full", "types-legacy-temporal", "types-noblob", "types-minimal",
+                                  "charsets-nolog"])
 def test_statements_are_mariadb_binlogs(name):
     path = FIXTURES / name / "mariadb-bin.000001"
     r = subprocess.run(["mariadb-binlog", str(path)], capture_output=True, check=True)

@@ -125,3 +125,48 @@ def test_rollback_sql_gives_back_the_start_state(recorded):
     assert checksums(srv) == start
     srv.sql("", input_bytes=our_sql(files, "--sql2"))  # and forward again
     assert checksums(srv) == end
+
+
+NOLOG_SCHEMA = r"""
+SET TIMESTAMP = 1767225600;
+CREATE DATABASE cs CHARACTER SET utf8mb4;
+USE cs;
+CREATE TABLE lat (id INT PRIMARY KEY, c CHAR(10), vc VARCHAR(50), t TEXT, e ENUM('é','ü','a'), vb VARBINARY(10))
+  ENGINE=InnoDB DEFAULT CHARSET=latin1;
+CREATE TABLE u8 (id INT PRIMARY KEY, vc VARCHAR(50), t TEXT, bn BINARY(4), b BLOB) ENGINE=InnoDB;
+INSERT INTO lat VALUES (1, 'Björn', 'Ærøskøbing', 'naïve € text', 'é', X'E900FF'), (2, 'x', 'quote '' \\ y', '', 'ü', X'');
+INSERT INTO u8 VALUES (1, 'Grüße 🎉', '李雷 😀', X'F09F0000', X'C328'), (2, '', 'é', X'00', X'');
+"""
+
+NOLOG_WORKLOAD = r"""
+SET TIMESTAMP = 1767229200;
+USE cs;
+UPDATE lat SET vc = 'Straße ÿ', e = 'a', vb = X'C3A9' WHERE id = 1;
+DELETE FROM lat WHERE id = 2;
+INSERT INTO lat VALUES (3, 'ü', 'é€', 'new', 'é', X'FF');
+UPDATE u8 SET vc = 'emoji 😀 – changed', bn = X'FFFEFDFC' WHERE id = 1;
+DELETE FROM u8 WHERE id = 2;
+INSERT INTO u8 VALUES (3, 'neu ü', '🎉', X'41', X'00FF');
+"""
+
+
+def test_rollback_after_a_time_filter_without_row_metadata_gives_back_the_state_at_its_start():
+    """binlog_row_metadata=NO_LOG: names and charsets come from the CREATE TABLEs, which the
+    --start-datetime window leaves out (issue 12, cases 1 and 3)."""
+    tables = ["cs.lat", "cs.u8"]
+
+    def sums(srv):
+        out = srv.sql("CHECKSUM TABLE " + ", ".join(tables) + " EXTENDED;")
+        return dict(line.split("\t") for line in out.strip().splitlines())
+
+    with MariaDBServer(extra_args=["--binlog-row-metadata=NO_LOG"]) as srv:
+        srv.sql("SET NAMES utf8mb4;" + NOLOG_SCHEMA)
+        start = sums(srv)
+        srv.sql("SET NAMES utf8mb4;" + NOLOG_WORKLOAD)
+        srv.sql("FLUSH BINARY LOGS;")
+        assert sums(srv) != start
+        files = srv.binlogs()[:-1]
+        undo = our_sql(files, "--sql2", "--rollback", "--start-datetime", "2026-01-01 01:00:00")
+        assert b"`vc`" in undo and b"`@" not in undo
+        srv.sql("", input_bytes=undo)
+        assert sums(srv) == start

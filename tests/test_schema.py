@@ -111,3 +111,122 @@ def test_the_precision_of_old_temporal_types_comes_from_the_create_table():
     cols = (Column(11, {}), Column(12, {}), Column(7, {}), Column(11, {}), Column(19, {"fsp": 2}))
     table = TableDef(table_id=1, schema="db", table="h", columns=cols, nullable=(True,) * 5)
     assert [c.meta for c in t.complete(table).columns] == [{"fsp": 3}, {"fsp": 6}, {"fsp": 1}, {}, {"fsp": 2}]
+
+
+def _collations(tracker, db, table):
+    return {c.name: c.collation for c in tracker.columns(db, table)}
+
+
+def test_a_text_columns_charset_comes_from_the_column_then_the_table_then_the_database():
+    t = SchemaTracker()
+    t.observe_query("", "CREATE DATABASE d1 CHARACTER SET latin1")
+    t.observe_query("d1", "CREATE TABLE a (c1 VARCHAR(3), c2 TEXT CHARACTER SET utf8mb4, c3 CHAR(2) COLLATE utf8_bin,"
+                          " b1 VARBINARY(3), b2 BLOB, b3 CHAR(3) CHARACTER SET binary, n INT)")
+    t.observe_query("d1", "CREATE TABLE b (c1 VARCHAR(3)) DEFAULT CHARSET=cp1251")
+    assert _collations(t, "d1", "a") == {"c1": 8, "c2": 45, "c3": 33, "b1": 63, "b2": 63, "b3": 63, "n": None}
+    assert _collations(t, "d1", "b") == {"c1": 51}
+    assert [c.text for c in t.columns("d1", "a")] == [True, True, True, False, False, False, False]
+
+
+def test_a_database_without_a_charset_takes_the_servers_and_alter_database_changes_it():
+    t = SchemaTracker()
+    t.observe_query("", "CREATE DATABASE `d2`", server_collation=8)
+    t.observe_query("d2", "CREATE TABLE x (c VARCHAR(3))")
+    t.observe_query("", "ALTER DATABASE d2 DEFAULT CHARACTER SET = utf8mb4")
+    t.observe_query("d2", "CREATE TABLE y (c VARCHAR(3))")
+    t.observe_query("", "ALTER SCHEMA d2 COLLATE cp1250_general_ci")
+    t.observe_query("d2", "ALTER TABLE y ADD COLUMN d VARCHAR(3)")
+    t.observe_query("d2", "CREATE TABLE z (c VARCHAR(3))")
+    assert _collations(t, "d2", "x") == {"c": 8}     # a column keeps the charset it was created with
+    assert _collations(t, "d2", "y") == {"c": 45, "d": 45}    # ADD COLUMN takes the table's default
+    assert _collations(t, "d2", "z") == {"c": 26}
+    t.observe_query("", "DROP DATABASE d2")
+    assert t.columns("d2", "x") is None and "d2" not in t.database_charsets
+
+
+def test_convert_to_character_set_changes_every_text_column_and_the_default():
+    t = SchemaTracker()
+    t.observe_query("d", "CREATE TABLE x (c VARCHAR(3) CHARACTER SET latin1, b VARBINARY(3), n INT) CHARSET latin1")
+    t.observe_query("d", "ALTER TABLE x CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
+    assert _collations(t, "d", "x") == {"c": 45, "b": 63, "n": None}
+    t.observe_query("d", "ALTER TABLE d.x DEFAULT CHARSET=latin1, ADD COLUMN e TEXT")
+    assert _collations(t, "d", "x")["e"] == 8
+
+
+def test_create_table_if_not_exists_of_a_known_table_changes_nothing():
+    t = SchemaTracker()
+    t.observe_query("d", "CREATE TABLE x (a INT, b INT)")
+    t.observe_query("d", "ALTER TABLE x ADD COLUMN c INT")
+    t.observe_query("d", "CREATE TABLE IF NOT EXISTS x (a INT, b INT)")
+    assert [c.name for c in t.columns("d", "x")] == ["a", "b", "c"]
+    t.observe_query("d", "CREATE TABLE IF NOT EXISTS y (a INT)")
+    assert [c.name for c in t.columns("d", "y")] == ["a"]
+
+
+def test_executable_comments_are_read_and_delimiters_split_a_dump():
+    t = SchemaTracker()
+    t.load_sql("""/*!40101 SET NAMES utf8mb4 */;
+CREATE DATABASE /*!32312 IF NOT EXISTS*/ `d3` /*!40100 DEFAULT CHARACTER SET latin1 */;
+USE `d3`;
+CREATE TABLE `t` (`a` varchar(5) DEFAULT ';/*!', `e` enum('é','ü') DEFAULT NULL) ENGINE=InnoDB;
+DELIMITER ;;
+/*!50003 CREATE*/ /*!50017 DEFINER=`root`@`localhost`*/ /*!50003 TRIGGER trg BEFORE INSERT ON t FOR EACH ROW
+BEGIN SET NEW.a = 'x;y'; SET NEW.e = 'é'; END */;;
+DELIMITER ;
+CREATE TABLE `u` (`b` int);
+""")
+    assert _collations(t, "d3", "t") == {"a": 8, "e": 8}
+    assert [c.name for c in t.columns("d3", "u")] == ["b"] and t.creates == 2
+
+
+def test_enum_members_from_ddl_are_in_the_columns_charset():
+    from binlog_spec.tablemap import TableDef
+    from binlog_spec.values import Column
+    t = SchemaTracker()
+    t.observe_query("d", "CREATE TABLE x (e ENUM('é','ü') CHARACTER SET latin1, s SET('ä','b'))")
+    enum_col = Column(254, {"real_type": 247, "pack_length": 1})
+    set_col = Column(254, {"real_type": 248, "pack_length": 1})
+    table = TableDef(table_id=1, schema="d", table="x", columns=(enum_col, set_col), nullable=(True, True))
+    done = t.complete(table)
+    assert done.columns[0].enum_values == ("é".encode("latin-1"), "ü".encode("latin-1"))
+    assert done.columns[0].charset == 8 and done.columns[1].set_values == ("ä".encode(), b"b")
+
+
+def test_a_real_mariadb_dump_of_two_databases_gives_names_charsets_and_members():
+    """fixtures/charsets-nolog/schema.sql: `mariadb-dump --no-data --triggers --databases coltypes
+    other_db` of the fixture server (USE, /*!40101 ... */ lines, a view, a trigger in DELIMITER ;;)."""
+    import json
+    from conftest import FIXTURES
+    from binlog_spec.values import charset_name
+    folder = FIXTURES / "charsets-nolog"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # nothing in a real dump is worth a warning
+        t = SchemaTracker.from_file(folder / "schema.sql")
+    server = json.loads((folder / "columns.json").read_text(encoding="utf-8"))
+    assert len(server) == 2
+    for key, cols in server.items():
+        db, table = key.split(".")
+        ours = t.columns(db, table)
+        assert [c.name for c in ours] == [c["name"] for c in cols]
+        for c, s in zip(ours, cols):
+            want = s["character_set_name"] or ("binary" if s["data_type"] in ("varbinary", "binary", "blob") else None)
+            assert charset_name(c.collation) == {"utf8mb3": "utf8mb3"}.get(want, want), (key, c, s)
+            if s["data_type"] == "enum":
+                assert "enum(" + ",".join(f"'{m.decode()}'" for m in c.members) + ")" == s["column_type"]
+    notes = t.columns("other_db", "notes")
+    assert [(c.name, c.unsigned, charset_name(c.collation)) for c in notes] == [
+        ("id", False, None), ("body", False, "latin1"), ("tag", False, "latin1"), ("raw", False, "binary"),
+        ("n", True, None)]
+    assert notes[2].members == ("né".encode(), b"vu")
+    assert t.columns("other_db", "note_tags") is None       # a view is no table
+    assert t.database_charsets == {"coltypes": 45, "other_db": 8}
+
+
+def test_a_create_table_that_cannot_be_parsed_forgets_the_older_table():
+    t = SchemaTracker()
+    t.observe_query("d", "CREATE TABLE x (a INT)")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t.observe_query("d", "CREATE TABLE x (a LONG VARCHAR)")
+    assert t.columns("d", "x") is None
+    assert any(issubclass(w.category, SchemaWarning) for w in caught)

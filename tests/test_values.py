@@ -590,9 +590,17 @@ def test_var_string_reads_like_varchar():
     assert dec("03616263", col(253, {"max_length": 30}, charset=8)) == "abc"
 
 
-def test_invalid_text_for_its_charset():
-    with pytest.raises(ValueDecodeError, match="not valid utf-8"):
-        dec("02c328", col(15, {"max_length": 10}, charset=45))
+def test_text_that_does_not_decode_in_its_charset_stays_bytes():
+    assert dec("02c328", col(15, {"max_length": 10}, charset=45)) == b"\xc3("
+
+
+def test_charset_and_collation_names_give_a_collation_of_their_charset():
+    from binlog_spec.values import charset_collation, charset_name, codec_for
+    assert charset_collation("utf8") == 33 and charset_name(33) == "utf8mb3"
+    assert charset_name(charset_collation("utf8mb4_0900_ai_ci")) == "utf8mb4"
+    assert codec_for(charset_collation("latin1_swedish_ci")) == "cp1252"
+    assert charset_collation("binary") == 63
+    assert charset_collation("uca1400_ai_ci") is None
 
 
 def test_truncated_string():

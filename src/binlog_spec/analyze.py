@@ -139,6 +139,9 @@ class Analyzer:
         #: (the precision of MariaDB 5.3 TIME(n)/DATETIME(n)/TIMESTAMP(n)); `_schema_gen` counts them.
         self._schema = SchemaTracker()
         self._schema_gen = 0
+        #: DDL not replayed yet; None once the events come with their TABLE_MAPs completed
+        #: (Event.table_def, rows.observe_schema under the filters): then nothing is replayed here.
+        self._pending_ddl: list[tuple[str, str]] | None = []
         self._mariadb = False
         self._last_map: str | None = None
         self._summarizer = _TxTracker()
@@ -238,6 +241,18 @@ class Analyzer:
     def _table_map(self, ev: Event) -> None:
         raw = ev.raw
         body = raw[spec.LEN_EVENT_HEADER:len(raw) - 4 if ev.checksum is not None else len(raw)]
+        if ev.table_def is not None:        # rows.observe_schema saw every event: no replay here
+            self._pending_ddl = None
+            table = ev.table_def
+            self._last_map = name = f"{table.schema}.{table.table}"
+            self._maps[table.table_id] = (table, name)
+            return
+        if self._pending_ddl:
+            with warnings.catch_warnings():     # a statement sqlglot cannot parse: the table is forgotten
+                warnings.simplefilter("ignore", SchemaWarning)
+                for db, q in self._pending_ddl:
+                    self._schema.observe_query(db, q)
+            self._pending_ddl = []
         key = (body, self._mariadb, self._schema_gen)
         table = self._map_cache.get(key)
         if table is None:
@@ -291,9 +306,8 @@ class Analyzer:
         if len(self.ddl) < MAX_DDL:
             self.ddl.append({"file": ev.file, "pos": ev.pos, "time": _iso(ev.header.timestamp),
                              "database": db, "statement": q})
-        with warnings.catch_warnings():     # a statement sqlglot cannot parse: the table is forgotten
-            warnings.simplefilter("ignore", SchemaWarning)
-            self._schema.observe_query(db if isinstance(db, str) else "", q)
+        if self._pending_ddl is not None:   # replayed when a TABLE_MAP needs it (see _table_map)
+            self._pending_ddl.append((db if isinstance(db, str) else "", q))
         self._schema_gen += 1
 
     def _close(self, tx: TxSummary) -> None:

@@ -162,11 +162,13 @@ class Base64Script:
         self.mariadb = False
         self.fde: spec.FormatDescription | None = None
         self.block: list[Item] = []
-        self.decoder = rows.RowDecoder() if options.verbose else None
+        #: Events that could not be written executable (LOAD DATA, incidents, ...), and what the
+        #: rows decoder says of the tables whose rows it prints (-v: names unknown, ...).
+        self.warnings: list[str] = []
+        # -v: the names and charsets are the TABLE_MAPs' (rows.observe_schema under the filters)
+        self.decoder = rows.RowDecoder(warn=self.warnings.append) if options.verbose else None
         #: A MySQL GTID or PREVIOUS_GTIDS event was seen: the script ends with GTID_NEXT='AUTOMATIC'.
         self.mysql_gtids = False
-        #: Events that could not be written executable (LOAD DATA, incidents, ...).
-        self.warnings: list[str] = []
 
     # -- whole script ------------------------------------------------------
     def lines(self, items: Iterable[Item]) -> Iterator[str]:

@@ -515,7 +515,10 @@ class Rewriter:
             new = rename_schema(bare, fde, self.options.rewrite_db, ev.file, ev.pos)
             changed = changed or new is not bare
             bare = new
-        return Item(bare, ev.file, ev.pos, self.out_fde, source=None if changed else ev)
+        item = Item(bare, ev.file, ev.pos, self.out_fde, source=None if changed else ev)
+        if changed and ev.table_def is not None:    # the table as the schema knew it, renamed
+            item.event.table_def = dataclasses.replace(ev.table_def, schema=item.event.fields["schema"])
+        return item
 
     # -- streams -----------------------------------------------------------
     def items(self, events: Iterable[Event]) -> Iterator[Item]:

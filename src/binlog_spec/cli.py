@@ -3,7 +3,8 @@
 Exit codes:
     0  every event was read
     1  read to the end, but some event bodies did not match their layout (warnings on stderr)
-    2  bad command line (a message names the option), or a --start-position that is no event boundary
+    2  bad command line (a message names the option), a --start-position that is no event boundary, or a
+       --schema file with no CREATE TABLE
     3  a binlog is broken (not a binlog, truncated, bad checksum, impossible size); the events
        before the fault were printed
     4  a file could not be opened or read
@@ -22,7 +23,7 @@ from typing import Callable, Iterable, Iterator, TextIO
 import binlog_spec
 from binlog_spec import jsonenc, rows, summary
 from binlog_spec import timezones
-from binlog_spec.errors import BinlogError, PositionError, UsageError
+from binlog_spec.errors import BinlogError, PositionError, SchemaFileError, UsageError
 from binlog_spec.filters import FilterOptions, filter_events
 from binlog_spec.gtidset import GtidPosition, GtidSet, GtidSetError
 from binlog_spec.progress import with_progress
@@ -176,9 +177,12 @@ def _filter_options(args: argparse.Namespace) -> FilterOptions:
         stop_gtid=stop if isinstance(stop, GtidPosition) else None)
 
 
-def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: list[BinlogError] | None = None):
+def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: list[BinlogError] | None = None,
+            schema=None):
     """The filtered events of the run's files; malformed bodies are counted and named on stderr. With
-    `faults`, a broken file's error is appended to it and the next file is read (reader.read_events)."""
+    `faults`, a broken file's error is appended to it and the next file is read (reader.read_events).
+    With `schema` (a SchemaTracker), every event is seen by it before the filters (rows.observe_schema):
+    the filters choose what is output, never what is learnt."""
     def read():
         for ev in with_progress(binlog_spec.read_events(args.files, _read_options(args), faults), args.files, err):
             if ev.error is not None:
@@ -188,7 +192,42 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
 
     def notify(kind: str, message: str) -> None:
         err.write(f"binlog-spec: {kind}: {message}\n")
-    return filter_events(read(), args.filters, [display_name(f) for f in args.files], notify)
+    events = read() if schema is None else rows.observe_schema(read(), schema)
+    return filter_events(events, args.filters, [display_name(f) for f in args.files], notify)
+
+
+def _schema(args: argparse.Namespace):
+    """The schema the run starts with: --schema FILE (the tables at the start of the first file), or
+    none; --default-charset for text columns no DDL gives a charset."""
+    from binlog_spec.schema import SchemaTracker
+    charset = getattr(args, "default_charset", None)
+    database = getattr(args, "schema_database", "")
+    if getattr(args, "schema", None):
+        return SchemaTracker.from_file(args.schema, database, charset)
+    return SchemaTracker(database, charset)
+
+
+def _warner(err: TextIO) -> Callable[[str], None]:
+    return lambda message: err.write(f"binlog-spec: warning: {message}\n")
+
+
+def _charset(text: str) -> int:
+    from binlog_spec.values import charset_collation
+    collation = charset_collation(text)
+    if collation is None:
+        raise argparse.ArgumentTypeError(f"unknown character set or collation: {text!r}")
+    return collation
+
+
+def _add_schema_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--schema", metavar="FILE",
+                   help="CREATE TABLE statements (mysqldump --no-data) of the tables as they were at the start of "
+                        "the first file, for the column names, signs and charsets the binlog lacks")
+    p.add_argument("--schema-database", metavar="DB", default="",
+                   help="database of the unqualified tables in --schema")
+    p.add_argument("--default-charset", type=_charset, metavar="NAME",
+                   help="charset of the text columns that neither the binlog nor any DDL gives one "
+                        "(default: guessed from the server's collation in the QUERY events)")
 
 
 def _add_read_arguments(p: argparse.ArgumentParser) -> None:
@@ -220,10 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Decode every row event into inserts, updates and deletes with typed values.")
     _add_read_arguments(rw)
     rw.add_argument("--format", choices=sorted(ROW_FORMATS), default="text")
-    rw.add_argument("--schema", metavar="FILE",
-                    help="CREATE TABLE statements (mysqldump --no-data) for column names and signs the binlog lacks")
-    rw.add_argument("--schema-database", metavar="DB", default="",
-                    help="database of the unqualified tables in --schema")
+    _add_schema_arguments(rw)
     rw.set_defaults(run=run_rows)
 
     sq = sub.add_parser("sql", help="write the events as a replayable script or binlog, or their undo",
@@ -249,8 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     sq.add_argument("--skip-gtids", action="store_true",
                     help="no GTIDs: GTID_NEXT='AUTOMATIC' (MySQL), no gtid_seq_no (MariaDB); in a binlog "
                          "output the GTID events are left out (a MariaDB one becomes BEGIN)")
-    sq.add_argument("--schema", metavar="FILE", help="CREATE TABLE statements for names the binlog lacks")
-    sq.add_argument("--schema-database", metavar="DB", default="")
+    _add_schema_arguments(sq)
     sq.set_defaults(run=run_sql)
 
     an = sub.add_parser("analyze", help="report on event types, tables, transactions, DDL and a timeline",
@@ -367,16 +402,15 @@ def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 @_command
 def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from binlog_spec.schema import SchemaTracker
-
     render = ROW_FORMATS[args.format]
     header = None
     if args.format == "text":
         render = functools.partial(rows.row_line, tz=args.tz)
         header = f"# binlog-spec rows: {_times_header(args)}"
-    tracker = SchemaTracker.from_file(args.schema, args.schema_database) if args.schema else SchemaTracker()
+    tracker = _schema(args)
     warnings = [0]
-    lines: Iterable[str] = (render(rc) for rc in rows.read_rows(_events(args, err, warnings), tracker))
+    changes = rows.read_rows(_events(args, err, warnings, schema=tracker), warn=_warner(err))
+    lines: Iterable[str] = (render(rc) for rc in changes)
     _write_lines(_headed(header, lines) if header else lines, out)
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
 
@@ -407,7 +441,7 @@ def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     warnings = [0]
     faults: list[BinlogError] = []
     try:
-        result = analyze.analyze(_events(args, err, warnings, faults), options, faults)
+        result = analyze.analyze(_events(args, err, warnings, faults, schema=_schema(args)), options, faults)
         if html is not None:
             html.write(report_html.render(result))
     finally:
@@ -476,7 +510,7 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from binlog_spec.binwriter import Rewriter
 
     warnings = [0]
-    events = _events(args, err, warnings)
+    events = _events(args, err, warnings, schema=_schema(args) if args.verbose or args.schema else None)
     # A rollback is a new transaction: replaying it under the original GTIDs would be skipped (MySQL)
     # or reuse them (MariaDB), so its GTIDs are always left to the server.
     opts = base64script.Base64Options(verbose=args.verbose, skip_gtids=args.skip_gtids or args.rollback,
@@ -539,22 +573,21 @@ def _not_undone_of(rewriter):
 
 def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from binlog_spec import sqlscript
-    from binlog_spec.schema import SchemaTracker
     from binlog_spec.sqlgen import SqlOptions
 
-    tracker = SchemaTracker.from_file(args.schema, args.schema_database) if args.schema else SchemaTracker()
+    tracker = _schema(args)
     opts = sqlscript.ScriptOptions(
         sql=SqlOptions(complete_insert=args.complete_insert, replace=args.replace,
                        rewrite_db=dict(args.rewrite_db)),
         commented=args.commented, tz=args.tz)
     warnings = [0]
-    events = _events(args, err, warnings)
+    events = _events(args, err, warnings, schema=tracker)
     if args.rollback:
         not_undone = sqlscript.NotUndone()
-        _write_lines(sqlscript.rollback(events, opts, tracker, not_undone), _text_output(out))
+        _write_lines(sqlscript.rollback(events, opts, not_undone=not_undone, warn=_warner(err)), _text_output(out))
         _report_not_undone(not_undone, err)
     else:
-        _write_lines(sqlscript.forward(events, opts, tracker), _text_output(out))
+        _write_lines(sqlscript.forward(events, opts, warn=_warner(err)), _text_output(out))
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
 
 
@@ -564,6 +597,9 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     args = build_parser().parse_args(argv)
     try:
         return args.run(args, out, err)
+    except SchemaFileError as exc:
+        err.write(f"binlog-spec: error: --schema {exc}\n")
+        return EXIT_USAGE
     except BinlogError as exc:
         out.flush()
         err.write(f"binlog-spec: error: {exc}\n")

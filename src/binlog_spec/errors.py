@@ -77,3 +77,11 @@ class PositionError(ValueError):
 
 class UsageError(ValueError):
     """A command-line value that cannot be used; the message names the option (exit code 2)."""
+
+
+class SchemaFileError(ValueError):
+    """A schema file (--schema) that describes no table: it holds no CREATE TABLE that could be read."""
+
+    def __init__(self, message: str, file: str):
+        super().__init__(f"{file}: {message}")
+        self.file = file

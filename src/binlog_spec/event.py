@@ -17,7 +17,7 @@ class Event:
     """
 
     __slots__ = ("file", "pos", "header", "raw", "payload_pos", "payload_offset", "error", "checksum",
-                 "_body", "_fields", "_overrides")
+                 "_body", "_fields", "_overrides", "table_def")
 
     def __init__(self, file: str, pos: int, header: spec.EventHeader, raw: bytes, body: Any,
                  payload_pos: int | None = None, payload_offset: int | None = None,
@@ -36,6 +36,9 @@ class Event:
         self.error = error
         #: The event's CRC32 trailer, when it has one.
         self.checksum = checksum
+        #: A TABLE_MAP_EVENT's table as the schema known at this event describes it (a
+        #: tablemap.TableDef set by rows.observe_schema, before any filter); None otherwise.
+        self.table_def = None
 
     # header ------------------------------------------------------------
     @property

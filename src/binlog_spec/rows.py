@@ -16,7 +16,7 @@ import itertools
 import struct
 from dataclasses import dataclass
 from datetime import datetime, timezone, tzinfo
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from binlog_spec import json_path, spec, values
 from binlog_spec.errors import MalformedEventError, MissingTableMapError
@@ -261,13 +261,19 @@ PARTIAL_JSON_UPDATES = 1
 class RowDecoder:
     """Follows events; yields RowChange for every row of every rows event."""
 
-    def __init__(self, schema_source: Any = None):
+    def __init__(self, schema_source: Any = None, warn: Callable[[str], None] | None = None):
         self.tables: dict[int, TableDef] = {}
         self.gtid: str | None = None
         #: Whether the current file uses MariaDB's event numbering (its FDE array reaches type 160+).
         self.mariadb = False
-        #: Supplies names and signs where the binlog has none (see schema.py).
+        #: Supplies names, signs and charsets where the binlog has none (see schema.py), from the
+        #: events this decoder is fed. A TABLE_MAP_EVENT that observe_schema completed (its
+        #: `table_def`) is taken as it is: give no schema_source then, the DDL is replayed once.
         self.schema_source = schema_source
+        #: Told once per table and kind what the reader should know of a table whose rows are
+        #: decoded (names unknown, charset guessed, TABLE_MAP contradicting the schema).
+        self.warn = warn
+        self._warned: set[tuple[str, str, str]] = set()
         #: table id -> (the TableDef they were made for, its names, {(op, count, bitmaps): compiled
         #: rows generator; None: seen once; False: cannot be compiled}).
         self._compiled: dict[int, tuple[TableDef, list[str], dict[tuple, Callable | bool | None]]] = {}
@@ -310,9 +316,11 @@ class RowDecoder:
         elif code == ET.xid_event:                   # the transaction ends, and its GTID with it
             self.gtid = None
         elif code == ET.table_map_event:
-            table = TableDef.from_fields(ev.fields, self.mariadb)
-            if self.schema_source is not None:
-                table = self.schema_source.complete(table)
+            table = ev.table_def
+            if table is None:
+                table = TableDef.from_fields(ev.fields, self.mariadb)
+                if self.schema_source is not None:
+                    table = self.schema_source.complete(table, ev)
             self.tables[table.table_id] = table
         elif code in GTID_TYPES:
             self.gtid = ev.fields.get("gtid")
@@ -321,7 +329,7 @@ class RowDecoder:
         elif code in ROW_OPS:
             yield from self._rows(ev, ROW_OPS[code])
         elif self.schema_source is not None and code in (ET.query_event, ET.query_compressed_event):
-            self.schema_source.observe_query(ev.fields.get("db", ""), ev.fields["query"])
+            self.schema_source.observe_query(ev.fields.get("db", ""), ev.fields["query"], server_collation(ev))
 
     def _rows(self, ev: Event, op: str) -> Iterator[RowChange]:
         """The row changes of a rows event (called from generators only: its errors are raised
@@ -331,6 +339,8 @@ class RowDecoder:
         if table is None:
             raise MissingTableMapError(f"no TABLE_MAP_EVENT defines table id {table_id}",
                                        file=ev.file, offset=ev.pos, event_type=ev.type)
+        if table.extra and self.warn is not None:
+            self._tell(table)
         if n > len(table.columns):
             raise MalformedEventError(f"rows event has {n} columns, its TABLE_MAP {len(table.columns)}",
                                       file=ev.file, offset=ev.pos, event_type=ev.type)
@@ -346,6 +356,13 @@ class RowDecoder:
         before_cols = present_columns(before_bitmap, n)
         after_cols = present_columns(after_bitmap, n) if op == UPDATE else before_cols
         return self._rows_generic(ev, op, table, table.names, before_cols, after_cols, buf)
+
+    def _tell(self, table: TableDef) -> None:
+        for kind, message in table.extra.get("notes", ()):
+            key = (table.schema, table.table, kind)
+            if key not in self._warned:
+                self._warned.add(key)
+                self.warn(message)
 
     def _rows_generic(self, ev: Event, op: str, table: TableDef, names: list[str], before_cols: list[int],
                       after_cols: list[int], buf: bytes) -> Iterator[RowChange]:
@@ -400,9 +417,58 @@ def row_line(rc: RowChange, tz: tzinfo = timezone.utc) -> str:
     return f"{where} UPDATE {target} {_fmt(rc.before)} -> {_fmt(rc.after)}"
 
 
-def read_rows(events, schema_source: Any = None) -> Iterator[RowChange]:
-    """Row changes of an event stream."""
-    decoder = RowDecoder(schema_source)
+#: How QUERY statements that never change a table definition start (upper-cased bytes): they need
+#: no parsing (observe_schema, Spark's planning pass).
+NOT_DDL = (b"BEGIN", b"COMMIT", b"INSERT", b"UPDATE", b"DELETE", b"REPLACE", b"SAVEPOINT", b"ROLLBACK",
+           b"XA ", b"SET ", b"LOAD ", b"CALL ", b"DO ", b"SELECT")
+
+
+def server_collation(ev: Event) -> int | None:
+    """The server's collation (collation_server of Q_CHARSET_CODE) of a QUERY_EVENT, if it has one."""
+    for var in ev.fields.get("status_vars") or ():
+        if var.get("code") == "Q_CHARSET_CODE" and isinstance(var.get("value"), dict):
+            return var["value"].get("collation_server")
+    return None
+
+
+def observe_schema(events: Iterable[Event], schema_source: Any) -> Iterator[Event]:
+    """The events, each seen by the schema before it goes on: put this stage under the filters.
+
+    Every QUERY_EVENT's DDL is replayed into `schema_source` (a schema.SchemaTracker) and every
+    TABLE_MAP_EVENT gets its `table_def`, completed with the schema as it is at that event. Filters
+    then only choose what is output, and a RowDecoder (given no schema_source) decodes each rows
+    event with the table as it was when the event was written, however long the filters held it."""
+    mariadb, collation_wanted = False, True
+    complete, observe = schema_source.complete, schema_source.observe_query
+    # the same TABLE_MAP body under the same schema gives the same table: made once
+    cache: dict[tuple, TableDef] = {}
+    for ev in events:
+        if ev.error is None:
+            code = ev.type_code
+            if code == ET.table_map_event:
+                raw = ev.raw
+                key = (raw[spec.LEN_EVENT_HEADER:len(raw) - 4 if ev.checksum is not None else len(raw)], mariadb,
+                       schema_source.generation, schema_source.server_collation)
+                table = cache.get(key)
+                if table is None:
+                    if len(cache) >= _MAX_COMPILED * 16:
+                        cache.clear()
+                    table = cache[key] = complete(TableDef.from_fields(ev.fields, mariadb), ev)
+                ev.table_def = table
+            elif code in (ET.query_event, ET.query_compressed_event):
+                # BEGIN, COMMIT, DML: not parsed, but for the server's collation of a file's first
+                if collation_wanted or not ev.statement_bytes().lstrip()[:9].upper().startswith(NOT_DDL):
+                    observe(ev.fields.get("db", ""), ev.fields["query"], server_collation(ev))
+                    collation_wanted = False
+            elif code == ET.format_description_event:
+                mariadb = ev.fields["num_post_header_lens"] >= MARIADB_FIRST_EVENT
+                collation_wanted = True
+        yield ev
+
+
+def read_rows(events, schema_source: Any = None, warn: Callable[[str], None] | None = None) -> Iterator[RowChange]:
+    """Row changes of an event stream (`warn`: see RowDecoder.warn)."""
+    decoder = RowDecoder(schema_source, warn)
     feed, rows_of, row_ops = decoder.feed, decoder._rows, ROW_OPS
     for ev in events:
         op = row_ops.get(ev.type_code) if ev.error is None else None

@@ -40,7 +40,7 @@ from binlog_spec.errors import BinlogError
 from binlog_spec.filters import FilterOptions, Transactions, filter_events
 from binlog_spec.gtidset import GtidPosition, GtidSet
 from binlog_spec.options import ReadOptions, parse_size
-from binlog_spec.rows import ROW_OPS, RowDecoder
+from binlog_spec.rows import ROW_OPS, RowDecoder, observe_schema
 from binlog_spec.schema import SchemaTracker
 from binlog_spec.tablemap import TableDef
 from binlog_spec.txsummary import Summarizer
@@ -827,9 +827,18 @@ def _corrupt_row(batcher: _Batcher, cfg: Config, split: spark_scan.Split, exc: E
 
 
 # ------------------------------------------------------------------------ records
-def _events(cfg: Config, split: spark_scan.Split, run_files: list[str]):
+def _events(cfg: Config, split: spark_scan.Split, run_files: list[str], schema: SchemaTracker | None = None):
+    """The split's events the filters keep; with `schema`, every event is seen by it first
+    (rows.observe_schema): the filters never hide DDL or a TABLE_MAP from it."""
     events = spark_scan.iter_split_events(split, cfg.read)
+    if schema is not None:
+        events = observe_schema(events, schema)
     return filter_events(events, cfg.filters, run_files) if cfg.filters.active else events
+
+
+def _split_schema(split: spark_scan.Split) -> SchemaTracker:
+    """The schema at the start of a split (its planned state), to be replayed on through it."""
+    return spark_scan.restore(split.schema_state, SchemaTracker) if split.schema_state else SchemaTracker()
 
 
 def _encode(cfg: Config, value: Any):
@@ -862,14 +871,13 @@ def _row_changes(cfg: Config, split: spark_scan.Split, preds: Predicates, typed:
     filters rule out are not decoded. On a fault of the stream, the rows decoded before it
     come first, with no XID, then the error is raised.
     """
-    tracker = spark_scan.restore(split.schema_state, SchemaTracker) if split.schema_state else SchemaTracker()
-    decoder = RowDecoder(tracker)
+    decoder = RowDecoder()      # the TABLE_MAPs come completed (observe_schema, under the filters)
     tx = Transactions()
     pending: list = []
     xid = None
     prefix = "_" if typed else ""
     try:
-        for ev in _events(cfg, split, run_files):
+        for ev in _events(cfg, split, run_files, _split_schema(split)):
             starts, ends = tx.step(ev)
             code = ev.type_code
             if starts and pending:
@@ -972,7 +980,7 @@ def _tx_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
     s = Summarizer(count_rows=cfg.count_rows)
 
     def summaries():
-        for ev in _events(cfg, split, run_files):
+        for ev in _events(cfg, split, run_files, _split_schema(split) if cfg.count_rows else None):
             if spark_scan.is_prefix(split, ev):
                 continue
             try:

@@ -37,6 +37,7 @@ from binlog_spec.event import Event
 from binlog_spec.filters import GTID_EVENTS
 from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
 from binlog_spec.reader import GZIP_MAGIC, BinlogReader, GunzipStream
+from binlog_spec.rows import NOT_DDL
 
 ET = spec.EventType
 FDE = int(ET.format_description_event)
@@ -46,9 +47,6 @@ TABLE_MAP = int(ET.table_map_event)
 START_ENCRYPTION = int(ET.start_encryption_event)
 #: Event codes that open a transaction (MySQL GTID, ANONYMOUS_GTID, GTID_TAGGED; MariaDB GTID).
 GTID_CODES = frozenset(map(int, GTID_EVENTS))
-#: QUERY statements that never change a table definition: the planning pass does not parse them.
-_NOT_DDL = (b"BEGIN", b"COMMIT", b"INSERT", b"UPDATE", b"DELETE", b"REPLACE", b"SAVEPOINT", b"ROLLBACK",
-            b"XA ", b"SET ", b"LOAD ", b"CALL ", b"DO ", b"SELECT")
 DEFAULT_CHUNK = 8 << 20
 
 
@@ -394,7 +392,7 @@ def _scan(w: _Window, res: ScanResult, want_ddl: bool, verify: bool, probe) -> N
                 return
             if want_ddl and code in QUERY_CODES:
                 prefix = _query_prefix(ev, fde) if code == QUERY_CODES[0] else None
-                if prefix is None or not prefix.startswith(_NOT_DDL):
+                if prefix is None or not prefix.startswith(NOT_DDL):
                     res.ddl.append((pos, bytes(ev), fde))
             if probe is not None and code == TABLE_MAP:
                 found = probe(pos, bytes(ev), fde, res)
@@ -562,13 +560,14 @@ def is_prefix(split: Split, ev: Event) -> bool:
 
 
 def snapshot(tracker) -> bytes:
-    """A SchemaTracker's state (tables, default database), pickled: cheap to ship and to copy."""
-    return pickle.dumps((tracker.tables, tracker.default_db), protocol=pickle.HIGHEST_PROTOCOL)
+    """A SchemaTracker's state (tables, charsets, default database, ...), pickled: cheap to ship and
+    to copy."""
+    return pickle.dumps(vars(tracker), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def restore(state: bytes | None, tracker_cls):
     """A new tracker in the state `snapshot` saved (a fresh one for None)."""
     tracker = tracker_cls()
     if state is not None:
-        tracker.tables, tracker.default_db = pickle.loads(state)
+        vars(tracker).update(pickle.loads(state))
     return tracker

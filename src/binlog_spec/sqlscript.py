@@ -75,12 +75,12 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None) -> Iterator[str]:
+def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None, warn=None) -> Iterator[str]:
     """The lines of a forward script."""
     yield from HEADER
     if opts.commented:
         yield f"-- times in {timezones.zone_name(opts.tz)}"
-    decoder = rows.RowDecoder(schema_source)
+    decoder = rows.RowDecoder(schema_source, warn)
     tx = Transactions()
     for ev in events:
         tx.step(ev)
@@ -149,11 +149,11 @@ class _Spool:
 
 
 def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
-             not_undone: NotUndone | None = None) -> Iterator[str]:
+             not_undone: NotUndone | None = None, warn=None) -> Iterator[str]:
     """The lines of a script undoing the row changes, last transaction first; the statements it cannot
     undo go to `not_undone`."""
     sql_opts = SqlOptions(**{**opts.sql.__dict__, "rollback": True})
-    decoder = rows.RowDecoder(schema_source)
+    decoder = rows.RowDecoder(schema_source, warn)
     tx = Transactions()
     spool = _Spool()
     try:

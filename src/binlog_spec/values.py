@@ -37,7 +37,8 @@ SET 248 (or STRING with real type)     frozenset of members (str, or bytes for b
                                        the int bitmask when `set_values` is unknown
 STRING 254, VARCHAR 15,                str decoded with the column charset (see CHARSETS); bytes
 VAR_STRING 253, BLOB 249-252           when the charset is binary (63), unknown (None) or has
-                                       no Python codec. The server logs CHAR/BINARY without their
+                                       no Python codec, or when the bytes are not valid in the
+                                       charset (a byte is never lost). The server logs CHAR/BINARY without their
                                        trailing pad characters: CHAR comes without trailing spaces
                                        (as MySQL reads it), BINARY(n) (collation 63) is padded back
                                        with 0x00 to its n bytes.
@@ -107,7 +108,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
 __all__ = [
-    "CHARSETS", "COLUMN_TYPES", "Column", "JsonDiff", "JsonOpaque", "ValueDecodeError", "codec_for",
+    "CHARSETS", "COLUMN_TYPES", "Column", "JsonDiff", "JsonOpaque", "ValueDecodeError", "charset_collation",
+    "charset_name", "codec_for",
     "decimal_binary_size", "decode_json", "decode_json_diff", "decode_value", "json_text",
 ]
 
@@ -255,6 +257,40 @@ def codec_for(collation_id: int | None) -> str | None:
     return CHARSETS.get(collation_id)
 
 
+#: The default collation of each character set (SHOW CHARACTER SET; utf8mb4's is MariaDB's and
+#: MySQL 5.7's, MySQL 8 uses 255: the same text).
+_DEFAULT_COLLATION = {
+    "big5": 1, "latin2": 9, "cp850": 4, "latin1": 8, "koi8r": 7, "ascii": 11, "ujis": 12, "sjis": 13,
+    "cp1251": 51, "hebrew": 16, "tis620": 18, "euckr": 19, "latin7": 41, "koi8u": 22, "gb2312": 24,
+    "greek": 25, "cp1250": 26, "gbk": 28, "cp1257": 59, "latin5": 30, "utf8mb3": 33, "ucs2": 35,
+    "cp866": 36, "macce": 38, "macroman": 39, "cp852": 40, "utf8mb4": 45, "utf16": 54, "utf16le": 56,
+    "cp1256": 57, "utf32": 60, "binary": 63, "cp932": 95, "eucjpms": 97, "gb18030": 248,
+}
+#: Other names of character sets (MySQL's and MariaDB's `utf8` is utf8mb3).
+_CHARSET_ALIASES = {"utf8": "utf8mb3"}
+
+
+def charset_collation(name: str) -> int | None:
+    """The collation id that stands for a character set or collation name in DDL ('utf8mb4',
+    'utf8', 'latin1_swedish_ci', 'utf8mb4_0900_ai_ci', 'binary'): the default collation of its
+    character set (what a value's decoding needs); None when the name names no known charset
+    (MariaDB 11's charset-less 'uca1400_ai_ci': the CHARACTER SET beside it says)."""
+    name = name.strip("`'\"").lower()
+    charset = _CHARSET_ALIASES.get(name, name)
+    if charset not in _DEFAULT_COLLATION:
+        prefix = name.split("_", 1)[0]
+        charset = _CHARSET_ALIASES.get(prefix, prefix)
+    return _DEFAULT_COLLATION.get(charset)
+
+
+def charset_name(collation_id: int | None) -> str | None:
+    """The character set of a collation id ('utf8mb4'), None when unknown."""
+    for name, ranges in _COLLATION_IDS.items():
+        if any(first <= (collation_id or -1) <= last for first, last in ranges):
+            return name
+    return None
+
+
 # MySQL's latin1 table: cp1252 with the five undefined bytes mapped to C1 controls.
 _MYSQL_LATIN1 = {b: (bytes([b]).decode("cp1252", errors="ignore") or chr(b)) for b in range(256)}
 _MYSQL_LATIN1_TABLE = str.maketrans({chr(b): ch for b, ch in _MYSQL_LATIN1.items() if chr(b) != ch})
@@ -267,14 +303,14 @@ def _mysql_latin1(data: bytes) -> str:
     return data.decode("latin-1").translate(_MYSQL_LATIN1_TABLE)
 
 
-def _decode_text(data: bytes, codec: str, col: Column, pos: int) -> str:
+def _decode_text(data: bytes, codec: str, col: Column, pos: int) -> str | bytes:
+    """Text in its charset; bytes that are not valid in it stay bytes (never lose a byte)."""
     if codec == "cp1252":
         return _mysql_latin1(data)
     try:
         return data.decode(codec)
-    except UnicodeDecodeError as exc:
-        raise _error(col, pos, f"bytes {data[:32].hex()} are not valid {codec} "
-                               f"(collation {col.charset}): {exc.reason}") from None
+    except UnicodeDecodeError:
+        return data
 
 
 def _text_or_bytes(data: bytes, col: Column, pos: int) -> str | bytes:
