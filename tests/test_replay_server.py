@@ -70,8 +70,8 @@ DELETE FROM everything WHERE id = 5;
 TABLES = ["replay.everything", "replay.`we``ird`", "replay.nokey"]
 
 
-def checksums(srv: MariaDBServer) -> dict[str, str]:
-    out = srv.sql("CHECKSUM TABLE " + ", ".join(TABLES) + " EXTENDED;")
+def checksums(srv: MariaDBServer, tables: list[str] = TABLES) -> dict[str, str]:
+    out = srv.sql("CHECKSUM TABLE " + ", ".join(tables) + " EXTENDED;")
     return dict(line.split("\t") for line in out.strip().splitlines())
 
 
@@ -192,8 +192,7 @@ MINIMAL_TABLES = ["minimal.nokey", "minimal.keyed", "minimal.uniq"]
 
 
 def minimal_checksums(srv: MariaDBServer) -> dict[str, str]:
-    out = srv.sql("CHECKSUM TABLE " + ", ".join(MINIMAL_TABLES) + " EXTENDED;")
-    return dict(line.split("\t") for line in out.strip().splitlines())
+    return checksums(srv, MINIMAL_TABLES)
 
 
 @pytest.fixture(scope="module")
