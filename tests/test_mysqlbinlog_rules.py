@@ -2,19 +2,16 @@
 a comparison with Debian's mariadb-binlog on two corpus files whose timestamps rise steadily."""
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
 import subprocess
-import sys
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
 
 import binlog_spec
-from binlog_spec import cli
 from binlog_spec.filters import Transactions
 
 from conftest import CORPUS, FIXTURES

@@ -70,8 +70,8 @@ DELETE FROM everything WHERE id = 5;
 TABLES = ["replay.everything", "replay.`we``ird`", "replay.nokey"]
 
 
-def checksums(srv: MariaDBServer) -> dict[str, str]:
-    out = srv.sql("CHECKSUM TABLE " + ", ".join(TABLES) + " EXTENDED;")
+def checksums(srv: MariaDBServer, tables: list[str] = TABLES) -> dict[str, str]:
+    out = srv.sql("CHECKSUM TABLE " + ", ".join(tables) + " EXTENDED;")
     return dict(line.split("\t") for line in out.strip().splitlines())
 
 
@@ -156,8 +156,7 @@ def test_rollback_after_a_time_filter_without_row_metadata_gives_back_the_state_
     tables = ["cs.lat", "cs.u8"]
 
     def sums(srv):
-        out = srv.sql("CHECKSUM TABLE " + ", ".join(tables) + " EXTENDED;")
-        return dict(line.split("\t") for line in out.strip().splitlines())
+        return checksums(srv, tables)
 
     with MariaDBServer(extra_args=["--binlog-row-metadata=NO_LOG"]) as srv:
         srv.sql("SET NAMES utf8mb4;" + NOLOG_SCHEMA)
@@ -170,3 +169,157 @@ def test_rollback_after_a_time_filter_without_row_metadata_gives_back_the_state_
         assert b"`vc`" in undo and b"`@" not in undo
         srv.sql("", input_bytes=undo)
         assert sums(srv) == start
+
+
+# ---------------------------------------------------------------------------------------------
+# MINIMAL row metadata (MariaDB's default, MySQL 5.7/8.0's before FULL): the binlog has no column
+# names and no keys, so they come from the CREATE TABLE in the binlog or from --schema. A table
+# with no key holds every type whose WHERE condition is hard to make exact, twins and rows equal
+# under their collation; a table's PRIMARY KEY and another's NOT NULL UNIQUE key are known only
+# from DDL. Every event timestamp is set by the session (SET timestamp), so a --start-datetime
+# filter can begin after the CREATE TABLE and the first rows.
+
+T0 = 1700000000                                   # 2023-11-14 22:13:20 UTC
+WORKLOAD_START = "2023-11-14T22:15:00+00:00"      # T0 + 100
+
+MINIMAL_SCHEMA = f"""
+SET timestamp = {T0};
+CREATE DATABASE minimal CHARACTER SET utf8mb4;
+USE minimal;
+CREATE TABLE nokey (f FLOAT, d DOUBLE, ts TIMESTAMP(6) NULL DEFAULT NULL, b BIT(10), j JSON, bl BLOB,
+  t VARCHAR(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci, c VARCHAR(10) CHARACTER SET latin1,
+  g GEOMETRY NULL, bn BINARY(3)) ENGINE=InnoDB;
+CREATE TABLE keyed (id INT NOT NULL, name VARCHAR(50), ts TIMESTAMP NULL DEFAULT NULL, amount DOUBLE,
+  PRIMARY KEY (id)) ENGINE=InnoDB;
+CREATE TABLE uniq (code VARCHAR(20) NOT NULL, n INT, ts TIMESTAMP(3) NULL DEFAULT NULL,
+  UNIQUE KEY (code)) ENGINE=InnoDB;
+"""
+
+MINIMAL_FIRST_ROWS = rf"""
+SET timestamp = {T0 + 10};
+SET time_zone = '+05:30';
+USE minimal;
+INSERT INTO nokey VALUES
+ (1.1, 0.1, '2026-03-29 02:30:00.5', b'1010101010', '{{"a": [1, 2.5, "x\\"y"]}}', X'000102',
+  'Emoji 🎉 ''q'' \\ back', 'Björn', ST_GeomFromText('POINT(1 2)', 4326), X'010000'),
+ (1.1, 0.1, '2026-03-29 02:30:00.5', b'1010101010', '{{"a": [1, 2.5, "x\\"y"]}}', X'000102',
+  'Emoji 🎉 ''q'' \\ back', 'Björn', ST_GeomFromText('POINT(1 2)', 4326), X'010000'),
+ (-1.5e-10, 3.141592653589793, '1970-01-01 05:30:01', b'0', '[]', X'', 'abc', 'x', NULL, X'000000'),
+ (-1.5e-10, 3.141592653589793, '1970-01-01 05:30:01', b'0', '[]', X'', 'ABC', 'x', NULL, X'000000'),
+ (-1.5e-10, 3.141592653589793, '1970-01-01 05:30:01', b'0', '[]', X'', 'abc ', 'x', NULL, X'000000'),
+ (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+INSERT INTO keyed VALUES (1, 'one', '2020-01-01 00:00:00', 1.5), (2, 'two', NULL, NULL), (3, 'three', '2038-01-19 08:44:07', -0.5);
+INSERT INTO uniq VALUES ('a', 1, '2020-01-01 00:00:00.123'), ('b', NULL, NULL);
+"""
+
+MINIMAL_WORKLOAD = rf"""
+SET timestamp = {T0 + 100};
+SET time_zone = '+05:30';
+USE minimal;
+UPDATE nokey SET f = 2.5, j = '{{"b": null}}', t = CONCAT(t, ' ✓') WHERE c = 'Björn' LIMIT 1;
+UPDATE nokey SET d = d * 2, c = 'y' WHERE BINARY t = 'ABC';
+DELETE FROM nokey WHERE BINARY t = 'abc ';
+DELETE FROM nokey WHERE f IS NULL;
+UPDATE nokey SET ts = '2000-01-01 00:00:00', bl = X'FF00', b = b'1', bn = X'FFFFFF' WHERE BINARY t = 'abc';
+INSERT INTO nokey (f, t) VALUES (0.25, 'new'), (0.25, 'new');
+DELETE FROM nokey WHERE t = 'new' LIMIT 1;
+UPDATE keyed SET name = 'uno', ts = '2021-06-01 12:00:00', amount = amount + 1 WHERE id = 1;
+UPDATE keyed SET id = 20 WHERE id = 2;
+DELETE FROM keyed WHERE id = 3;
+INSERT INTO keyed VALUES (4, 'four', '2022-02-02 02:02:02', 4.4);
+UPDATE uniq SET n = 2, ts = NULL WHERE code = 'a';
+DELETE FROM uniq WHERE code = 'b';
+INSERT INTO uniq VALUES ('c', 3, '2024-01-01 00:00:00.5');
+"""
+
+MINIMAL_TABLES = ["minimal.nokey", "minimal.keyed", "minimal.uniq"]
+
+
+def minimal_checksums(srv: MariaDBServer) -> dict[str, str]:
+    return checksums(srv, MINIMAL_TABLES)
+
+
+@pytest.fixture(scope="module")
+def minimal(tmp_path_factory):
+    """A MINIMAL-metadata server after the workload, its binlogs (from before the CREATE DATABASE),
+    a `mariadb-dump --no-data` of the schema, and the checksums: empty tables, after the first rows,
+    after the workload. Each test leaves the server after the workload."""
+    import subprocess
+    srv = MariaDBServer(extra_args=["--binlog-row-metadata=MINIMAL"]).start()
+    try:
+        assert srv.sql("SELECT @@binlog_row_metadata;").strip() == "MINIMAL"
+        srv.sql("FLUSH BINARY LOGS;")
+        first_log = srv.binlogs()[-1]
+        srv.sql(MINIMAL_SCHEMA)
+        empty = minimal_checksums(srv)
+        srv.sql(MINIMAL_FIRST_ROWS)
+        first = minimal_checksums(srv)
+        srv.sql(MINIMAL_WORKLOAD)
+        srv.sql("FLUSH BINARY LOGS;")
+        end = minimal_checksums(srv)
+        assert len({tuple(empty.values()), tuple(first.values()), tuple(end.values())}) == 3
+        out = tmp_path_factory.mktemp("minimal")
+        copies = []
+        for p in [p for p in srv.binlogs() if p.name >= first_log.name][:-1]:
+            copies.append(out / p.name)
+            copies[-1].write_bytes(p.read_bytes())
+        dump = subprocess.run(["mariadb-dump", "--no-defaults", f"--socket={srv.socket}", "-uroot", "--no-data",
+                               "--databases", "minimal"], capture_output=True, check=True)
+        schema = out / "schema.sql"
+        schema.write_bytes(dump.stdout)
+        yield srv, copies, schema, (empty, first, end)
+    finally:
+        srv.cleanup()
+
+
+def test_minimal_metadata_rollback_after_a_start_datetime_filter_with_a_schema_dump_restores_the_checksums(minimal):
+    """Names and keys from `mariadb-dump --no-data` (--schema): rollback gives back the tables as
+    they were before the filter's start, and the forward SQL of the same window gives the end."""
+    srv, files, schema, (_, first, end) = minimal
+    window = ["--start-datetime", WORKLOAD_START, "--schema", str(schema)]
+    srv.sql("", input_bytes=our_sql(files, "--sql2", "--rollback", *window))
+    assert minimal_checksums(srv) == first
+    srv.sql("", input_bytes=our_sql(files, "--sql2", *window))
+    assert minimal_checksums(srv) == end
+
+
+def test_minimal_metadata_rollback_after_a_start_datetime_filter_takes_names_and_keys_from_the_binlogs_ddl(minimal):
+    """No --schema: the CREATE TABLE statements before the filter's start give names and keys (the
+    schema is learnt from every event, whatever the filters)."""
+    srv, files, _, (_, first, end) = minimal
+    window = ["--start-datetime", WORKLOAD_START]
+    srv.sql("", input_bytes=our_sql(files, "--sql2", "--rollback", *window))
+    assert minimal_checksums(srv) == first
+    srv.sql("", input_bytes=our_sql(files, "--sql2", *window))
+    assert minimal_checksums(srv) == end
+
+
+def test_minimal_metadata_whole_binlog_rollback_and_replay_from_scratch(minimal):
+    """Unfiltered: the rollback empties the tables (the CREATE statements are not undone); the
+    forward SQL, run after DROP DATABASE, builds the end state from nothing."""
+    srv, files, _, (empty, _, end) = minimal
+    srv.sql("", input_bytes=our_sql(files, "--sql2", "--rollback"))
+    assert minimal_checksums(srv) == empty
+    srv.sql("DROP DATABASE minimal;")
+    srv.sql("", input_bytes=our_sql(files, "--sql2"))
+    assert minimal_checksums(srv) == end
+
+
+def test_minimal_metadata_sql_means_the_same_under_a_gbk_connection_and_no_backslash_escapes(minimal):
+    """The literals do not depend on the session: the script's SET NAMES and sql_mode replaced by a
+    multi-byte connection charset and NO_BACKSLASH_ESCAPES, the rollback and the forward SQL still
+    give the same tables."""
+    srv, files, schema, (_, first, end) = minimal
+    window = ["--start-datetime", WORKLOAD_START, "--schema", str(schema)]
+
+    def hostile(script: bytes) -> bytes:
+        lines = script.split(b"\n")
+        assert lines[0] == b"SET NAMES utf8mb4;" and lines[2].startswith(b"SET SESSION sql_mode=")
+        lines[0] = b"SET NAMES gbk;"
+        lines[2] = b"SET SESSION sql_mode='NO_AUTO_VALUE_ON_ZERO,NO_BACKSLASH_ESCAPES';"
+        return b"\n".join(lines)
+
+    srv.sql("", input_bytes=hostile(our_sql(files, "--sql2", "--rollback", *window)))
+    assert minimal_checksums(srv) == first
+    srv.sql("", input_bytes=hostile(our_sql(files, "--sql2", *window)))
+    assert minimal_checksums(srv) == end

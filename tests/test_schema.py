@@ -230,3 +230,53 @@ def test_a_create_table_that_cannot_be_parsed_forgets_the_older_table():
         t.observe_query("d", "CREATE TABLE x (a LONG VARCHAR)")
     assert t.columns("d", "x") is None
     assert any(issubclass(w.category, SchemaWarning) for w in caught)
+
+
+def _table_def(schema, table, n, primary_key=(), nullable=None):
+    from binlog_spec.tablemap import TableDef
+    from binlog_spec.values import Column
+    return TableDef(table_id=1, schema=schema, table=table, columns=tuple(Column(type_code=3, meta={}) for _ in range(n)),
+                    nullable=tuple(nullable if nullable is not None else [True] * n), primary_key=primary_key)
+
+
+def test_primary_and_unique_keys_come_from_every_form_of_create_table():
+    t = SchemaTracker("d")
+    t.load_sql("""CREATE TABLE a (id INT NOT NULL PRIMARY KEY, u INT UNIQUE, v INT UNIQUE KEY, w INT, x INT,
+                  y VARCHAR(20), n INT, UNIQUE KEY uk (x, y(10)), UNIQUE (w), CONSTRAINT c1 UNIQUE (v DESC),
+                  KEY k (n), INDEX (w));
+                  CREATE TABLE b (p INT, q INT, r INT, CONSTRAINT pk PRIMARY KEY (p, `q`) USING BTREE);""")
+    assert t.keys[("d", "a")] == {"primary": ("id",), "u": ("u",), "v": ("v",), "uk": ("x", "y"), "w": ("w",),
+                                  "c1": ("v",)}
+    assert t.keys[("d", "b")] == {"primary": ("p", "q")}
+
+
+def test_alter_table_and_index_statements_change_the_keys():
+    t = SchemaTracker("d")
+    t.load_sql("CREATE TABLE r (a INT, b INT, c INT, d INT, PRIMARY KEY (a, `b`), UNIQUE (c), UNIQUE KEY cd (c, d));")
+    t.observe_query("d", "ALTER TABLE r DROP PRIMARY KEY, ADD CONSTRAINT pk PRIMARY KEY (c), ADD UNIQUE KEY ub (b)")
+    assert t.keys[("d", "r")] == {"primary": ("c",), "c": ("c",), "cd": ("c", "d"), "ub": ("b",)}
+    t.observe_query("d", "ALTER TABLE r DROP INDEX c, CHANGE c cc INT, RENAME INDEX ub TO ub2, DROP COLUMN d")
+    assert t.keys[("d", "r")] == {"primary": ("cc",), "cd": ("cc",), "ub2": ("b",)}
+    t.observe_query("d", "DROP INDEX `PRIMARY` ON r")
+    t.observe_query("d", "CREATE UNIQUE INDEX two ON r (a, b(4))")
+    t.observe_query("d", "ALTER TABLE r ADD COLUMN id INT PRIMARY KEY FIRST")
+    t.observe_query("d", "RENAME TABLE r TO s")
+    assert ("d", "r") not in t.keys
+    assert t.keys[("d", "s")] == {"cd": ("cc",), "ub2": ("b",), "two": ("a", "b"), "primary": ("id",)}
+    t.observe_query("d", "DROP TABLE s")
+    assert ("d", "s") not in t.keys
+
+
+def test_keys_complete_a_table_map_after_its_own_primary_key():
+    """Precedence: the TABLE_MAP's metadata, then the DDL replayed over --schema."""
+    t = SchemaTracker("d")
+    t.load_sql("CREATE TABLE r (a INT, b INT NOT NULL, c INT, PRIMARY KEY (b), UNIQUE (c), UNIQUE KEY ab (a, b));")
+    done = t.complete(_table_def("d", "r", 3))
+    assert (done.primary_key, done.unique_keys, done.row_key) == ((1,), ((2,), (0, 1)), (1,))
+    assert t.complete(_table_def("d", "r", 3, primary_key=(0,))).primary_key == (0,)      # metadata wins
+    t.observe_query("d", "ALTER TABLE r DROP PRIMARY KEY")                                 # DDL over --schema
+    done = t.complete(_table_def("d", "r", 3, nullable=[True, False, True]))
+    assert done.primary_key == () and done.row_key == ()            # `c` and `a` may be NULL: no row key
+    done = t.complete(_table_def("d", "r", 3, nullable=[False, False, True]))
+    assert done.row_key == (0, 1)                                   # the first NOT NULL unique key
+    assert t.complete(_table_def("d", "r", 4)).unique_keys == ()    # another shape: nothing applied

@@ -383,7 +383,7 @@ class RowDecoder:
                         if names[i] in before and before[names[i]] is not None:
                             after[names[i]] = json_path.apply_diffs(before[names[i]], diffs)
                         else:
-                            after[names[i]] = {"json_diff": [d._asdict() for d in diffs]}
+                            after[names[i]] = values.JsonDiffs(diffs)
                 else:
                     before, pos = decode_image(buf, pos, table, before_cols, names)
                     after, pos = decode_image(buf, pos, table, after_cols, names)

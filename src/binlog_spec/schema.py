@@ -18,6 +18,9 @@ A TABLE_MAP that contradicts the known columns keeps its @N names. What the
 reader should be told (names unknown, charset guessed, a contradiction) is
 in the TableDef's `extra["notes"]` as (kind, message) pairs.
 Statements are parsed with sqlglot's MySQL dialect, not with regular expressions.
+
+The same statements give each table's PRIMARY KEY and UNIQUE keys (see "Keys"
+below): the SQL writer finds a row by them when the TABLE_MAP has no key.
 """
 from __future__ import annotations
 
@@ -214,6 +217,8 @@ class SchemaTracker:
 
     def __init__(self, default_db: str = "", default_charset: int | None = None):
         self.tables: dict[Key, list[ColumnSchema]] = {}
+        #: (schema, table) -> {index name (lower case; "primary" for the PRIMARY KEY): its column names}
+        self.keys: dict[Key, dict[str, tuple[str, ...]]] = {}
         self.default_db = default_db
         #: A table's default charset (collation id), from its CREATE / ALTER TABLE.
         self.table_charsets: dict[Key, int] = {}
@@ -297,12 +302,14 @@ class SchemaTracker:
 
     def _drop(self, key: Key) -> list[ColumnSchema] | None:
         self.table_charsets.pop(key, None)
+        self.keys.pop(key, None)
         return self.tables.pop(key, None)
 
     def _move(self, src: Key, dst: Key) -> None:
-        charset = self.table_charsets.pop(src, None)
-        if charset is not None:
-            self.table_charsets[dst] = charset
+        for facts in (self.table_charsets, self.keys):
+            value = facts.pop(src, None)
+            if value is not None:
+                facts[dst] = value
         self.tables[dst] = self.tables.pop(src)
 
     def _apply(self, st: exp.Expression, source: str = "") -> None:
@@ -321,6 +328,7 @@ class SchemaTracker:
             else:
                 self.table_charsets.pop(key, None)
             self.tables[key] = [_column(cd, default) for cd in st.this.expressions if isinstance(cd, exp.ColumnDef)]
+            self.keys[key] = _create_keys(st.this.expressions)
         elif isinstance(st, exp.Create) and st.kind == "TABLE" and st.args.get("expression") is not None:
             self._drop(self._key(st.this))  # CREATE TABLE ... SELECT/LIKE: columns unknown here
         elif isinstance(st, exp.Drop) and st.kind == "TABLE":
@@ -328,6 +336,8 @@ class SchemaTracker:
                 self._drop(self._key(t))
             for t in st.args.get("tables") or []:
                 self._drop(self._key(t))
+        elif isinstance(st, (exp.Create, exp.Drop)) and st.kind == "INDEX":
+            self._index_statement(st)
         elif isinstance(st, exp.Alter) and st.args.get("kind") == "TABLE":
             self._alter(st)
         elif isinstance(st, exp.Command) and st.this.upper() == "ALTER":
@@ -390,6 +400,8 @@ class SchemaTracker:
             if cols is None:
                 continue
             default = self._table_default(key)
+            if key in self.keys:
+                _alter_keys(self.keys[key], action)
             if isinstance(action, exp.ColumnDef):
                 new = _column(action, default)
                 pos = action.args.get("position")
@@ -513,12 +525,48 @@ class SchemaTracker:
                 # neither that nor n (see values.old_temporal_size).
                 changes["meta"] = {"fsp": known.fsp}
             new_columns.append(dataclasses.replace(col, **changes) if changes else col)
-        done = dataclasses.replace(table, columns=tuple(new_columns), has_names=True, has_signedness=True)
+        done = self._with_keys(dataclasses.replace(table, columns=tuple(new_columns), has_names=True,
+                                                   has_signedness=True))
         if guessed:
             done = _noted(done, ("charset", f"{where}: the charset of {', '.join(guessed)} is in no DDL: guessed "
                                             f"{charset_name(self.server_collation)}, the server's (Q_CHARSET_CODE); "
                                             "set it with --default-charset NAME or --schema FILE"))
         return done
+
+    # ------------------------------------------------------------------ keys
+    def _index_statement(self, st: exp.Create | exp.Drop) -> None:
+        """CREATE [UNIQUE] INDEX name ON t (...), DROP INDEX name ON t."""
+        if isinstance(st, exp.Create):
+            index = st.this
+            table = index.args.get("table") if isinstance(index, exp.Index) else None
+            keys = self.keys.get(self._key(table)) if table is not None else None
+            params = index.args.get("params") if table is not None else None
+            if keys is not None and st.args.get("unique") and params is not None:
+                _add_key(keys, index.name, _key_columns(params.args.get("columns") or []))
+            return
+        on = st.args.get("cluster")
+        keys = self.keys.get(self._key(on.this)) if isinstance(on, exp.OnProperty) else None
+        if keys is not None:
+            for t in st.args.get("tables") or []:
+                keys.pop(t.name.lower(), None)
+
+    def _with_keys(self, table: TableDef) -> TableDef:
+        """The keys the DDL gives, on a TableDef whose columns are known: the TABLE_MAP's primary
+        key (its metadata) first, else the DDL's; the UNIQUE keys from the DDL. A key naming a
+        column the table does not have is left out."""
+        keys = self.keys.get((table.schema, table.table))
+        if not keys:
+            return table
+        index = {name.lower(): i for i, name in enumerate(table.names)}
+
+        def resolve(names: tuple[str, ...]) -> tuple[int, ...]:
+            found = tuple(index.get(n.lower(), -1) for n in names)
+            return () if -1 in found else found
+
+        primary = table.primary_key or resolve(keys.get("primary", ()))
+        unique = tuple(k for k in (resolve(cols) for name, cols in keys.items() if name != "primary") if k)
+        return dataclasses.replace(table, primary_key=primary, unique_keys=unique)
+
 
 
 def _noted(table: TableDef, note: tuple[str, str]) -> TableDef:
@@ -657,6 +705,109 @@ def script_statements(sql: str) -> list[str]:
     if "".join(current).strip():
         out.append("".join(current))
     return out
+
+
+# ---------------------------------------------------------------------- keys
+#
+# A table's keys are {index name: column names}, the PRIMARY KEY under "primary" (MySQL names it
+# PRIMARY), names in lower case as MySQL compares them. An unnamed UNIQUE key is named after its
+# first column, with _2, _3, ... when that name is taken, as the server names it. Only PRIMARY and
+# UNIQUE keys are kept: the others find no single row.
+
+def _key_column(e: exp.Expression) -> str:
+    """The column of a key part: `a`, `a(10)` (a prefix), `a DESC`."""
+    if isinstance(e, exp.Ordered):
+        e = e.this
+    if isinstance(e, (exp.ColumnPrefix, exp.Anonymous)) and not isinstance(e.this, str):
+        e = e.this
+    return e.name
+
+
+def _key_columns(parts: list) -> tuple[str, ...]:
+    return tuple(_key_column(p) for p in parts)
+
+
+def _add_key(keys: dict[str, tuple[str, ...]], name: str, columns: tuple[str, ...]) -> None:
+    if not columns or not all(columns):
+        return
+    if name.lower() == "primary":
+        keys["primary"] = columns
+        return
+    name = name or columns[0]
+    candidate, n = name, 2
+    while candidate.lower() in keys:
+        candidate, n = f"{name}_{n}", n + 1
+    keys[candidate.lower()] = columns
+
+
+def _constraint_key(keys: dict[str, tuple[str, ...]], e: exp.Expression, name: str = "") -> None:
+    """A table-level PRIMARY KEY (...) or UNIQUE [KEY] [name] (...), maybe inside CONSTRAINT name."""
+    if isinstance(e, exp.Constraint):
+        for inner in e.expressions:
+            _constraint_key(keys, inner, e.name)
+    elif isinstance(e, exp.PrimaryKey):
+        _add_key(keys, "primary", _key_columns(e.expressions))
+    elif isinstance(e, exp.UniqueColumnConstraint) and isinstance(e.this, exp.Schema):
+        _add_key(keys, e.this.name or name, _key_columns(e.this.expressions))
+
+
+def _column_keys(keys: dict[str, tuple[str, ...]], cd: exp.ColumnDef) -> None:
+    """`c INT PRIMARY KEY`, `c INT UNIQUE [KEY]`."""
+    for constraint in cd.args.get("constraints") or []:
+        kind = constraint.args.get("kind")
+        if isinstance(kind, exp.PrimaryKeyColumnConstraint):
+            _add_key(keys, "primary", (cd.name,))
+        elif isinstance(kind, exp.UniqueColumnConstraint):
+            _add_key(keys, "", (cd.name,))
+
+
+def _create_keys(definitions: list) -> dict[str, tuple[str, ...]]:
+    """The PRIMARY and UNIQUE keys of a CREATE TABLE's definitions, in their order."""
+    keys: dict[str, tuple[str, ...]] = {}
+    for d in definitions:
+        if isinstance(d, exp.ColumnDef):
+            _column_keys(keys, d)
+        else:
+            _constraint_key(keys, d)
+    return keys
+
+
+def _alter_keys(keys: dict[str, tuple[str, ...]], action: exp.Expression) -> None:
+    """What one ALTER TABLE action does to the keys: ADD/DROP PRIMARY KEY, ADD UNIQUE, DROP
+    INDEX/KEY, RENAME INDEX, a column added with a key, a column dropped (it leaves every key; a
+    key left with no column goes) or renamed (CHANGE, RENAME COLUMN)."""
+    if isinstance(action, exp.AddConstraint):
+        for e in action.expressions:
+            _constraint_key(keys, e)
+    elif isinstance(action, exp.DropPrimaryKey):
+        keys.pop("primary", None)
+    elif isinstance(action, exp.Drop) and str(action.args.get("kind", "")).upper() == "INDEX":
+        for t in action.args.get("tables") or []:
+            keys.pop(t.name.lower(), None)
+    elif isinstance(action, exp.RenameIndex):
+        old = keys.pop(action.this.name.lower(), None)
+        if old is not None:
+            keys[action.args["to"].name.lower()] = old
+    elif isinstance(action, exp.ColumnDef):
+        _column_keys(keys, action)
+    elif isinstance(action, exp.Drop) and str(action.args.get("kind", "")).upper() == "COLUMN":
+        gone = {t.name.lower() for t in action.args.get("tables") or []}
+        for name, cols in list(keys.items()):
+            left = tuple(c for c in cols if c.lower() not in gone)
+            if left:
+                keys[name] = left
+            else:
+                del keys[name]
+    elif isinstance(action, (exp.ModifyColumn, exp.RenameColumn)):
+        if isinstance(action, exp.ModifyColumn):
+            old = action.args.get("rename_from")
+            old_name, new_name = (old.name if old is not None else action.this.name), action.this.name
+        else:
+            old_name, new_name = action.this.name, action.args["to"].name
+        for name, cols in keys.items():
+            keys[name] = tuple(new_name if c.lower() == old_name.lower() else c for c in cols)
+        if isinstance(action, exp.ModifyColumn):
+            _column_keys(keys, action.this)
 
 
 def statement_offset(query: str) -> int:

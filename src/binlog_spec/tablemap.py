@@ -50,15 +50,29 @@ class TableDef:
     table: str
     columns: tuple[Column, ...]
     nullable: tuple[bool, ...]
+    #: Column indexes of the PRIMARY KEY: from the TABLE_MAP's metadata, else from DDL (schema.py).
     primary_key: tuple[int, ...] = ()
     visible: tuple[bool, ...] = ()
     has_names: bool = False
     has_signedness: bool = False
     extra: dict = field(default_factory=dict, compare=False)
+    #: Column indexes of each UNIQUE key, from DDL (the binlog's metadata has none).
+    unique_keys: tuple[tuple[int, ...], ...] = ()
 
     @property
     def names(self) -> list[str]:
         return [c.name or f"@{i + 1}" for i, c in enumerate(self.columns)]
+
+    @property
+    def row_key(self) -> tuple[int, ...]:
+        """The columns that find one row: the primary key, else the first UNIQUE key whose columns
+        are all NOT NULL (the TABLE_MAP's null bitmap); () when there is neither."""
+        if self.primary_key:
+            return self.primary_key
+        for key in self.unique_keys:
+            if key and all(i < len(self.nullable) and not self.nullable[i] for i in key):
+                return key
+        return ()
 
     @classmethod
     def from_fields(cls, f: dict, mariadb: bool = False) -> "TableDef":

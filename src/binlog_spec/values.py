@@ -62,7 +62,8 @@ it is unknown. Text of a collation without a Python codec stays bytes.
 
 Other helpers: `decode_json(data)` (one binary JSON document),
 `decode_json_diff(data)` (the JSON diff of a PARTIAL_UPDATE_ROWS_EVENT after
-image: `JsonDiff(operation, path, value)` items), `json_text(value)`,
+image: `JsonDiff(operation, path, value)` items; `JsonDiffs`, the after value of a JSON
+column whose document is not in the before image), `json_text(value)`,
 `codec_for(collation_id)` / `CHARSETS`, `decimal_binary_size(p, s)`.
 
 Column metadata (`Column.meta`) is the per-column TABLE_MAP metadata as
@@ -108,8 +109,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
 __all__ = [
-    "CHARSETS", "COLUMN_TYPES", "Column", "JsonDiff", "JsonOpaque", "ValueDecodeError", "charset_collation",
-    "charset_name", "codec_for",
+    "CHARSETS", "COLUMN_TYPES", "Column", "JsonDiff", "JsonDiffs", "JsonOpaque", "ValueDecodeError",
+    "charset_collation", "charset_name", "codec_for",
     "decimal_binary_size", "decode_json", "decode_json_diff", "decode_value", "json_text",
 ]
 
@@ -146,6 +147,17 @@ class JsonDiff(NamedTuple):
     operation: str            # "REPLACE", "INSERT" or "REMOVE"
     path: str                 # a JSON path such as '$.age'
     value: Any                # decoded JSON value; None for REMOVE
+
+
+class JsonDiffs(dict):
+    """The after value of a JSON column logged as diffs (PARTIAL_UPDATE_ROWS_EVENT) when the
+    before image does not hold the document the diffs apply to: not a document, only the
+    operations on it. As JSON it reads `{"json_diff": [{"operation", "path", "value"}, ...]}`;
+    `diffs` keeps the JsonDiff items for whoever must write them as operations (SQL)."""
+
+    def __init__(self, diffs: "list[JsonDiff]"):
+        super().__init__(json_diff=[d._asdict() for d in diffs])
+        self.diffs = tuple(diffs)
 
 
 Decoder = Callable[[bytes, int, Column], "tuple[object, int]"]
