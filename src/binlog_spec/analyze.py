@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable
 
 from binlog_spec import spec
-from binlog_spec.errors import BinlogError, MalformedEventError, MissingTableMapError
+from binlog_spec.errors import BinlogError, MalformedEventError, MissingTableMapError, RowsLayoutError
 from binlog_spec.event import Event
 from binlog_spec.rows import DELETE, INSERT, ROW_OPS, UPDATE
 from binlog_spec.rowwalk import RowWalker, RowWalkError
@@ -263,7 +263,7 @@ class Analyzer:
             try:
                 count, _ = self._walker.walk(table, n, before, after, buf, op == UPDATE,
                                              ev.type_code == ET.partial_update_rows_event)
-            except (RowWalkError, IndexError) as exc:
+            except (RowWalkError, RowsLayoutError, IndexError) as exc:
                 self._row_error(MalformedEventError(f"rows of `{name}` not counted: {exc or type(exc).__name__}",
                                                     file=ev.file, offset=ev.pos, event_type=ev.type))
                 count = 0

@@ -32,7 +32,7 @@ from array import array
 from dataclasses import dataclass, field
 from typing import BinaryIO, Iterable, Iterator, Mapping
 
-from binlog_spec import payload, rows, spec
+from binlog_spec import payload, rows, rowwalk, spec
 from binlog_spec.errors import BinlogError, DecompressionError, MalformedEventError, MissingTableMapError
 from binlog_spec.event import Event
 from binlog_spec.filters import GTID_EVENTS, QUERY_EVENTS, ROWS_EVENTS, Transactions, is_begin, is_commit
@@ -173,9 +173,18 @@ class RowsLayout:
         return (self.num_columns + 7) >> 3
 
 
-def rows_layout(bare: bytes, fde: spec.FormatDescription) -> RowsLayout:
+def rows_layout(bare: bytes, fde: spec.FormatDescription, file: str | None = None,
+                pos: int | None = None) -> RowsLayout:
     """The layout of a rows event: post-header (table id, flags, [v2 extra-data length and extra
-    data]), packed column count, columns-present bitmap(s), rows."""
+    data]), packed column count, columns-present bitmap(s), rows. MalformedEventError at `pos`
+    when the bytes do not hold it."""
+    try:
+        return _rows_layout(bare, fde)
+    except (ValueError, IndexError) as exc:
+        raise MalformedEventError(f"rows event layout: {exc}", **_where(file, pos, bare[OFS_TYPE])) from None
+
+
+def _rows_layout(bare: bytes, fde: spec.FormatDescription) -> RowsLayout:
     code = bare[OFS_TYPE]
     hl = _header_len(fde)
     plen = fde.post_header_len(code)
@@ -329,9 +338,10 @@ def gtid_with_seq_no(bare: bytes, fde: spec.FormatDescription, seq_no: int) -> b
     return bytes(b)
 
 
-def set_stmt_end(bare: bytes, fde: spec.FormatDescription, on: bool) -> bytes:
+def set_stmt_end(bare: bytes, fde: spec.FormatDescription, on: bool, file: str | None = None,
+                 pos: int | None = None) -> bytes:
     """The rows event with its STMT_END_F flag set (on) or cleared."""
-    lay = rows_layout(bare, fde)
+    lay = rows_layout(bare, fde, file, pos)
     flags = (lay.flags | STMT_END_F) if on else (lay.flags & ~STMT_END_F)
     if flags == lay.flags:
         return bare
@@ -340,8 +350,8 @@ def set_stmt_end(bare: bytes, fde: spec.FormatDescription, on: bool) -> bytes:
     return bytes(b)
 
 
-def has_stmt_end(bare: bytes, fde: spec.FormatDescription) -> bool:
-    return bool(rows_layout(bare, fde).flags & STMT_END_F)
+def has_stmt_end(bare: bytes, fde: spec.FormatDescription, file: str | None = None, pos: int | None = None) -> bool:
+    return bool(rows_layout(bare, fde, file, pos).flags & STMT_END_F)
 
 
 def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file: str | None = None,
@@ -359,16 +369,13 @@ def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file:
                             "inverted (binlog_row_value_options=PARTIAL_JSON)", **where)
     if code not in INVERSE_TYPE:
         raise RollbackError(f"not a rows event ({spec.event_type_name(code)})", **where)
-    try:
-        lay = rows_layout(bare, fde)
-    except (ValueError, IndexError) as exc:
-        raise MalformedEventError(f"rows event layout: {exc}", **where) from None
+    lay = rows_layout(bare, fde, file, pos)
     n = lay.num_columns
-    if n > len(table.columns):
-        raise MalformedEventError(f"rows event has {n} columns, its TABLE_MAP {len(table.columns)}", **where)
     bitmaps = [bare[lay.ofs_before:lay.ofs_before + lay.len_bitmap]]
     if lay.ofs_after is not None:
         bitmaps.append(bare[lay.ofs_after:lay.ofs_after + lay.len_bitmap])
+    rowwalk.check_rows(table, n, bitmaps[0], bitmaps[1] if len(bitmaps) > 1 else None,
+                       len(bare) - lay.ofs_rows, **where)
     present = [rows.present_columns(bm, n) for bm in bitmaps]
     # The undo of an insert deletes the row it wrote: a partial image (generated columns left out,
     # MINIMAL) still finds it. The undo of a delete or an update must write whole rows back.
@@ -537,7 +544,7 @@ class Rewriter:
                 else:
                     yield self._ended(pending)
                 pending = None
-            if item.type_code in ROWS_EVENTS and ev.error is None and not has_stmt_end(item.bare, item.fde):
+            if item.type_code in ROWS_EVENTS and ev.error is None and not has_stmt_end(item.bare, item.fde, item.file, item.pos):
                 pending = item
                 continue
             yield item
@@ -545,7 +552,7 @@ class Rewriter:
             yield self._ended(pending)
 
     def _ended(self, item: Item) -> Item:
-        return Item(set_stmt_end(item.bare, item.fde, True), item.file, item.pos, item.fde)
+        return Item(set_stmt_end(item.bare, item.fde, True, item.file, item.pos), item.file, item.pos, item.fde)
 
     def _rollback(self, events: Iterable[Event]) -> Iterator[Item]:
         spool = _EventSpool()
@@ -640,7 +647,7 @@ class _EventSpool:
         self.tx_starts = array("q")   # index into offsets where each transaction starts
         self.tx_rows = array("b")     # whether each transaction has rows events
         self.tx_domain = array("q")   # MariaDB GTID domain of each transaction (-1: none)
-        self.tx_seq = array("q")      # and its sequence number
+        self.tx_seq = array("Q")      # and its sequence number (unsigned 64 bits)
         self.files: dict[str, int] = {}
         self.names: list[str] = []
 
@@ -661,7 +668,7 @@ class _EventSpool:
         pools: dict[int, array] = {}
         for k in range(len(self.tx_starts)):
             if self.tx_rows[k] and self.tx_domain[k] >= 0:
-                pools.setdefault(self.tx_domain[k], array("q")).append(self.tx_seq[k])
+                pools.setdefault(self.tx_domain[k], array("Q")).append(self.tx_seq[k])
         return {d: iter(sorted(p)) for d, p in pools.items()}
 
     def add(self, kind: int, item: Item) -> None:
@@ -718,7 +725,7 @@ class _EventSpool:
                     yield self._read(t, end_offset, fde)
                 for r in range(i, j - 1, -1):
                     item = self._read(r, end_offset, fde)
-                    item.bare = set_stmt_end(item.bare, fde, r == j)
+                    item.bare = set_stmt_end(item.bare, fde, r == j, item.file, item.pos)
                     yield item
                 i = m - 1
             for i in range(first, last):

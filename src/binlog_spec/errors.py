@@ -61,3 +61,8 @@ class EncryptedBinlogError(BinlogError):
 
 class MissingTableMapError(BinlogError):
     """A rows event refers to a table id no TABLE_MAP_EVENT has defined."""
+
+
+class RowsLayoutError(MalformedEventError):
+    """A rows event's column count, columns-present bitmaps or row images contradict its TABLE_MAP or
+    the bytes it holds (a count above the TABLE_MAP's, images with no column present, a row past the end)."""

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator
 
-from binlog_spec import json_path, spec, values
-from binlog_spec.errors import MalformedEventError, MissingTableMapError
+from binlog_spec import json_path, rowwalk, spec, values
+from binlog_spec.errors import MalformedEventError, MissingTableMapError, RowsLayoutError
 from binlog_spec.event import Event
 from binlog_spec.tablemap import TableDef
 
@@ -331,11 +331,11 @@ class RowDecoder:
         if table is None:
             raise MissingTableMapError(f"no TABLE_MAP_EVENT defines table id {table_id}",
                                        file=ev.file, offset=ev.pos, event_type=ev.type)
-        if n > len(table.columns):
-            raise MalformedEventError(f"rows event has {n} columns, its TABLE_MAP {len(table.columns)}",
-                                      file=ev.file, offset=ev.pos, event_type=ev.type)
         if op == UPDATE and after_bitmap is None:
-            raise KeyError("columns_after_image")
+            raise RowsLayoutError("update rows event without an after-image bitmap", file=ev.file, offset=ev.pos,
+                                  event_type=ev.type)
+        rowwalk.check_rows(table, n, before_bitmap, after_bitmap if op == UPDATE else None, len(buf),
+                           file=ev.file, offset=ev.pos, event_type=ev.type)
         if ev.type_code != ET.partial_update_rows_event and type(buf) is bytes:
             names, rows = self._compiled_rows(table_id, table, op, n, before_bitmap, after_bitmap)
             if rows is not None:
