@@ -241,7 +241,11 @@ class Analyzer:
         key = (body, self._mariadb, self._schema_gen)
         table = self._map_cache.get(key)
         if table is None:
-            table = self._schema.complete(TableDef.from_fields(ev.fields, self._mariadb))
+            try:
+                table = self._schema.complete(TableDef.from_event(ev, self._mariadb))
+            except MalformedEventError as exc:     # its rows are then rows of an unknown table
+                self._row_error(exc)
+                return
             if len(self._map_cache) > 4096:
                 self._map_cache.clear()
             self._map_cache[key] = table

@@ -517,7 +517,7 @@ class Rewriter:
             bare = decompress(bare, fde, ev.file, ev.pos)
             changed = True
         if code == ET.table_map_event:
-            self.tables[ev.fields["table_id"]] = TableDef.from_fields(ev.fields, self.mariadb)
+            self.tables[ev.fields["table_id"]] = TableDef.from_event(ev, self.mariadb)
         if self.options.rewrite_db and bare[OFS_TYPE] in (ET.table_map_event, ET.query_event):
             new = rename_schema(bare, fde, self.options.rewrite_db, ev.file, ev.pos)
             changed = changed or new is not bare

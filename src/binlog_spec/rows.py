@@ -310,7 +310,7 @@ class RowDecoder:
         elif code == ET.xid_event:                   # the transaction ends, and its GTID with it
             self.gtid = None
         elif code == ET.table_map_event:
-            table = TableDef.from_fields(ev.fields, self.mariadb)
+            table = TableDef.from_event(ev, self.mariadb)
             if self.schema_source is not None:
                 table = self.schema_source.complete(table)
             self.tables[table.table_id] = table
