@@ -49,7 +49,9 @@ def _strip(events: list[dict]) -> list[dict]:
 
 
 def worker() -> int:
+    import warnings
     import targets
+    warnings.simplefilter("ignore")     # SchemaWarning on mutated DDL: expected, and not the question here
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
     originals: dict[str, list[dict]] = {}
     for line in sys.stdin:
