@@ -166,3 +166,24 @@ def test_an_unexpected_exception_is_an_internal_error_with_the_offset_and_no_tra
     err = io.StringIO()
     assert cli.main(["--debug", "rows", demo], io.StringIO(), err) == 70
     assert "Traceback" in err.getvalue() and "RuntimeError: boom" in err.getvalue()
+
+
+def test_a_tagged_gtid_whose_uuid_field_is_not_bytes_is_a_malformed_event(tmp_path):
+    """A field id flipped to SID's in a GTID_TAGGED_LOG_EVENT: a ValueError while its fields were built."""
+    fde = bytes.fromhex(   # MySQL 9.6, CRC32 (the checksums of the next event are not verified below)
+        "fe62696e9bae85690f010000007b0000007f00000000000400392e362e30000000000000000000000000000000000000000000"
+        "0000000000000000000000000000000000000000000000000000000013000d0008000000000400040000006300041a080000"
+        "00000000020000000a0a0a2a2a001234000a28000001c9b005aa")
+    gtid = bytes.fromhex(
+        "afae85692a0100000053000000480100000000027800000002aaee25020804650222c503c502e1029cc103110b5502dead03"
+        "040c060a6d7974616708000a040c7f1cf3b814244a0610a10412430f0b7872ad08")
+    p = write(tmp_path, fde + gtid)
+    events, fault = [], None
+    try:
+        for ev in binlog_spec.open(p, binlog_spec.ReadOptions(verify_checksums=False)):
+            ev.to_dict()
+            events.append(ev)
+    except MalformedEventError as exc:
+        fault = exc
+    assert [e.type for e in events] == ["FORMAT_DESCRIPTION_EVENT"]
+    assert (fault.offset, fault.event_type) == (127, "GTID_TAGGED_LOG_EVENT")
