@@ -1,7 +1,7 @@
 """Injection-proof SQL, on a real server: seeded random values and identifiers, replayed.
 
 A private MariaDB runs a workload on tables whose schema, table and column names are random VALID
-identifiers (backticks, quotes, spaces, `*/`, `;`, non-ASCII letters) and whose values are random
+identifiers (backticks, quotes, spaces, newlines, `*/`, `;`, non-ASCII letters) and whose values are random
 bytes and text (NUL, invalid UTF-8, quotes, `\\`, `*/`, `;`, newlines). Its binlog is turned into
 --sql2, --sql2 --replace, their rollbacks and the base64 scripts (with the -vv pseudo-SQL), which are
 replayed on a second server: CHECKSUM TABLE must equal the original's, and the server's general log
@@ -29,7 +29,7 @@ SEED = 1414
 ROWS_PER_TABLE = 12
 
 #: Pieces names are made of: every one valid in a quoted MariaDB identifier.
-NAME_PIECES = ["`", "``", "'", '"', " ", "*/", "/*", ";", "--", "#", "é", "中文", "ß", "Ω", "ж", "a", "b", "Z",
+NAME_PIECES = ["\n", "`", "``", "'", '"', " ", "*/", "/*", ";", "--", "#", "é", "中文", "ß", "Ω", "ж", "a", "b", "Z",
                "_", "1", "$", "-", "(", ")", "=", "%"]
 #: Pieces values are made of, besides random bytes.
 VALUE_PIECES = [b"\0", b"'", b'"', b"\\", b"*/", b"/*", b";", b"\n", b"\r\n", b"\x1a", b"`", b"--", b"#",
@@ -39,7 +39,7 @@ TEXT_PIECES = ["\0", "'", '"', "\\", "*/", "/*", ";", "\n", "`", "--", "é", "�
 
 def ident(rng: random.Random, max_len: int = 20) -> str:
     while True:
-        name = "".join(rng.choice(NAME_PIECES) for _ in range(rng.randint(1, 6)))[:max_len].rstrip(" ")
+        name = "".join(rng.choice(NAME_PIECES) for _ in range(rng.randint(1, 6)))[:max_len].rstrip()
         if name:
             return name
 
@@ -239,3 +239,10 @@ def test_random_values_and_names_replay_exactly_and_run_only_the_intended_statem
     queries = replay_logged(replay_server, script(files, *options, "--rollback"), tmp_path / "rollback.log")
     assert work.checksums(replay_server) == start
     check_statements(queries, statements_per_row)
+
+
+def test_the_seeded_names_hold_every_awkward_character():
+    work = Workload(SEED)
+    names = "".join([work.db] + [t for t, _ in work.tables] + [c for _, cols in work.tables for c in cols])
+    for piece in ("`", "'", '"', " ", "\n", "*/", ";", "é", "中"):
+        assert piece in names, piece
