@@ -44,8 +44,10 @@ EDGE_WORDS = (0, 1, 2, 3, 4, 18, 19, 0x7F, 0xFF, 0x100, 0xFFFF, 0x10000, 0x7FFFF
 # Worker: runs cases, one JSON line in, one out
 
 
-def _strip(events: list[dict]) -> list[dict]:
-    return [{k: v for k, v in d.items() if k != "file"} for d in events]
+def _strip(events: list[dict], path: str) -> list[dict]:
+    """The events' dicts without the file's name (in `file`, and in the messages of malformed ones)."""
+    return [{k: v.replace(path, "FILE") if isinstance(v, str) else v for k, v in d.items() if k != "file"}
+            for d in events]
 
 
 def worker() -> int:
@@ -63,8 +65,8 @@ def worker() -> int:
             if cut is not None:
                 orig = originals.get(case["original"])
                 if orig is None:
-                    orig = originals[case["original"]] = _strip(targets.events(case["original"])[0])
-                got = _strip(delivered)
+                    orig = originals[case["original"]] = _strip(targets.events(case["original"])[0], case["original"])
+                got = _strip(delivered, case["path"])
                 need = next((k for k, d in enumerate(orig) if d["pos"] + d["size"] > cut), len(orig))
                 if got != orig[:len(got)]:
                     k = next(k for k, (a, b) in enumerate(zip(got, orig)) if a != b)
