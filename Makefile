@@ -50,9 +50,9 @@ FUZZ_DIR ?= /tmp/binlog-spec-fuzz
 fuzz: $(STAMP)
 	$(PY) tests/fuzz/seeds.py $(FUZZ_DIR)/corpus
 	$(PY) tests/fuzz/fuzz_atheris.py $(FUZZ_DIR)/bugs $(FUZZ_DIR)/corpus -max_total_time=$(FUZZ_SECONDS) \
-		-max_len=65536 -timeout=60 -rss_limit_mb=4096 -print_final_stats=1
+		-max_len=131072 -timeout=60 -rss_limit_mb=4096 -print_final_stats=1
 	$(PY) -m coverage run --data-file=$(FUZZ_DIR)/.coverage --source=src/binlog_spec \
-		--omit='*/spark*' tests/fuzz/fuzz_atheris.py --replay $(FUZZ_DIR)/corpus $(FUZZ_DIR)/bugs
+		tests/fuzz/fuzz_atheris.py --replay $(FUZZ_DIR)/corpus $(FUZZ_DIR)/bugs
 	$(PY) -m coverage report --data-file=$(FUZZ_DIR)/.coverage | tail -n 45
 	cat $(FUZZ_DIR)/bugs/stats.json
 

@@ -209,6 +209,10 @@ def run(seed_files: list[Path], seconds: float, seed: int, out_dir: str | None =
             path.write_bytes(mutated)
             case = {"path": str(path), "original": str(src), "cut": cut}
             reply = w.ask(case, CASE_SECONDS)
+            if reply is None:       # once more in a new worker: a busy machine is not a hang, a hang is again
+                w.stop()
+                w = _Worker()
+                reply = w.ask(case, CASE_SECONDS)
             report.cases += 1
             report.truncations += cut is not None
             problem = None
