@@ -40,3 +40,21 @@ def test_a_case_that_hangs_is_stopped_and_reported(tmp_path, monkeypatch):
     report = mutate.run(seed_files()[-1:], 30, SEED, str(tmp_path), max_cases=1)
     assert report.cases == 1 and len(report.failures) == 1
     assert "no answer within" in report.failures[0].problem
+
+
+def test_the_coverage_guided_fuzzer_runs_on_the_seeds(tmp_path):
+    """`make fuzz` in small: atheris over a few seeds for a bounded number of runs, no bug kept."""
+    import json
+    import shutil
+    import subprocess
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for p in seed_files(8 * 1024)[:5]:
+        shutil.copyfile(p, corpus / p.name)
+    r = subprocess.run([sys.executable, str(Path(mutate.__file__).with_name("fuzz_atheris.py")), str(tmp_path / "bugs"),
+                        str(corpus), "-runs=200", "-max_len=8192", "-seed=14"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    stats = json.loads((tmp_path / "bugs/stats.json").read_text())
+    assert stats["cases"] >= 200 and stats["bugs"] == {}, stats

@@ -54,7 +54,6 @@ class Recorder:
         self.cases = self.bug_cases = 0
         self.bugs: dict[str, int] = {}
         self.start = time.time()
-        self._last_stats = 0.0
         fd, self.path = tempfile.mkstemp(prefix="binlog-fuzz-", suffix=".bin", dir="/dev/shm"
                                          if os.path.isdir("/dev/shm") else None)
         os.close(fd)
@@ -71,8 +70,7 @@ class Recorder:
             self.record(data, exc)
         finally:
             signal.alarm(0)
-        if time.time() - self._last_stats > 10:
-            self.write_stats()
+        self.write_stats()      # after every case: libFuzzer ends the process by exit(), past any atexit
 
     def record(self, data: bytes, exc: BaseException) -> None:
         self.bug_cases += 1
@@ -89,7 +87,6 @@ class Recorder:
         self.write_stats()
 
     def write_stats(self) -> None:
-        self._last_stats = time.time()
         with open(os.path.join(self.out_dir, "stats.json"), "w") as f:
             json.dump({"cases": self.cases, "seconds": round(time.time() - self.start, 1),
                        "bug_cases": self.bug_cases, "bugs": self.bugs}, f, indent=1)
