@@ -544,7 +544,8 @@ class Rewriter:
                 else:
                     yield self._ended(pending)
                 pending = None
-            if item.type_code in ROWS_EVENTS and ev.error is None and not has_stmt_end(item.bare, item.fde, item.file, item.pos):
+            if item.type_code in ROWS_EVENTS and ev.error is None and \
+                    not has_stmt_end(item.bare, item.fde, item.file, item.pos):
                 pending = item
                 continue
             yield item
