@@ -36,7 +36,7 @@ def test_the_mutation_run_is_reproducible_from_its_seed():
 
 def test_a_case_that_hangs_is_stopped_and_reported(tmp_path, monkeypatch):
     """The watchdog: a worker that does not answer in time is killed and the case is a failure."""
-    monkeypatch.setattr(mutate, "CASE_SECONDS", 0.0)
+    monkeypatch.setattr(mutate, "WALL_SECONDS", 0.0)
     report = mutate.run(seed_files()[-1:], 30, SEED, str(tmp_path), max_cases=1)
     assert report.cases == 1 and len(report.failures) == 1
     assert "no answer within" in report.failures[0].problem
@@ -58,3 +58,12 @@ def test_the_coverage_guided_fuzzer_runs_on_the_seeds(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     stats = json.loads((tmp_path / "bugs/stats.json").read_text())
     assert stats["cases"] >= 200 and stats["bugs"] == {}, stats
+
+
+def test_a_case_over_its_cpu_time_is_a_failure(tmp_path, monkeypatch):
+    """The CPU timer of the worker (set from CASE_SECONDS, read by the worker from the environment)."""
+    monkeypatch.setenv("BINLOG_SPEC_FUZZ_CASE_SECONDS", "0.001")
+    report = mutate.run(sorted(seed_files(), key=lambda p: -p.stat().st_size)[:1], 60, SEED, str(tmp_path),
+                        max_cases=1)
+    assert report.cases == 1 and len(report.failures) == 1
+    assert "s of CPU" in report.failures[0].problem
