@@ -187,3 +187,22 @@ def test_a_tagged_gtid_whose_uuid_field_is_not_bytes_is_a_malformed_event(tmp_pa
         fault = exc
     assert [e.type for e in events] == ["FORMAT_DESCRIPTION_EVENT"]
     assert (fault.offset, fault.event_type) == (127, "GTID_TAGGED_LOG_EVENT")
+
+
+def test_a_query_event_whose_database_name_has_no_nul_is_malformed_in_the_base64_script(tmp_path):
+    """Found by the atheris fuzzer: binwriter.query_layout's ValueError escaped base64script as a traceback."""
+    fde = bytes.fromhex(   # MariaDB 10.11, CRC32 (not verified below)
+        "fe62696ebf6a026b0f01000000fc000000000100000000040031302e31312e31392d4d6172696144422d302b646562313275"
+        "312d6c6f670000000000000000000000000000000000000000bf6a026b13380004000004080d120404120000e400041a0800"
+        "0000080808020000000a0a0a0000000000000a0a0a0000000000000000000000000000000000000000000000000000000000"
+        "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+        "00000000000000000000000000000000000000000000000000000000000000000000000000000000041304000d0808080a0a"
+        "0a016dc95df6")
+    query = bytes.fromhex(
+        "00b9556902010000006d000000e1010000080005000000bfb1ac010400001a00000000000101000020540000000006037374"
+        "64042d002d00080073686f70004352454154452044415441424153452073686f702043484152414354455220534554207574"
+        "66386d6234eae344b8")
+    p = write(tmp_path, fde + query)
+    r = run_cli("sql", "--no-verify-checksums", str(p))
+    assert r.returncode == 3 and "Traceback" not in r.stderr
+    assert f"{p}: offset 256: QUERY_EVENT: query event layout: no NUL after the database name" in r.stderr

@@ -225,9 +225,18 @@ class QueryLayout:
     ofs_query: int
 
 
-def query_layout(bare: bytes, fde: spec.FormatDescription) -> QueryLayout:
+def query_layout(bare: bytes, fde: spec.FormatDescription, file: str | None = None,
+                 pos: int | None = None) -> QueryLayout:
     """QUERY_EVENT (and QUERY_COMPRESSED, EXECUTE_LOAD_QUERY): post-header (thread id 4, exec time 4,
-    db length 1, error code 2, status-vars length 2, [load fields]), status vars, db, NUL, query."""
+    db length 1, error code 2, status-vars length 2, [load fields]), status vars, db, NUL, query.
+    MalformedEventError at `pos` when the bytes do not hold it."""
+    try:
+        return _query_layout(bare, fde)
+    except (ValueError, IndexError) as exc:
+        raise MalformedEventError(f"query event layout: {exc}", **_where(file, pos, bare[OFS_TYPE])) from None
+
+
+def _query_layout(bare: bytes, fde: spec.FormatDescription) -> QueryLayout:
     code = bare[OFS_TYPE]
     hl = _header_len(fde)
     plen = fde.post_header_len(code)
@@ -235,13 +244,14 @@ def query_layout(bare: bytes, fde: spec.FormatDescription) -> QueryLayout:
     len_status = int.from_bytes(bare[hl + 11:hl + 13], "little") if plen >= 13 else 0
     ofs_db = hl + plen + len_status
     if ofs_db + len_db >= len(bare) or bare[ofs_db + len_db] != 0:
-        raise ValueError("query event: no NUL after the database name")
+        raise ValueError("no NUL after the database name")
     return QueryLayout(hl + 8, ofs_db, len_db, ofs_db + len_db + 1)
 
 
-def query_parts(bare: bytes, fde: spec.FormatDescription) -> tuple[bytes, bytes]:
+def query_parts(bare: bytes, fde: spec.FormatDescription, file: str | None = None,
+                pos: int | None = None) -> tuple[bytes, bytes]:
     """(default database, statement) bytes of a QUERY_EVENT, as logged (no charset conversion)."""
-    lay = query_layout(bare, fde)
+    lay = query_layout(bare, fde, file, pos)
     return bare[lay.ofs_db:lay.ofs_db + lay.len_db], bare[lay.ofs_query:]
 
 
@@ -271,7 +281,7 @@ def rename_schema(bare: bytes, fde: spec.FormatDescription, mapping: Mapping[str
             raise RewriteError(f"schema name {new!r} is longer than 255 bytes", **_where(file, pos, code))
         return _with_len(bytearray(bare[:ofs]) + bytes([len(new)]) + new + bare[ofs + 1 + n:])
     if code in (ET.query_event, ET.query_compressed_event):
-        lay = query_layout(bare, fde)
+        lay = query_layout(bare, fde, file, pos)
         old = bare[lay.ofs_db:lay.ofs_db + lay.len_db]
         new = _renamed(old, mapping)
         if new is None:
@@ -303,7 +313,7 @@ def decompress(bare: bytes, fde: spec.FormatDescription, file: str | None = None
                            f"differs from {spec.event_type_name(plain)}'s ({fde.post_header_len(plain)})",
                            **_where(file, pos, code))
     try:
-        start = query_layout(bare, fde).ofs_query if code == ET.query_compressed_event \
+        start = query_layout(bare, fde, file, pos).ofs_query if code == ET.query_compressed_event \
             else rows_layout(bare, fde).ofs_rows
         data = payload.mariadb_uncompress(bare[start:])
     except payload.PayloadError as exc:
