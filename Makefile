@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 DEMO_FILE := fixtures/demo/mariadb-bin.000001
 
-.PHONY: all setup apt demo test build check-generated bench bench-rows bench-analyze bench-spark clean
+.PHONY: all setup apt demo test build check-generated fuzz bench bench-rows bench-analyze bench-spark clean
 
 all: demo
 
@@ -41,6 +41,20 @@ check-generated: $(STAMP) $(NODE_STAMP)
 
 test: setup check-generated
 	$(PY) -m pytest
+
+# Coverage-guided fuzzing (atheris) of the library API for FUZZ_SECONDS, from the small corpus and
+# fixture binlogs; bugs (inputs and tracebacks) land in $(FUZZ_DIR)/bugs, then the coverage of src/
+# the fuzzer's corpus reaches is reported. `make test` runs the bounded mutation run instead.
+FUZZ_SECONDS ?= 300
+FUZZ_DIR ?= /tmp/binlog-spec-fuzz
+fuzz: $(STAMP)
+	$(PY) tests/fuzz/seeds.py $(FUZZ_DIR)/corpus
+	$(PY) tests/fuzz/fuzz_atheris.py $(FUZZ_DIR)/bugs $(FUZZ_DIR)/corpus -max_total_time=$(FUZZ_SECONDS) \
+		-max_len=131072 -timeout=60 -rss_limit_mb=4096 -print_final_stats=1
+	$(PY) -m coverage run --data-file=$(FUZZ_DIR)/.coverage --source=src/binlog_spec \
+		tests/fuzz/fuzz_atheris.py --replay $(FUZZ_DIR)/corpus $(FUZZ_DIR)/bugs
+	$(PY) -m coverage report --data-file=$(FUZZ_DIR)/.coverage | tail -n 45
+	cat $(FUZZ_DIR)/bugs/stats.json
 
 # Each benchmark rewrites its own section of docs/benchmarks.md.
 bench: setup

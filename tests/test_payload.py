@@ -86,3 +86,12 @@ def test_an_inner_event_running_past_the_payload_is_truncated(tmp_path):
     events, err = collect(write(tmp_path, MAGIC + FDE + _payload_event(inner, 255, len(inner))))
     assert isinstance(err, binlog_spec.TruncatedEventError) and err.offset == 123
     assert "payload offset 0" in err.message
+
+
+def test_a_zlib_block_longer_than_its_header_says_stops_at_the_header_size():
+    """A compressed event is uncompressed up to the size its header gives, not as far as its data goes
+    (64 MiB of zeros in a 64 KiB block: a bomb for a header that says 1000 bytes)."""
+    bomb = bytes([0x84]) + (1000).to_bytes(4, "big") + zlib.compress(bytes(64 << 20), 9)
+    assert len(bomb) < 100_000
+    with pytest.raises(payload.PayloadError, match="1001 bytes, header says 1000"):
+        payload.mariadb_uncompress(bomb)

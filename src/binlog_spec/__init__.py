@@ -6,7 +6,7 @@
 """
 from binlog_spec.errors import (BinlogError, ChecksumError, DecompressionError, EncryptedBinlogError, EventSizeError,
                                 MalformedEventError, MissingTableMapError, NotABinlogError,
-                                TruncatedEventError)
+                                RowsLayoutError, TruncatedEventError)
 from binlog_spec.event import Event
 from binlog_spec.options import ReadOptions
 from binlog_spec.reader import BinlogReader, open, read_events  # noqa: A004
@@ -16,5 +16,5 @@ __version__ = "0.1.0"
 __all__ = [
     "open", "read_events", "BinlogReader", "Event", "ReadOptions",
     "BinlogError", "NotABinlogError", "TruncatedEventError", "EventSizeError", "ChecksumError",
-    "MalformedEventError", "DecompressionError", "EncryptedBinlogError", "MissingTableMapError",
+    "MalformedEventError", "DecompressionError", "EncryptedBinlogError", "MissingTableMapError", "RowsLayoutError",
 ]

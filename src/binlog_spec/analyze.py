@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable
 
 from binlog_spec import spec
-from binlog_spec.errors import BinlogError, MalformedEventError, MissingTableMapError
+from binlog_spec.errors import BinlogError, MalformedEventError, MissingTableMapError, RowsLayoutError
 from binlog_spec.event import Event
 from binlog_spec.rows import DELETE, INSERT, ROW_OPS, UPDATE
 from binlog_spec.rowwalk import RowWalker, RowWalkError
@@ -256,7 +256,11 @@ class Analyzer:
         key = (body, self._mariadb, self._schema_gen)
         table = self._map_cache.get(key)
         if table is None:
-            table = self._schema.complete(TableDef.from_fields(ev.fields, self._mariadb))
+            try:
+                table = self._schema.complete(TableDef.from_event(ev, self._mariadb))
+            except MalformedEventError as exc:     # its rows are then rows of an unknown table
+                self._row_error(exc)
+                return
             if len(self._map_cache) > 4096:
                 self._map_cache.clear()
             self._map_cache[key] = table
@@ -278,7 +282,7 @@ class Analyzer:
             try:
                 count, _ = self._walker.walk(table, n, before, after, buf, op == UPDATE,
                                              ev.type_code == ET.partial_update_rows_event)
-            except (RowWalkError, IndexError) as exc:
+            except (RowWalkError, RowsLayoutError, IndexError) as exc:
                 self._row_error(MalformedEventError(f"rows of `{name}` not counted: {exc or type(exc).__name__}",
                                                     file=ev.file, offset=ev.pos, event_type=ev.type))
                 count = 0

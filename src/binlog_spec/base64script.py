@@ -320,7 +320,7 @@ class Base64Script:
 
     def _query(self, item: Item) -> Iterator[str]:
         ev = item.event
-        db, query = binwriter.query_parts(item.bare, item.fde)
+        db, query = binwriter.query_parts(item.bare, item.fde, item.file, item.pos)
         yield from self._query_header(ev, db, query)
         yield _text(query)
         yield DELIMITER

@@ -32,7 +32,7 @@ from array import array
 from dataclasses import dataclass, field
 from typing import BinaryIO, Iterable, Iterator, Mapping
 
-from binlog_spec import payload, rows, spec
+from binlog_spec import payload, rows, rowwalk, spec
 from binlog_spec.errors import BinlogError, DecompressionError, MalformedEventError, MissingTableMapError
 from binlog_spec.event import Event
 from binlog_spec.filters import GTID_EVENTS, QUERY_EVENTS, ROWS_EVENTS, Transactions, is_begin, is_commit
@@ -173,9 +173,18 @@ class RowsLayout:
         return (self.num_columns + 7) >> 3
 
 
-def rows_layout(bare: bytes, fde: spec.FormatDescription) -> RowsLayout:
+def rows_layout(bare: bytes, fde: spec.FormatDescription, file: str | None = None,
+                pos: int | None = None) -> RowsLayout:
     """The layout of a rows event: post-header (table id, flags, [v2 extra-data length and extra
-    data]), packed column count, columns-present bitmap(s), rows."""
+    data]), packed column count, columns-present bitmap(s), rows. MalformedEventError at `pos`
+    when the bytes do not hold it."""
+    try:
+        return _rows_layout(bare, fde)
+    except (ValueError, IndexError) as exc:
+        raise MalformedEventError(f"rows event layout: {exc}", **_where(file, pos, bare[OFS_TYPE])) from None
+
+
+def _rows_layout(bare: bytes, fde: spec.FormatDescription) -> RowsLayout:
     code = bare[OFS_TYPE]
     hl = _header_len(fde)
     plen = fde.post_header_len(code)
@@ -216,9 +225,18 @@ class QueryLayout:
     ofs_query: int
 
 
-def query_layout(bare: bytes, fde: spec.FormatDescription) -> QueryLayout:
+def query_layout(bare: bytes, fde: spec.FormatDescription, file: str | None = None,
+                 pos: int | None = None) -> QueryLayout:
     """QUERY_EVENT (and QUERY_COMPRESSED, EXECUTE_LOAD_QUERY): post-header (thread id 4, exec time 4,
-    db length 1, error code 2, status-vars length 2, [load fields]), status vars, db, NUL, query."""
+    db length 1, error code 2, status-vars length 2, [load fields]), status vars, db, NUL, query.
+    MalformedEventError at `pos` when the bytes do not hold it."""
+    try:
+        return _query_layout(bare, fde)
+    except (ValueError, IndexError) as exc:
+        raise MalformedEventError(f"query event layout: {exc}", **_where(file, pos, bare[OFS_TYPE])) from None
+
+
+def _query_layout(bare: bytes, fde: spec.FormatDescription) -> QueryLayout:
     code = bare[OFS_TYPE]
     hl = _header_len(fde)
     plen = fde.post_header_len(code)
@@ -226,13 +244,14 @@ def query_layout(bare: bytes, fde: spec.FormatDescription) -> QueryLayout:
     len_status = int.from_bytes(bare[hl + 11:hl + 13], "little") if plen >= 13 else 0
     ofs_db = hl + plen + len_status
     if ofs_db + len_db >= len(bare) or bare[ofs_db + len_db] != 0:
-        raise ValueError("query event: no NUL after the database name")
+        raise ValueError("no NUL after the database name")
     return QueryLayout(hl + 8, ofs_db, len_db, ofs_db + len_db + 1)
 
 
-def query_parts(bare: bytes, fde: spec.FormatDescription) -> tuple[bytes, bytes]:
+def query_parts(bare: bytes, fde: spec.FormatDescription, file: str | None = None,
+                pos: int | None = None) -> tuple[bytes, bytes]:
     """(default database, statement) bytes of a QUERY_EVENT, as logged (no charset conversion)."""
-    lay = query_layout(bare, fde)
+    lay = query_layout(bare, fde, file, pos)
     return bare[lay.ofs_db:lay.ofs_db + lay.len_db], bare[lay.ofs_query:]
 
 
@@ -262,7 +281,7 @@ def rename_schema(bare: bytes, fde: spec.FormatDescription, mapping: Mapping[str
             raise RewriteError(f"schema name {new!r} is longer than 255 bytes", **_where(file, pos, code))
         return _with_len(bytearray(bare[:ofs]) + bytes([len(new)]) + new + bare[ofs + 1 + n:])
     if code in (ET.query_event, ET.query_compressed_event):
-        lay = query_layout(bare, fde)
+        lay = query_layout(bare, fde, file, pos)
         old = bare[lay.ofs_db:lay.ofs_db + lay.len_db]
         new = _renamed(old, mapping)
         if new is None:
@@ -294,7 +313,7 @@ def decompress(bare: bytes, fde: spec.FormatDescription, file: str | None = None
                            f"differs from {spec.event_type_name(plain)}'s ({fde.post_header_len(plain)})",
                            **_where(file, pos, code))
     try:
-        start = query_layout(bare, fde).ofs_query if code == ET.query_compressed_event \
+        start = query_layout(bare, fde, file, pos).ofs_query if code == ET.query_compressed_event \
             else rows_layout(bare, fde).ofs_rows
         data = payload.mariadb_uncompress(bare[start:])
     except payload.PayloadError as exc:
@@ -329,9 +348,10 @@ def gtid_with_seq_no(bare: bytes, fde: spec.FormatDescription, seq_no: int) -> b
     return bytes(b)
 
 
-def set_stmt_end(bare: bytes, fde: spec.FormatDescription, on: bool) -> bytes:
+def set_stmt_end(bare: bytes, fde: spec.FormatDescription, on: bool, file: str | None = None,
+                 pos: int | None = None) -> bytes:
     """The rows event with its STMT_END_F flag set (on) or cleared."""
-    lay = rows_layout(bare, fde)
+    lay = rows_layout(bare, fde, file, pos)
     flags = (lay.flags | STMT_END_F) if on else (lay.flags & ~STMT_END_F)
     if flags == lay.flags:
         return bare
@@ -340,8 +360,8 @@ def set_stmt_end(bare: bytes, fde: spec.FormatDescription, on: bool) -> bytes:
     return bytes(b)
 
 
-def has_stmt_end(bare: bytes, fde: spec.FormatDescription) -> bool:
-    return bool(rows_layout(bare, fde).flags & STMT_END_F)
+def has_stmt_end(bare: bytes, fde: spec.FormatDescription, file: str | None = None, pos: int | None = None) -> bool:
+    return bool(rows_layout(bare, fde, file, pos).flags & STMT_END_F)
 
 
 def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file: str | None = None,
@@ -359,16 +379,13 @@ def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file:
                             "inverted (binlog_row_value_options=PARTIAL_JSON)", **where)
     if code not in INVERSE_TYPE:
         raise RollbackError(f"not a rows event ({spec.event_type_name(code)})", **where)
-    try:
-        lay = rows_layout(bare, fde)
-    except (ValueError, IndexError) as exc:
-        raise MalformedEventError(f"rows event layout: {exc}", **where) from None
+    lay = rows_layout(bare, fde, file, pos)
     n = lay.num_columns
-    if n > len(table.columns):
-        raise MalformedEventError(f"rows event has {n} columns, its TABLE_MAP {len(table.columns)}", **where)
     bitmaps = [bare[lay.ofs_before:lay.ofs_before + lay.len_bitmap]]
     if lay.ofs_after is not None:
         bitmaps.append(bare[lay.ofs_after:lay.ofs_after + lay.len_bitmap])
+    rowwalk.check_rows(table, n, bitmaps[0], bitmaps[1] if len(bitmaps) > 1 else None,
+                       len(bare) - lay.ofs_rows, **where)
     present = [rows.present_columns(bm, n) for bm in bitmaps]
     # The undo of an insert deletes the row it wrote: a partial image (generated columns left out,
     # MINIMAL) still finds it. The undo of a delete or an update must write whole rows back.
@@ -510,7 +527,7 @@ class Rewriter:
             bare = decompress(bare, fde, ev.file, ev.pos)
             changed = True
         if code == ET.table_map_event:
-            self.tables[ev.fields["table_id"]] = TableDef.from_fields(ev.fields, self.mariadb)
+            self.tables[ev.fields["table_id"]] = TableDef.from_event(ev, self.mariadb)
         if self.options.rewrite_db and bare[OFS_TYPE] in (ET.table_map_event, ET.query_event):
             new = rename_schema(bare, fde, self.options.rewrite_db, ev.file, ev.pos)
             changed = changed or new is not bare
@@ -540,7 +557,8 @@ class Rewriter:
                 else:
                     yield self._ended(pending)
                 pending = None
-            if item.type_code in ROWS_EVENTS and ev.error is None and not has_stmt_end(item.bare, item.fde):
+            if item.type_code in ROWS_EVENTS and ev.error is None and \
+                    not has_stmt_end(item.bare, item.fde, item.file, item.pos):
                 pending = item
                 continue
             yield item
@@ -548,7 +566,7 @@ class Rewriter:
             yield self._ended(pending)
 
     def _ended(self, item: Item) -> Item:
-        return Item(set_stmt_end(item.bare, item.fde, True), item.file, item.pos, item.fde)
+        return Item(set_stmt_end(item.bare, item.fde, True, item.file, item.pos), item.file, item.pos, item.fde)
 
     def _rollback(self, events: Iterable[Event]) -> Iterator[Item]:
         spool = _EventSpool()
@@ -643,7 +661,7 @@ class _EventSpool:
         self.tx_starts = array("q")   # index into offsets where each transaction starts
         self.tx_rows = array("b")     # whether each transaction has rows events
         self.tx_domain = array("q")   # MariaDB GTID domain of each transaction (-1: none)
-        self.tx_seq = array("q")      # and its sequence number
+        self.tx_seq = array("Q")      # and its sequence number (unsigned 64 bits)
         self.files: dict[str, int] = {}
         self.names: list[str] = []
 
@@ -664,7 +682,7 @@ class _EventSpool:
         pools: dict[int, array] = {}
         for k in range(len(self.tx_starts)):
             if self.tx_rows[k] and self.tx_domain[k] >= 0:
-                pools.setdefault(self.tx_domain[k], array("q")).append(self.tx_seq[k])
+                pools.setdefault(self.tx_domain[k], array("Q")).append(self.tx_seq[k])
         return {d: iter(sorted(p)) for d, p in pools.items()}
 
     def add(self, kind: int, item: Item) -> None:
@@ -721,7 +739,7 @@ class _EventSpool:
                     yield self._read(t, end_offset, fde)
                 for r in range(i, j - 1, -1):
                     item = self._read(r, end_offset, fde)
-                    item.bare = set_stmt_end(item.bare, fde, r == j)
+                    item.bare = set_stmt_end(item.bare, fde, r == j, item.file, item.pos)
                     yield item
                 i = m - 1
             for i in range(first, last):

@@ -8,6 +8,8 @@ Exit codes:
     3  a binlog is broken (not a binlog, truncated, bad checksum, impossible size); the events
        before the fault were printed
     4  a file could not be opened or read
+   70  an internal error (a bug): `binlog-spec: internal error at FILE offset N: ...`, and how to
+       report it; the traceback only with --debug
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ EXIT_WARNINGS = 1
 EXIT_USAGE = 2
 EXIT_BAD_INPUT = 3
 EXIT_IO = 4
+EXIT_INTERNAL = 70      # EX_SOFTWARE (sysexits.h)
 
 #: --format name -> event renderer.
 EVENT_FORMATS: dict[str, Callable[[Event], str]] = {
@@ -185,6 +188,7 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
     the filters choose what is output, never what is learnt."""
     def read():
         for ev in with_progress(binlog_spec.read_events(args.files, _read_options(args), faults), args.files, err):
+            args.at = (ev.file, ev.pos)      # where an internal error is reported
             if ev.error is not None:
                 warnings[0] += 1
                 err.write(f"binlog-spec: warning: {ev.error}\n")
@@ -250,6 +254,7 @@ def _add_read_arguments(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="binlog-spec", description="Read MySQL/MariaDB binary logs offline.")
     ap.add_argument("--version", action="version", version=f"%(prog)s {binlog_spec.__version__}")
+    ap.add_argument("--debug", action="store_true", help="on an internal error, print the Python traceback")
     sub = ap.add_subparsers(dest="command", required=True)
     ev = sub.add_parser("events", help="list every event", description="List every event, one per line.")
     _add_read_arguments(ev)
@@ -610,6 +615,21 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         out.flush()
         err.write(f"binlog-spec: error: {exc.filename or ''}: {exc.strerror or exc}\n")
         return EXIT_IO
+    except Exception as exc:     # noqa: BLE001 - anything else is a bug: one line, not a traceback
+        try:
+            out.flush()
+        except Exception:  # noqa: BLE001, S110
+            pass
+        at = getattr(args, "at", None)
+        where = f" at {at[0]} offset {at[1]}" if at else ""
+        err.write(f"binlog-spec: internal error{where}: {type(exc).__name__}: {exc}\n")
+        if args.debug:
+            import traceback
+            traceback.print_exception(exc, file=err)
+        else:
+            err.write("binlog-spec: this is a bug: please report it with the command line, this message and, "
+                      "if you can, the file (or the event at that offset); --debug shows the traceback\n")
+        return EXIT_INTERNAL
 
 
 def entry() -> None:

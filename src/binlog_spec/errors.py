@@ -63,6 +63,11 @@ class MissingTableMapError(BinlogError):
     """A rows event refers to a table id no TABLE_MAP_EVENT has defined."""
 
 
+class RowsLayoutError(MalformedEventError):
+    """A rows event's column count, columns-present bitmaps or row images contradict its TABLE_MAP or
+    the bytes it holds (a count above the TABLE_MAP's, images with no column present, a row past the end)."""
+
+
 class PositionError(ValueError):
     """--start-position names no event boundary of the first file: a usage error, raised before
     anything after the position is delivered. `boundaries`: the event positions around it."""

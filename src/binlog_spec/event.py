@@ -5,6 +5,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from binlog_spec import spec
+from binlog_spec.errors import MalformedEventError
 
 
 class Event:
@@ -85,7 +86,11 @@ class Event:
                 self._fields = {"malformed": getattr(self.error, "message", str(self.error)),
                                 "body": self.raw[spec.LEN_EVENT_HEADER:]}
                 return self._fields
-            d = spec.body_fields(self._body, self.header)
+            try:
+                d = spec.body_fields(self._body, self.header)
+            except (ValueError, KeyError, IndexError, TypeError) as exc:   # values the layout let through
+                raise MalformedEventError(f"event fields: {type(exc).__name__}: {exc}", file=self.file,
+                                          offset=self.pos, event_type=self.type) from None
             if self._overrides:
                 d.update(self._overrides)
             self._fields = d

@@ -30,6 +30,9 @@ def transaction_payload(compression_type: int | None, data: bytes, uncompressed_
             out = dctx.decompressobj().decompress(data)
     except zstandard.ZstdError as exc:
         raise PayloadError(f"zstd: {exc}") from None
+    except MemoryError:     # a size field or a frame (a bomb) asking for more than the process may have
+        raise PayloadError(f"zstd payload of {len(data)} bytes does not fit in memory uncompressed "
+                           f"(header says {uncompressed_size} bytes)") from None
     if uncompressed_size is not None and len(out) != uncompressed_size:
         raise PayloadError(f"zstd payload is {len(out)} bytes, header says {uncompressed_size}")
     return out
@@ -53,10 +56,13 @@ def mariadb_uncompress(block: bytes) -> bytes:
     if not 1 <= n <= 4 or len(block) < 1 + n:
         raise PayloadError(f"compressed block header 0x{head:02x} has a bad length size")
     size = int.from_bytes(block[1:1 + n], "big")
-    try:
-        out = zlib.decompress(block[1 + n:])
+    try:    # never more than the header's size (+1, to tell a longer block): no bomb past the header
+        out = zlib.decompressobj().decompress(block[1 + n:], size + 1)
     except zlib.error as exc:
         raise PayloadError(f"zlib: {exc}") from None
+    except MemoryError:
+        raise PayloadError(f"zlib block of {len(block)} bytes does not fit in memory uncompressed "
+                           f"(header says {size} bytes)") from None
     if len(out) != size:
         raise PayloadError(f"zlib block is {len(out)} bytes, header says {size}")
     return out

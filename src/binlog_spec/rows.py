@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone, tzinfo
 from typing import Any, Callable, Iterable, Iterator
 
-from binlog_spec import json_path, spec, values
-from binlog_spec.errors import MalformedEventError, MissingTableMapError
+from binlog_spec import json_path, rowwalk, spec, values
+from binlog_spec.errors import MalformedEventError, MissingTableMapError, RowsLayoutError
 from binlog_spec.event import Event
 from binlog_spec.tablemap import TableDef
 
@@ -318,7 +318,7 @@ class RowDecoder:
         elif code == ET.table_map_event:
             table = ev.table_def
             if table is None:
-                table = TableDef.from_fields(ev.fields, self.mariadb)
+                table = TableDef.from_event(ev, self.mariadb)
                 if self.schema_source is not None:
                     table = self.schema_source.complete(table, ev)
             self.tables[table.table_id] = table
@@ -341,11 +341,11 @@ class RowDecoder:
                                        file=ev.file, offset=ev.pos, event_type=ev.type)
         if table.extra and self.warn is not None:
             self._tell(table)
-        if n > len(table.columns):
-            raise MalformedEventError(f"rows event has {n} columns, its TABLE_MAP {len(table.columns)}",
-                                      file=ev.file, offset=ev.pos, event_type=ev.type)
         if op == UPDATE and after_bitmap is None:
-            raise KeyError("columns_after_image")
+            raise RowsLayoutError("update rows event without an after-image bitmap", file=ev.file, offset=ev.pos,
+                                  event_type=ev.type)
+        rowwalk.check_rows(table, n, before_bitmap, after_bitmap if op == UPDATE else None, len(buf),
+                           file=ev.file, offset=ev.pos, event_type=ev.type)
         if ev.type_code != ET.partial_update_rows_event and type(buf) is bytes:
             names, rows = self._compiled_rows(table_id, table, op, n, before_bitmap, after_bitmap)
             if rows is not None:
@@ -451,9 +451,14 @@ def observe_schema(events: Iterable[Event], schema_source: Any) -> Iterator[Even
                        schema_source.generation, schema_source.server_collation)
                 table = cache.get(key)
                 if table is None:
-                    if len(cache) >= _MAX_COMPILED * 16:
-                        cache.clear()
-                    table = cache[key] = complete(TableDef.from_fields(ev.fields, mariadb), ev)
+                    try:
+                        table = complete(TableDef.from_event(ev, mariadb), ev)
+                    except MalformedEventError:
+                        table = None    # its consumer meets the same error at this event (TableDef.from_event)
+                    else:
+                        if len(cache) >= _MAX_COMPILED * 16:
+                            cache.clear()
+                        cache[key] = table
                 ev.table_def = table
             elif code in (ET.query_event, ET.query_compressed_event):
                 # BEGIN, COMMIT, DML: not parsed, but for the server's collation of a file's first

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Callable
 
 from binlog_spec import spec, values
+from binlog_spec.errors import RowsLayoutError
 from binlog_spec.values import Column, old_temporal_size
 
 CT = spec.ColumnType
@@ -229,6 +230,27 @@ def _compile_walk(b: _Plan, a: _Plan | None) -> Callable[[bytes, int], tuple[int
     return globs["walk"]
 
 
+def check_rows(table, n: int, before: bytes, after: bytes | None, len_rows: int, *, file: str | None = None,
+               offset: int | None = None, event_type: str | None = None) -> None:
+    """The rule every walk over row images (RowWalker here, rows.RowDecoder, binwriter.invert_rows)
+    checks before its loop: the column count and bitmaps fit the TABLE_MAP, and when there are rows
+    each image has a column present. An image then takes at least its null bitmap's byte, so every
+    turn of a loop over the rows advances; an image of no column would take no bytes and never end
+    the rows. Raises RowsLayoutError at the event."""
+    problem = None
+    if n > len(table.columns):
+        problem = f"rows event has {n} columns, its TABLE_MAP {len(table.columns)}"
+    elif len(before) != (n + 7) >> 3 or (after is not None and len(after) != len(before)):
+        problem = f"columns-present bitmap of {len(before)} bytes for {n} columns"
+    elif len_rows:
+        mask = (1 << n) - 1
+        if not int.from_bytes(before, "little") & mask or \
+                (after is not None and not int.from_bytes(after, "little") & mask):
+            problem = f"a row image with no column present cannot hold {len_rows} bytes of rows"
+    if problem is not None:
+        raise RowsLayoutError(problem, file=file, offset=offset, event_type=event_type)
+
+
 def _present(bitmap: bytes, count: int) -> list[int]:
     return [i for i in range(count) if bitmap[i >> 3] >> (i & 7) & 1]
 
@@ -264,8 +286,7 @@ class RowWalker:
              partial: bool = False, ends: list[int] | None = None) -> tuple[int, int]:
         """(rows, end position) of the rows of one event; `ends` collects the position after
         each image (two per row for an update)."""
-        if n > len(table.columns):
-            raise RowWalkError(f"rows event has {n} columns, its TABLE_MAP {len(table.columns)}")
+        check_rows(table, n, before, after if update else None, len(buf))
         entry = self.plans(table, n, before, after, update)
         _, b, a, fast, _ = entry
         end = len(buf)
@@ -307,4 +328,4 @@ class RowWalker:
         return a.skip(buf, pos)
 
 
-__all__ = ["LAYOUTS", "RowWalker", "RowWalkError", "layout", "value_size"]
+__all__ = ["LAYOUTS", "RowWalker", "RowWalkError", "check_rows", "layout", "value_size"]

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from binlog_spec import spec
+from binlog_spec.errors import MalformedEventError
 from binlog_spec.values import Column
 
 CT = spec.ColumnType
@@ -75,6 +76,16 @@ class TableDef:
         return ()
 
     @classmethod
+    def from_event(cls, ev, mariadb: bool = False) -> "TableDef":
+        """from_fields of a TABLE_MAP_EVENT; MalformedEventError at the event when its fields
+        contradict each other (metadata, null bitmap or primary key of other columns)."""
+        try:
+            return cls.from_fields(ev.fields, mariadb)
+        except (ValueError, IndexError, KeyError, TypeError) as exc:
+            raise MalformedEventError(f"TABLE_MAP fields do not fit: {exc}", file=ev.file, offset=ev.pos,
+                                      event_type=ev.type) from None
+
+    @classmethod
     def from_fields(cls, f: dict, mariadb: bool = False) -> "TableDef":
         """Build from the plain fields of a TABLE_MAP_EVENT (see spec.body_fields).
 
@@ -111,12 +122,17 @@ class TableDef:
             for i, members in zip(cols, om.get(key, [])):
                 target[i] = tuple(members["values"])
 
+        if len(metas) != n or len(f["null_bitmap"]) < (n + 7) >> 3:
+            raise ValueError(f"{len(metas)} column metadata and a null bitmap of {len(f['null_bitmap'])} bytes "
+                             f"for {n} columns")
         if "SIMPLE_PRIMARY_KEY" in om:
             pk = tuple(om["SIMPLE_PRIMARY_KEY"])
         elif "PRIMARY_KEY_WITH_PREFIX" in om:
             pk = tuple(p["first"] for p in om["PRIMARY_KEY_WITH_PREFIX"])
         else:
             pk = ()
+        if any(not 0 <= i < n for i in pk):
+            raise ValueError(f"primary key column {max(pk)} of a table of {n} columns")
         visible = tuple(_bits_msb_first(om["COLUMN_VISIBILITY"], n)) if "COLUMN_VISIBILITY" in om else ()
 
         columns = tuple(

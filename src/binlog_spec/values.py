@@ -911,8 +911,17 @@ def _json_opaque(type_code: int, raw: bytes) -> object:
     return JsonOpaque(type_code, raw)
 
 
-def _json_container(data: bytes, start: int, large: bool, is_object: bool) -> object:
-    """An object or array whose header (count, size) starts at data[start]; offsets are relative to it."""
+#: Nesting MySQL allows in a JSON document (JSON_DOCUMENT_MAX_DEPTH).
+JSON_MAX_DEPTH = 100
+
+
+def _json_container(data: bytes, start: int, large: bool, is_object: bool, walk: list[int]) -> object:
+    """An object or array whose header (count, size) starts at data[start]; offsets are relative to it.
+    `walk` is [depth, values left]: a document nests JSON_MAX_DEPTH deep at most, and its values
+    take bytes of their own, so one whose offsets point back into it (itself, or one value from
+    many places) is refused instead of decoded forever."""
+    if walk[0] >= JSON_MAX_DEPTH:
+        raise _json_error(f"nested deeper than {JSON_MAX_DEPTH}")
     width = 4 if large else 2
     head = _json_slice(data, start, 2 * width)
     count, size = int.from_bytes(head[:width], "little"), int.from_bytes(head[width:], "little")
@@ -921,7 +930,11 @@ def _json_container(data: bytes, start: int, large: bool, is_object: bool) -> ob
     entries_at = 2 * width + (count * key_entry if is_object else 0)
     if entries_at + count * value_entry > size:
         raise _json_error(f"header of {count} entries does not fit in {size} bytes")
+    walk[1] -= count
+    if walk[1] < 0:
+        raise _json_error("more values than the document has bytes for (offsets that point back)")
     values = []
+    walk[0] += 1
     for i in range(count):
         entry = body[entries_at + i * value_entry: entries_at + (i + 1) * value_entry]
         vtype = entry[0]
@@ -929,7 +942,8 @@ def _json_container(data: bytes, start: int, large: bool, is_object: bool) -> ob
                 (large and vtype in (_JSONB_INT32, _JSONB_UINT32)):
             values.append(_json_scalar(vtype, entry, 1))
         else:
-            values.append(_json_value(vtype, body, int.from_bytes(entry[1:], "little")))
+            values.append(_json_value(vtype, body, int.from_bytes(entry[1:], "little"), walk))
+    walk[0] -= 1
     if not is_object:
         return values
     keys = []
@@ -961,10 +975,10 @@ def _json_scalar(vtype: int, data: bytes, pos: int) -> object:
     raise _json_error(f"unknown value type {vtype:#04x}")
 
 
-def _json_value(vtype: int, data: bytes, pos: int) -> object:
+def _json_value(vtype: int, data: bytes, pos: int, walk: list[int]) -> object:
     if vtype in (_JSONB_SMALL_OBJECT, _JSONB_LARGE_OBJECT, _JSONB_SMALL_ARRAY, _JSONB_LARGE_ARRAY):
         return _json_container(data, pos, vtype in (_JSONB_LARGE_OBJECT, _JSONB_LARGE_ARRAY),
-                               vtype in (_JSONB_SMALL_OBJECT, _JSONB_LARGE_OBJECT))
+                               vtype in (_JSONB_SMALL_OBJECT, _JSONB_LARGE_OBJECT), walk)
     return _json_scalar(vtype, data, pos)
 
 
@@ -973,7 +987,7 @@ def decode_json(data: bytes) -> object:
     data = bytes(data)
     if not data:
         return None
-    return _json_value(data[0], data, 1)
+    return _json_value(data[0], data, 1, [0, len(data)])
 
 
 _JSON_DIFF_OPERATIONS = {0: "REPLACE", 1: "INSERT", 2: "REMOVE"}
