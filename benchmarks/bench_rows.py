@@ -43,10 +43,10 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+from child import run_child
 from machine import describe
 from revision import git, package_snapshot
 from docsection import DOC, OUT, publish, without_output
@@ -169,10 +169,6 @@ TOOL_TITLES = {
     "startup": "`python -c 'import binlog_spec.rows'` (interpreter start and imports)",
 }
 
-GNU_TIME = shutil.which("time", path="/usr/bin:/bin")
-TASKSET = shutil.which("taskset")
-TIME_FORMAT = "maxrss_kib=%M user_s=%U sys_s=%S"
-
 
 def cli_path() -> str:
     exe = Path(sys.executable).parent / "binlog-spec"
@@ -200,34 +196,6 @@ def command_for(tool: str, path: str, ctx: dict) -> tuple[list[str], dict | None
     if tool == "pmr":
         return [ctx["pmr"]["python"], "-c", PMR_CODE, "127.0.0.1", str(ctx["port"]), PMR_USER, BINLOG_NAME], None
     raise ValueError(tool)
-
-
-def run_child(cmd: list[str], env: dict | None, capture: bool, pin: bool = True) -> dict:
-    """Spawn cmd (pinned to CPU 0 with taskset): wall time from spawn to exit, CPU time and peak RSS.
-
-    GNU time measures the peak RSS of its child alone (os.wait4 would report at least this
-    script's own high-water mark, inherited through fork). Output goes to /dev/null or a file,
-    never a pipe, so that a child never waits on this script."""
-    with open(os.devnull, "wb") as devnull, tempfile.TemporaryFile() as out, \
-            tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile("r") as tm:
-        full = ([TASKSET, "-c", "0"] if pin and TASKSET else []) + cmd
-        if GNU_TIME:
-            full = [GNU_TIME, "-o", tm.name, "-f", TIME_FORMAT, *full]
-        t0 = time.perf_counter()
-        p = subprocess.Popen(full, stdout=out if capture else devnull, stderr=err, env=env)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t0
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
-        timed = dict(re.findall(r"(\w+)=([\d.]+)", tm.read()))
-    rc = os.waitstatus_to_exitcode(status)
-    if GNU_TIME and timed:
-        rss, cpu = int(timed["maxrss_kib"]) / 1024, float(timed["user_s"]) + float(timed["sys_s"])
-    else:  # an upper bound, see above
-        rss, cpu = ru.ru_maxrss / 1024, ru.ru_utime + ru.ru_stime
-    return {"cmd": cmd, "rc": rc, "wall_s": wall, "cpu_s": cpu, "maxrss_mib": rss, "stdout": stdout,
-            "stderr": stderr[-3000:]}
 
 
 def measure(tool: str, path: str, ctx: dict) -> dict:
