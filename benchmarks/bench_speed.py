@@ -35,6 +35,7 @@ import sys
 import time
 from pathlib import Path
 
+from bench_reader import qualname
 from child import run_child
 from docsection import DOC, publish
 from machine import describe
@@ -243,7 +244,7 @@ def profile(cli: str, path: Path, top: int = PROFILE_TOP) -> dict:
     rows = []
     for (file, line, func), (_cc, nc, tt, ct, _callers) in st.stats.items():
         where = f"{short_file(file)}:{line} " if line else ""
-        rows.append({"function": f"{where}{func}", "ncalls": nc, "tottime_s": tt, "cumtime_s": ct})
+        rows.append({"function": f"{where}{qualname(file, line, func)}", "ncalls": nc, "tottime_s": tt, "cumtime_s": ct})
     rows.sort(key=lambda r: r["tottime_s"], reverse=True)
     return {"total_s": st.total_tt, "file": str(path), "top_tottime": rows[:top]}
 
