@@ -245,6 +245,8 @@ def qualname(file: str, line: int, func: str) -> str:
         lines = _SOURCE_LINES.setdefault(file, Path(file).read_text(encoding="utf-8").splitlines())
     except OSError:
         return func
+    if line > len(lines):   # code made at run time and credited to a file (e.g. by exec)
+        return func
     names, indent = [func], len(lines[line - 1]) - len(lines[line - 1].lstrip())
     for text in reversed(lines[:line - 1]):
         stripped = text.lstrip()
