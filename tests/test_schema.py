@@ -280,3 +280,16 @@ def test_keys_complete_a_table_map_after_its_own_primary_key():
     done = t.complete(_table_def("d", "r", 3, nullable=[False, False, True]))
     assert done.row_key == (0, 1)                                   # the first NOT NULL unique key
     assert t.complete(_table_def("d", "r", 4)).unique_keys == ()    # another shape: nothing applied
+
+
+def test_a_table_map_column_of_an_unknown_type_code_is_a_named_contradiction_not_a_crash():
+    """Found by the mutation run: a bit flip made a column type 79, which no ColumnType names."""
+    from binlog_spec.tablemap import TableDef
+    from binlog_spec.values import Column
+    t = SchemaTracker()
+    t.observe_query("d", "CREATE TABLE x (a INT)")
+    table = TableDef(table_id=1, schema="d", table="x", columns=(Column(type_code=79, meta={}),), nullable=(True,))
+    done = t.complete(table)
+    assert done.names == ["@1"]
+    assert any(kind == "mismatch" and "type 79 in the TABLE_MAP" in message
+               for kind, message in done.extra["notes"])
