@@ -343,6 +343,9 @@ UPDATE p SET a = a + 5, b = 'u' WHERE id = 1;
 DELETE FROM p WHERE id = 2;
 ALTER TABLE p REMOVE PARTITIONING;
 UPDATE p SET c2 = 3000 WHERE id = 3;
+CREATE TABLE side (a INT);
+INSERT INTO side VALUES (1);
+ALTER TABLE side ADD SYSTEM VERSIONING;
 """
 
 
@@ -386,3 +389,18 @@ def test_sql2_rollback_of_a_reshaped_table_empties_it(reshaped):
     srv, files, end = reshaped
     srv.sql("", input_bytes=our_sql(files, "--sql2", "--rollback"))
     assert srv.sql("SELECT COUNT(*) FROM reshape.p;").strip() == "0"
+
+
+def test_an_alter_that_cannot_be_replayed_is_said_once_as_a_warning_at_its_query_event(reshaped):
+    """ADD SYSTEM VERSIONING adds hidden columns no statement names: the table is forgotten, said
+    as binlog-spec's own warning line with the QUERY_EVENT's file and offset, not as a Python warning."""
+    import io
+    import binlog_spec
+    _, files, _ = reshaped
+    query = next(ev for f in files for ev in binlog_spec.open(f)
+                 if ev.type == "QUERY_EVENT" and "SYSTEM VERSIONING" in ev.fields["query"])
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["rows", *map(str, files)], out, err) == 0
+    said = [line for line in err.getvalue().splitlines() if "side" in line]
+    assert said == [f"binlog-spec: warning: {query.file}: offset {query.pos}: cannot replay 'ALTER TABLE side "
+                    "ADD SYSTEM VERSIONING' (unsupported ALTER syntax); forgetting `reshape`.`side`"]
