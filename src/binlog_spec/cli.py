@@ -196,7 +196,11 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
 
     def notify(kind: str, message: str) -> None:
         err.write(f"binlog-spec: {kind}: {message}\n")
-    events = read() if schema is None else rows.observe_schema(read(), schema)
+    if schema is not None:
+        for note in schema.notes:       # what --schema FILE could not give
+            err.write(f"binlog-spec: warning: --schema {getattr(args, 'schema', '')}: {note}\n")
+        schema.notes.clear()
+    events = read() if schema is None else rows.observe_schema(read(), schema, _warner(err))
     return filter_events(events, args.filters, [display_name(f) for f in args.files], notify)
 
 

@@ -31,8 +31,10 @@ _INVERSE = {rows.INSERT: rows.DELETE, rows.DELETE: rows.INSERT, rows.UPDATE: row
 
 
 def _columns(t: TableDef) -> list[tuple[int, str]]:
-    """(index, name) of the columns to write: invisible ones (COLUMN_VISIBILITY) are left out."""
-    return [(i, n) for i, n in enumerate(t.names) if not t.visible or t.visible[i]]
+    """(index, name) of the columns to write: invisible ones (COLUMN_VISIBILITY) are left out, and
+    generated ones (TableDef.generated: the server computes them and refuses a value, error 3105)."""
+    return [(i, n) for i, n in enumerate(t.names) if (not t.visible or t.visible[i])
+            and not (t.generated and t.generated[i])]
 
 
 def _check(rc: RowChange, image: dict[str, Any], full: bool) -> None:
@@ -83,7 +85,7 @@ def build_insert(rc: RowChange, image: dict[str, Any], opts: SqlOptions) -> str:
     verb = "REPLACE" if opts.replace else "INSERT"
     cols = [(i, n) for i, n in _columns(t) if n in image]
     values = ", ".join(_lit(t, i, image[n], opts) for i, n in cols)
-    if opts.complete_insert or len(cols) != len(_columns(t)):
+    if opts.complete_insert or len(cols) != len(_columns(t)) or any(t.generated):
         names = ", ".join(quote_identifier(n) for _, n in cols)
         return f"{verb} INTO {_target(t, opts)} ({names}) VALUES ({values});"
     return f"{verb} INTO {_target(t, opts)} VALUES ({values});"
