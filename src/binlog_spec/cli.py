@@ -527,7 +527,9 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _report_not_undone(_not_undone_of(rewriter), err)
     for note in printer.warnings:
         err.write(f"binlog-spec: warning: {note}\n")
-    return EXIT_WARNINGS if warnings[0] else EXIT_OK
+    for exc in printer.row_errors:      # -v: its BINLOG block is written, its ### lines are not
+        err.write(f"binlog-spec: warning: {exc}\n")
+    return EXIT_WARNINGS if warnings[0] or printer.row_errors else EXIT_OK
 
 
 def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
@@ -587,12 +589,17 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         commented=args.commented, tz=args.tz)
     warnings = [0]
     events = _events(args, err, warnings, schema=tracker)
+
+    def refused(exc: BinlogError) -> None:     # a row left out of the script (a comment in its place)
+        warnings[0] += 1
+        err.write(f"binlog-spec: warning: {exc}: row not written\n")
     if args.rollback:
         not_undone = sqlscript.NotUndone()
-        _write_lines(sqlscript.rollback(events, opts, not_undone=not_undone, warn=_warner(err)), _text_output(out))
+        _write_lines(sqlscript.rollback(events, opts, not_undone=not_undone, warn=_warner(err), refused=refused),
+                     _text_output(out))
         _report_not_undone(not_undone, err)
     else:
-        _write_lines(sqlscript.forward(events, opts, warn=_warner(err)), _text_output(out))
+        _write_lines(sqlscript.forward(events, opts, warn=_warner(err), refused=refused), _text_output(out))
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
 
 
