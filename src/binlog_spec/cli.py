@@ -331,8 +331,11 @@ def _replacing(path: str, binary: bool = False) -> Iterator:
     otherwise: a failed run never leaves a half-written file under the final name."""
     folder = os.path.dirname(os.path.abspath(path))
     kw = {} if binary else {"encoding": "utf-8", "errors": "surrogateescape", "newline": ""}
-    tmp = tempfile.NamedTemporaryFile("wb" if binary else "w", dir=folder, prefix=f".{os.path.basename(path)}.",
-                                      suffix=".tmp", delete=False, **kw)
+    try:
+        tmp = tempfile.NamedTemporaryFile("wb" if binary else "w", dir=folder,
+                                          prefix=f".{os.path.basename(path)}.", suffix=".tmp", delete=False, **kw)
+    except OSError as exc:      # named as the user gave it, never by the temporary file's name
+        raise OSError(exc.errno, exc.strerror, f"-o {path}") from None
     try:
         yield tmp
     except BaseException:
@@ -340,7 +343,11 @@ def _replacing(path: str, binary: bool = False) -> Iterator:
         os.unlink(tmp.name)
         raise
     tmp.close()
-    os.replace(tmp.name, path)
+    try:
+        os.replace(tmp.name, path)
+    except OSError as exc:
+        os.unlink(tmp.name)
+        raise OSError(exc.errno, exc.strerror, f"-o {path}") from None
 
 
 def _writes_text_output(args: argparse.Namespace) -> bool:
