@@ -157,6 +157,21 @@ def test_a_stop_position_never_lets_a_rotate_or_stop_event_through():
     assert gtids(r.stdout)[-1] == "0-1-8"
 
 
+def test_a_stop_position_in_the_middle_of_an_events_bytes_cuts_its_transaction():
+    """0-1-7 is GTID 3223-3265 + ALTER 3265-3407: 3300 falls inside the ALTER's bytes, so the transaction
+    reaches past the stop and is left out, with the note a stop between its events gives (mariadb-binlog
+    prints the ALTER, which starts before 3300, then ROLLBACK). 3230 cuts its GTID event alike; a
+    control event cut by the stop (ROTATE 3772-3821) is left out too."""
+    for stop in (3300, 3265, 3230):
+        r = run("events", "--format", "jsonl", "--stop-position", str(stop), str(DEMO))
+        assert r.returncode == 0 and gtids(r.stdout)[-1] == "0-1-6" and max(positions(r.stdout)) == 3192
+        assert f"note: --stop-position {stop} is inside the transaction that starts at 3223".encode() in r.stderr
+    r = run("events", "--format", "jsonl", "--stop-position", "3407", str(DEMO))
+    assert gtids(r.stdout)[-1] == "0-1-7" and b"note" not in r.stderr
+    r = run("events", "--format", "jsonl", "--stop-position", "3800", str(DEMO))
+    assert gtids(r.stdout)[-1] == "0-1-8" and "ROTATE_EVENT" not in types(r.stdout) and b"note" not in r.stderr
+
+
 def test_a_stop_position_inside_a_transaction_leaves_it_out_with_a_note():
     r = run("events", "--format", "jsonl", "--stop-position", "2300", str(DEMO))
     assert gtids(r.stdout)[-1] == "0-1-4" and max(positions(r.stdout)) == 2193
