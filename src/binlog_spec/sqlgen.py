@@ -16,6 +16,11 @@ class SqlGenerationError(BinlogError):
     """A row change cannot be written as SQL that would run (names unknown, partial images)."""
 
 
+class RowRefusedError(SqlGenerationError):
+    """One row cannot be written exactly (a column of its WHERE clause no condition matches): the
+    script leaves that row out, with a comment in its place, and goes on (sqlscript)."""
+
+
 @dataclass(frozen=True)
 class SqlOptions:
     complete_insert: bool = False
@@ -69,7 +74,7 @@ def _where(rc: RowChange, image: dict[str, Any], opts: SqlOptions) -> tuple[str,
         try:
             parts.append(match(quote_identifier(n), image[n], t.columns[i], opts.mysql_json))
         except InexactMatch as exc:
-            raise SqlGenerationError(f"row {rc.row_index} of `{t.schema}`.`{t.table}`: column `{n}` cannot be "
+            raise RowRefusedError(f"row {rc.row_index} of `{t.schema}`.`{t.table}`: column `{n}` cannot be "
                                      f"matched exactly in a WHERE clause ({exc}), and the table has no key "
                                      "known (binlog_row_metadata=FULL, its CREATE TABLE in the binlog, or "
                                      "--schema give it)", file=rc.file, offset=rc.pos) from None
