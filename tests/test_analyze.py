@@ -13,10 +13,15 @@ from datetime import datetime, timezone
 import pytest
 
 import binlog_spec
-from binlog_spec import analyze, cli, report, rows, rowwalk, values
-from binlog_spec.rows import ROW_OPS, UPDATE, RowDecoder
-from binlog_spec.schema import SchemaTracker
-from binlog_spec.spec import EventType as ET
+from binlog_spec import cli
+from binlog_spec.analysis import collector as analyze
+from binlog_spec.analysis import report
+from binlog_spec.rows import decoder as rows
+from binlog_spec.rows import walker as rowwalk
+from binlog_spec.rows import values
+from binlog_spec.rows.decoder import ROW_OPS, UPDATE, RowDecoder
+from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.binlog.spec import EventType as ET
 
 from conftest import CORPUS, FIXTURES, ROOT, manifest_rows
 
@@ -414,7 +419,8 @@ def test_ddl_after_a_comment_in_a_binlog(tmp_path, comment):
     """The demo binlog with a comment put before its ALTER TABLE's text (sizes, positions and
     CRCs redone): the DDL section lists it with the others, also when the comment holds a quote and
     is longer than the start of a statement the analysis reads first."""
-    from binlog_spec import binwriter, spec
+    from binlog_spec.binlog import writer as binwriter
+    from binlog_spec.binlog import spec
     src = FIXTURES / "demo" / "mariadb-bin.000001"
     data = bytearray(spec.MAGIC)
     for ev in binlog_spec.open(src):
@@ -442,7 +448,7 @@ def test_memory_is_bounded_by_top():
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.parent.name)
 def test_transactions_equal_txsummary(path):
     """The analyzer's transactions are txsummary's (which decodes the rows to count them)."""
-    from binlog_spec import txsummary
+    from binlog_spec.stream import transactions as txsummary
     want = [t.to_dict() for t in txsummary.summarize(binlog_spec.open(path))]
     r = run([path], top=1000)
     got = sorted(r["transactions"]["top_by_bytes"], key=lambda t: (t["start_pos"], t["end_pos"]))
@@ -456,7 +462,7 @@ def test_transactions_equal_txsummary(path):
 
 def test_transactions_equal_txsummary_on_the_corpus():
     """Same check over the corpus (MySQL 5.7/8.0 with payloads and commit timestamps, MariaDB)."""
-    from binlog_spec import txsummary
+    from binlog_spec.stream import transactions as txsummary
     keys = ("file", "start_pos", "end_pos", "begin_time", "commit_time", "gtid", "xid", "bytes", "tables",
             "complete", "events", "rows")
     compared = 0

@@ -12,8 +12,11 @@ import zlib
 import pytest
 
 import binlog_spec
-from binlog_spec import binwriter, cli, rows, spec
-from binlog_spec.binwriter import RollbackError, WriteOptions
+from binlog_spec import cli
+from binlog_spec.binlog import writer as binwriter
+from binlog_spec.rows import decoder as rows
+from binlog_spec.binlog import spec
+from binlog_spec.binlog.writer import RollbackError, WriteOptions
 
 from conftest import CORPUS, FIXTURES
 

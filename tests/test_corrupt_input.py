@@ -12,7 +12,12 @@ import zlib
 import pytest
 
 import binlog_spec
-from binlog_spec import analyze, binwriter, cli, rows, sqlscript, values
+from binlog_spec import cli
+from binlog_spec.analysis import collector as analyze
+from binlog_spec.binlog import writer as binwriter
+from binlog_spec.rows import decoder as rows
+from binlog_spec.output import sql_script as sqlscript
+from binlog_spec.rows import values
 from binlog_spec.errors import MalformedEventError, RowsLayoutError
 
 from conftest import FIXTURES

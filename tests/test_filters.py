@@ -12,8 +12,8 @@ from datetime import datetime, timezone
 import pytest
 
 import binlog_spec
-from binlog_spec.filters import CONTROL_EVENTS, FilterOptions, Transactions, filter_events
-from binlog_spec.gtidset import GtidSet, GtidSetError
+from binlog_spec.stream.filters import CONTROL_EVENTS, FilterOptions, Transactions, filter_events
+from binlog_spec.binlog.gtid import GtidSet, GtidSetError
 
 from conftest import CORPUS, FIXTURES
 

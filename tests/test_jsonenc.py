@@ -1,12 +1,12 @@
-"""binlog_spec.jsonenc: the lossless JSON form of decoded values (what `rows --format jsonl` prints)."""
+"""binlog_spec.output.jsonenc: the lossless JSON form of decoded values (what `rows --format jsonl` prints)."""
 from __future__ import annotations
 
 import datetime as dt
 import json
 from decimal import Decimal
 
-from binlog_spec import jsonenc
-from binlog_spec.values import Column, decode_value
+from binlog_spec.output import jsonenc
+from binlog_spec.rows.values import Column, decode_value
 
 
 def test_decimal_65_30_smallest_step_is_written_in_full_not_as_an_exponent():

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 import binlog_spec
-from binlog_spec.filters import Transactions
+from binlog_spec.stream.filters import Transactions
 
 from conftest import CORPUS, FIXTURES
 
@@ -222,7 +222,7 @@ def test_table_filter_applies_to_statement_based_dml(tmp_path):
 
 
 def test_statement_tables_are_found_with_sqlglot():
-    from binlog_spec.filters import statement_tables
+    from binlog_spec.stream.filters import statement_tables
 
     assert statement_tables("INSERT INTO shop.t (a) VALUES (1)", "db") == [("shop", "t")]
     assert statement_tables("/* x */ REPLACE INTO t VALUES (1)", "db") == [("db", "t")]
@@ -233,7 +233,7 @@ def test_statement_tables_are_found_with_sqlglot():
 
 
 def test_an_unparseable_statement_is_kept_with_one_warning():
-    from binlog_spec.filters import FilterOptions, filter_events
+    from binlog_spec.stream.filters import FilterOptions, filter_events
 
     notes: list[tuple[str, str]] = []
     events = [ev for ev in binlog_spec.open(CORPUS / "rust_mysql_common" / "binlog_transaction.000001")]

@@ -32,7 +32,8 @@ from pathlib import Path
 import pytest
 
 import binlog_spec
-from binlog_spec import rows, verbose
+from binlog_spec.rows import decoder as rows
+from binlog_spec.output import verbose
 
 from conftest import CORPUS, FIXTURES, expected_counts, manifest_rows, trailing_fault
 

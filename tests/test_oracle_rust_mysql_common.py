@@ -33,7 +33,8 @@ from pathlib import Path
 import pytest
 
 import binlog_spec
-from binlog_spec import rows, values
+from binlog_spec.rows import decoder as rows
+from binlog_spec.rows import values
 
 from conftest import CORPUS
 

@@ -16,8 +16,8 @@ from decimal import Decimal
 import pytest
 
 import binlog_spec
-from binlog_spec import rows
-from binlog_spec.schema import SchemaTracker
+from binlog_spec.rows import decoder as rows
+from binlog_spec.rows.schema import SchemaTracker
 
 from conftest import FIXTURES
 

@@ -15,7 +15,7 @@ def test_wheel_installs_and_runs_without_node(tmp_path):
                    check=True, capture_output=True)
     (wheel,) = wheels.glob("binlog_spec-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "binlog_spec/_generated/binlog.py" in names and "binlog_spec/reader.py" in names
+    assert "binlog_spec/_generated/binlog.py" in names and "binlog_spec/binlog/reader.py" in names
     # top level, beside the package: pyspark registers the DefaultSource of every `pyspark_*` module
     assert "pyspark_binlog.py" in names
     assert "from binlog_spec.spark import DefaultSource" in zipfile.ZipFile(wheel).read("pyspark_binlog.py").decode()

@@ -11,7 +11,7 @@ import subprocess
 import termios
 
 import binlog_spec
-from binlog_spec.progress import with_progress
+from binlog_spec.cli.progress import with_progress
 
 from conftest import CORPUS, ROOT
 

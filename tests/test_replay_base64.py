@@ -21,7 +21,8 @@ import subprocess
 
 import pytest
 
-from binlog_spec import cli, verbose
+from binlog_spec import cli
+from binlog_spec.output import verbose
 from conftest import CORPUS, FIXTURES
 from test_replay_server import SCHEMA, TABLES, MariaDBServer, checksums, our_sql, recorded  # noqa: F401
 
@@ -196,7 +197,8 @@ def test_xa_prepare_is_written_as_the_statement():
     import struct
 
     import binlog_spec
-    from binlog_spec import base64script, binwriter
+    from binlog_spec.output import base64_script as base64script
+    from binlog_spec.binlog import writer as binwriter
 
     path = CORPUS / "mysql-cdc-rs" / "tests__events__8.0__31_update_rows_v2__binlog.000001"
     with binlog_spec.open(path) as reader:

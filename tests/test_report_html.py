@@ -12,7 +12,8 @@ import zlib
 
 import pytest
 
-from binlog_spec import cli, report_html
+from binlog_spec import cli
+from binlog_spec.analysis import html as report_html
 
 from conftest import FIXTURES
 

@@ -150,10 +150,10 @@ def test_mariadb_and_5x_corpus_files_with_ddl_give_no_hex_text():
     """Every CHAR/VARCHAR/TEXT/ENUM/SET value of a table whose columns the binlog's DDL describes is
     text: its charset is known (the column's, the table's, the database's, else the server's)."""
     import binlog_spec
-    from binlog_spec import rows
+    from binlog_spec.rows import decoder as rows
     from binlog_spec.errors import BinlogError
-    from binlog_spec.schema import SchemaTracker
-    from binlog_spec.tablemap import CT, real_type
+    from binlog_spec.rows.schema import SchemaTracker
+    from binlog_spec.rows.tablemap import CT, real_type
 
     character = {CT.string, CT.varchar, CT.var_string, CT.blob, CT.tiny_blob, CT.medium_blob, CT.long_blob,
                  CT.enum, CT.set}

@@ -35,7 +35,11 @@ from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql.utils import CapturedException  # noqa: E402
 
 import binlog_spec  # noqa: E402
-from binlog_spec import cli, jsonenc, rows, spark_scan, spark_variant  # noqa: E402
+from binlog_spec import cli  # noqa: E402
+from binlog_spec.output import jsonenc
+from binlog_spec.rows import decoder as rows
+from binlog_spec.spark import scan as spark_scan
+from binlog_spec.spark import variant as spark_variant
 from binlog_spec.spark import BinlogDataSource, BinlogSparkError, register, sequence_key  # noqa: E402
 
 from conftest import CORPUS, FIXTURES, ROOT  # noqa: E402

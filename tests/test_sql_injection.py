@@ -18,7 +18,8 @@ import sys
 import pytest
 
 import binlog_spec
-from binlog_spec import cli, rows
+from binlog_spec import cli
+from binlog_spec.rows import decoder as rows
 
 from conftest import ROOT
 

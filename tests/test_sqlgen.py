@@ -8,11 +8,12 @@ import re
 import pytest
 
 import binlog_spec
-from binlog_spec import cli, rows
-from binlog_spec.rows import RowChange
-from binlog_spec.sqlgen import SqlGenerationError, SqlOptions, statement
-from binlog_spec.tablemap import TableDef
-from binlog_spec.values import Column, JsonOpaque
+from binlog_spec import cli
+from binlog_spec.rows import decoder as rows
+from binlog_spec.rows.decoder import RowChange
+from binlog_spec.output.statements import SqlGenerationError, SqlOptions, statement
+from binlog_spec.rows.tablemap import TableDef
+from binlog_spec.rows.values import Column, JsonOpaque
 
 from conftest import CORPUS
 from test_rows import partial_update_file

@@ -1,7 +1,7 @@
 """TABLE_MAP fields to column definitions: signs, charsets, names, members, keys."""
 from __future__ import annotations
 
-from binlog_spec.tablemap import TableDef
+from binlog_spec.rows.tablemap import TableDef
 
 GEOMETRY, VARCHAR, LONG, STRING = 255, 15, 3, 254
 

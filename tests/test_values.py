@@ -1,4 +1,4 @@
-"""Byte-literal tests of binlog_spec.values, one decoder at a time.
+"""Byte-literal tests of binlog_spec.rows.values, one decoder at a time.
 
 Where the bytes come from, and where the expected values come from:
 
@@ -22,7 +22,7 @@ from decimal import Decimal
 
 import pytest
 
-from binlog_spec.values import (
+from binlog_spec.rows.values import (
     CHARSETS, COLUMN_TYPES, Column, JsonDiff, JsonOpaque, ValueDecodeError, codec_for, decimal_binary_size,
     decode_json, decode_json_diff, decode_value, json_text,
 )
@@ -595,7 +595,7 @@ def test_text_that_does_not_decode_in_its_charset_stays_bytes():
 
 
 def test_charset_and_collation_names_give_a_collation_of_their_charset():
-    from binlog_spec.values import charset_collation, charset_name, codec_for
+    from binlog_spec.rows.values import charset_collation, charset_name, codec_for
     assert charset_collation("utf8") == 33 and charset_name(33) == "utf8mb3"
     assert charset_name(charset_collation("utf8mb4_0900_ai_ci")) == "utf8mb4"
     assert codec_for(charset_collation("latin1_swedish_ci")) == "cp1252"
@@ -964,7 +964,7 @@ def test_mariadb_hires_timestamp(fsp, hex_bytes, value):
 
 
 def test_mariadb_hires_sizes_follow_the_precision():
-    from binlog_spec.values import old_temporal_size
+    from binlog_spec.rows.values import old_temporal_size
     assert [old_temporal_size(col(11, {"fsp": n} if n else {})) for n in range(7)] == [3, 4, 4, 5, 5, 5, 6]
     assert [old_temporal_size(col(12, {"fsp": n} if n else {})) for n in range(7)] == [8, 6, 6, 7, 7, 7, 8]
     assert [old_temporal_size(col(7, {"fsp": n} if n else {})) for n in range(7)] == [4, 5, 5, 6, 6, 6, 7]
@@ -975,12 +975,12 @@ def test_mariadb_hires_sizes_follow_the_precision():
     ("fe0102030405060708", 0x0807060504030201, 9),
 ])
 def test_packed_integers(hex_bytes, value, end):
-    from binlog_spec.values import packed_int
+    from binlog_spec.rows.values import packed_int
     assert packed_int(bytes.fromhex(hex_bytes), 0) == (value, end)
 
 
 @pytest.mark.parametrize("hex_bytes", ["", "fb", "ff", "fc01", "fe01020304050607"])
 def test_a_bad_or_cut_packed_integer_is_a_decode_error(hex_bytes):
-    from binlog_spec.values import ValueDecodeError, packed_int
+    from binlog_spec.rows.values import ValueDecodeError, packed_int
     with pytest.raises(ValueDecodeError, match="offset 0"):
         packed_int(bytes.fromhex(hex_bytes), 0)

@@ -12,10 +12,14 @@ import io
 from typing import Callable
 
 import binlog_spec
-from binlog_spec import analyze, base64script, binwriter, rows, sqlscript
+from binlog_spec.analysis import collector as analyze
+from binlog_spec.output import base64_script as base64script
+from binlog_spec.binlog import writer as binwriter
+from binlog_spec.rows import decoder as rows
+from binlog_spec.output import sql_script as sqlscript
 from binlog_spec.errors import BinlogError
-from binlog_spec.schema import SchemaTracker
-from binlog_spec.sqlgen import SqlOptions
+from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.output.statements import SqlOptions
 
 #: Checksums off: a mutated byte then reaches the body decoders instead of stopping at the CRC.
 NO_CRC = binlog_spec.ReadOptions(verify_checksums=False)

@@ -4,9 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from binlog_spec import spec
+from binlog_spec.binlog import spec
 from binlog_spec.errors import MalformedEventError
-from binlog_spec.values import Column
+from binlog_spec.rows.values import Column
 
 CT = spec.ColumnType
 

@@ -9,7 +9,7 @@
 
 Built on ``pyspark.sql.datasource`` (DataSource / DataSourceReader): planning
 lists the files, cuts files larger than ``splitSize`` at transaction
-boundaries (see binlog_spec.spark_scan), and every partition is read by the
+boundaries (see binlog_spec.spark.scan), and every partition is read by the
 library's own reader and row decoder in a Python worker, which yields
 ``pyarrow.RecordBatch``es. VARIANT columns are written directly (Arrow struct
 ``value``/``metadata``); ``.option("images", "json")`` writes JSON text instead
@@ -35,15 +35,20 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import (ArrayType, BooleanType, DataType, DecimalType, DoubleType, IntegerType, LongType,
                                StringType, StructField, StructType, TimestampType, VariantType)
 
-from binlog_spec import jsonenc, spark_scan, spark_types, spark_variant, spec, timezones
+from binlog_spec.output import jsonenc
+from binlog_spec.spark import scan as spark_scan
+from binlog_spec.spark import types as spark_types
+from binlog_spec.spark import variant as spark_variant
+from binlog_spec.binlog import spec
+from binlog_spec.binlog import timezones
 from binlog_spec.errors import BinlogError
-from binlog_spec.filters import FilterOptions, Transactions, filter_events
-from binlog_spec.gtidset import GtidPosition, GtidSet
+from binlog_spec.stream.filters import FilterOptions, Transactions, filter_events
+from binlog_spec.binlog.gtid import GtidPosition, GtidSet
 from binlog_spec.options import ReadOptions, parse_size
-from binlog_spec.rows import ROW_OPS, RowDecoder, observe_schema
-from binlog_spec.schema import SchemaTracker
-from binlog_spec.tablemap import TableDef
-from binlog_spec.txsummary import Summarizer
+from binlog_spec.rows.decoder import ROW_OPS, RowDecoder, observe_schema
+from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.rows.tablemap import TableDef
+from binlog_spec.stream.transactions import Summarizer
 
 ET = spec.EventType
 UTC = dt.timezone.utc
@@ -453,7 +458,7 @@ def find_table(cfg: Config) -> TableDef:
 
 
 def _table_from_schema(db: str, name: str, cols) -> TableDef:
-    from binlog_spec.values import Column
+    from binlog_spec.rows.values import Column
     columns = tuple(Column(type_code=spark_types.SQL_ONLY, meta={"sql": c.data_type, "unsigned": c.unsigned},
                            name=c.name) for c in cols)
     return TableDef(table_id=-1, schema=db, table=name, columns=columns, nullable=tuple(True for _ in cols),

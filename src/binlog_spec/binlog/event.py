@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from binlog_spec import spec
+from binlog_spec.binlog import spec
 from binlog_spec.errors import MalformedEventError
 
 

@@ -1,9 +1,9 @@
 """Spark types of MySQL/MariaDB columns, for the typed table view of the Spark data source.
 
-`column_type(col)` maps a TABLE_MAP column (binlog_spec.values.Column) to a Spark
+`column_type(col)` maps a TABLE_MAP column (binlog_spec.rows.values.Column) to a Spark
 type; `sql_type(text, unsigned)` does the same from a CREATE TABLE column type
 (when the table has no TABLE_MAP in the input); `converter(spark_type)` turns a
-decoded value (see binlog_spec.values) into what pyarrow takes for that type.
+decoded value (see binlog_spec.rows.values) into what pyarrow takes for that type.
 
 =================================  ===========================================
 column                             Spark type
@@ -45,9 +45,10 @@ from pyspark.sql.types import (ArrayType, BinaryType, ByteType, DataType, DateTy
                                DecimalType, DoubleType, FloatType, IntegerType, LongType, ShortType, StringType,
                                StructField, StructType, TimestampNTZType, TimestampType, VariantType)
 
-from binlog_spec import jsonenc, spark_variant
-from binlog_spec import values as V
-from binlog_spec.tablemap import real_type
+from binlog_spec.output import jsonenc
+from binlog_spec.spark import variant as spark_variant
+from binlog_spec.rows import values as V
+from binlog_spec.rows.tablemap import real_type
 
 #: type_code of a column known only from CREATE TABLE text (meta {"sql": text, "unsigned": bool}).
 SQL_ONLY = -1

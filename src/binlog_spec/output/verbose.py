@@ -81,7 +81,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from binlog_spec import values
+from binlog_spec.rows import values
 
 __all__ = ["Dialect", "dialect", "render_row_change", "render_rows", "parse_verbose", "read_output",
            "raw_meta"]

@@ -34,10 +34,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable, Iterable, Iterator
 
-from binlog_spec import spec
+from binlog_spec.binlog import spec
 from binlog_spec.errors import PositionError
-from binlog_spec.event import Event
-from binlog_spec.gtidset import GtidPosition, GtidSet
+from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.gtid import GtidPosition, GtidSet
 
 ET = spec.EventType
 
@@ -167,7 +167,7 @@ _DML_WORDS = {"INSERT", "REPLACE", "UPDATE", "DELETE"}
 def statement_tables(query: str, default_db: str) -> list[tuple[str, str]] | None:
     """The (schema, table) pairs a statement-based INSERT / REPLACE / UPDATE / DELETE writes, found
     with sqlglot; [] for any other statement; None when a DML statement cannot be parsed."""
-    from binlog_spec.schema import leading_tokens, statement_offset
+    from binlog_spec.rows.schema import leading_tokens, statement_offset
 
     tokens = leading_tokens(query)
     word = tokens[0].text.upper() if tokens else ""

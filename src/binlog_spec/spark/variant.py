@@ -25,7 +25,7 @@ import decimal
 import struct
 from typing import Any
 
-from binlog_spec import jsonenc
+from binlog_spec.output import jsonenc
 
 # Basic types and primitive type ids (org.apache.spark.types.variant.VariantUtil).
 _PRIMITIVE, _SHORT_STR, _OBJECT, _ARRAY = 0, 1, 2, 3

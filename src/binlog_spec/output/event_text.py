@@ -4,8 +4,9 @@ from __future__ import annotations
 from datetime import datetime, timezone, tzinfo
 from typing import Callable
 
-from binlog_spec import spec, timezones
-from binlog_spec.event import Event
+from binlog_spec.binlog import spec
+from binlog_spec.binlog import timezones
+from binlog_spec.binlog.event import Event
 
 ET = spec.EventType
 MAX_QUERY = 200

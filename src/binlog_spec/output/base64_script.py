@@ -34,10 +34,16 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import Iterable, Iterator
 
-from binlog_spec import binwriter, rows, spec, summary, timezones, values, verbose
-from binlog_spec.binwriter import Item, Rewriter
+from binlog_spec.binlog import writer as binwriter
+from binlog_spec.rows import decoder as rows
+from binlog_spec.binlog import spec
+from binlog_spec.output import event_text as summary
+from binlog_spec.binlog import timezones
+from binlog_spec.rows import values
+from binlog_spec.output import verbose
+from binlog_spec.binlog.writer import Item, Rewriter
 from binlog_spec.errors import BinlogError
-from binlog_spec.filters import ROWS_EVENTS
+from binlog_spec.stream.filters import ROWS_EVENTS
 
 ET = spec.EventType
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import os
 from typing import Iterable, Iterator, TextIO
 
-from binlog_spec.event import Event
-from binlog_spec.reader import GZIP_MAGIC
+from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.reader import GZIP_MAGIC
 
 
 def _total_bytes(files: list[str]) -> int | None:

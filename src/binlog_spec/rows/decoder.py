@@ -18,10 +18,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone, tzinfo
 from typing import Any, Callable, Iterable, Iterator
 
-from binlog_spec import json_path, rowwalk, spec, values
+from binlog_spec.rows import json_path
+from binlog_spec.rows import walker as rowwalk
+from binlog_spec.binlog import spec
+from binlog_spec.rows import values
 from binlog_spec.errors import MalformedEventError, MissingTableMapError, RowsLayoutError
-from binlog_spec.event import Event
-from binlog_spec.tablemap import TableDef
+from binlog_spec.binlog.event import Event
+from binlog_spec.rows.tablemap import TableDef
 
 ET = spec.EventType
 
@@ -400,13 +403,13 @@ def _quote(name: str) -> str:
 
 
 def _fmt(values_: dict[str, Any] | None) -> str:
-    from binlog_spec import jsonenc
+    from binlog_spec.output import jsonenc
     return jsonenc.dumps(values_)
 
 
 def row_line(rc: RowChange, tz: tzinfo = timezone.utc) -> str:
     """The human format of the `rows` command: one line per row change (its time in `tz`)."""
-    from binlog_spec.timezones import local_text
+    from binlog_spec.binlog.timezones import local_text
     when = local_text(rc.timestamp, tz)
     where = f"#at {rc.pos} [{rc.row_index}] {when}" + (f" gtid {rc.gtid}" if rc.gtid else "")
     target = f"{_quote(rc.schema)}.{_quote(rc.table)}"

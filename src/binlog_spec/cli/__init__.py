@@ -23,15 +23,17 @@ import tempfile
 from typing import Callable, Iterable, Iterator, TextIO
 
 import binlog_spec
-from binlog_spec import jsonenc, rows, summary
-from binlog_spec import timezones
+from binlog_spec.output import jsonenc
+from binlog_spec.rows import decoder as rows
+from binlog_spec.output import event_text as summary
+from binlog_spec.binlog import timezones
 from binlog_spec.errors import BinlogError, PositionError, SchemaFileError, UsageError
-from binlog_spec.filters import FilterOptions, filter_events
-from binlog_spec.gtidset import GtidPosition, GtidSet, GtidSetError
-from binlog_spec.progress import with_progress
-from binlog_spec.event import Event
+from binlog_spec.stream.filters import FilterOptions, filter_events
+from binlog_spec.binlog.gtid import GtidPosition, GtidSet, GtidSetError
+from binlog_spec.cli.progress import with_progress
+from binlog_spec.binlog.event import Event
 from binlog_spec.options import ReadOptions, parse_size
-from binlog_spec.reader import display_name
+from binlog_spec.binlog.reader import display_name
 
 EXIT_OK = 0
 EXIT_WARNINGS = 1
@@ -203,7 +205,7 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
 def _schema(args: argparse.Namespace):
     """The schema the run starts with: --schema FILE (the tables at the start of the first file), or
     none; --default-charset for text columns no DDL gives a charset."""
-    from binlog_spec.schema import SchemaTracker
+    from binlog_spec.rows.schema import SchemaTracker
     charset = getattr(args, "default_charset", None)
     database = getattr(args, "schema_database", "")
     if getattr(args, "schema", None):
@@ -216,7 +218,7 @@ def _warner(err: TextIO) -> Callable[[str], None]:
 
 
 def _charset(text: str) -> int:
-    from binlog_spec.values import charset_collation
+    from binlog_spec.rows.values import charset_collation
     collation = charset_collation(text)
     if collation is None:
         raise argparse.ArgumentTypeError(f"unknown character set or collation: {text!r}")
@@ -422,7 +424,9 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 @_command
 def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from binlog_spec import analyze, report, report_html
+    from binlog_spec.analysis import collector as analyze
+    from binlog_spec.analysis import report
+    from binlog_spec.analysis import html as report_html
 
     if args.bucket <= 0 or args.top < 0 or args.big_trx_bytes < 0 or args.long_trx_seconds < 0:
         err.write("binlog-spec: error: --bucket must be > 0, and --top, --big-trx-bytes and "
@@ -505,14 +509,14 @@ def run_sql(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _write_options(args: argparse.Namespace):
-    from binlog_spec.binwriter import WriteOptions
+    from binlog_spec.binlog.writer import WriteOptions
     return WriteOptions(rewrite_db=dict(args.rewrite_db), rollback=args.rollback,
                         payloads_expanded=not args.no_expand_payloads)
 
 
 def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from binlog_spec import base64script
-    from binlog_spec.binwriter import Rewriter
+    from binlog_spec.output import base64_script as base64script
+    from binlog_spec.binlog.writer import Rewriter
 
     warnings = [0]
     events = _events(args, err, warnings, schema=_schema(args) if args.verbose or args.schema else None)
@@ -531,7 +535,7 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
-    from binlog_spec import binwriter
+    from binlog_spec.binlog import writer as binwriter
 
     for flag, given in (("--sql", args.commented), ("--sql2", args.executable), ("--verbose", args.verbose),
                         ("--complete-insert", args.complete_insert), ("--replace", args.replace)):
@@ -567,7 +571,7 @@ def _report_not_undone(not_undone, err: TextIO) -> None:
 
 def _not_undone_of(rewriter):
     """The binlog rewriter's notes ('FILE:POS: statement' lines) as a sqlscript.NotUndone."""
-    from binlog_spec.sqlscript import NotUndone
+    from binlog_spec.output.sql_script import NotUndone
 
     summary = NotUndone()
     for line in rewriter.skipped.lines():
@@ -577,8 +581,8 @@ def _not_undone_of(rewriter):
 
 
 def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from binlog_spec import sqlscript
-    from binlog_spec.sqlgen import SqlOptions
+    from binlog_spec.output import sql_script as sqlscript
+    from binlog_spec.output.statements import SqlOptions
 
     tracker = _schema(args)
     opts = sqlscript.ScriptOptions(

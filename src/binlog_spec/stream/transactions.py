@@ -1,6 +1,6 @@
 """One summary per transaction: where it is, when it began and committed, what it touched.
 
-    from binlog_spec import txsummary
+    from binlog_spec.stream import transactions as txsummary
     for tx in txsummary.summarize(binlog_spec.read_events(paths)):
         print(tx.gtid, tx.commit_time, tx.rows, tx.tables)
 
@@ -31,11 +31,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Iterable, Iterator
 
-from binlog_spec import spec
-from binlog_spec.event import Event
-from binlog_spec.filters import CONTROL_EVENTS, GTID_EVENTS, Transactions
-from binlog_spec.rows import DELETE, INSERT, ROW_OPS, UPDATE, RowDecoder
-from binlog_spec.schema import SchemaTracker
+from binlog_spec.binlog import spec
+from binlog_spec.binlog.event import Event
+from binlog_spec.stream.filters import CONTROL_EVENTS, GTID_EVENTS, Transactions
+from binlog_spec.rows.decoder import DELETE, INSERT, ROW_OPS, UPDATE, RowDecoder
+from binlog_spec.rows.schema import SchemaTracker
 
 ET = spec.EventType
 UTC = timezone.utc

@@ -36,10 +36,10 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
-from binlog_spec import spec
+from binlog_spec.binlog import spec
 from binlog_spec.errors import SchemaFileError
-from binlog_spec.tablemap import CT, NUMERIC_TYPES, TableDef, real_type
-from binlog_spec.values import BINARY_COLLATION, charset_collation, charset_name, codec_for
+from binlog_spec.rows.tablemap import CT, NUMERIC_TYPES, TableDef, real_type
+from binlog_spec.rows.values import BINARY_COLLATION, charset_collation, charset_name, codec_for
 
 DIALECT = "mysql"
 _UNSIGNED = {exp.DataType.Type.UTINYINT, exp.DataType.Type.USMALLINT, exp.DataType.Type.UMEDIUMINT,

@@ -16,11 +16,12 @@ import sys
 import zlib
 from typing import BinaryIO, Callable, Iterator
 
-from binlog_spec import payload, spec
+from binlog_spec.binlog import payload
+from binlog_spec.binlog import spec
 from binlog_spec.errors import (BinlogError, ChecksumError, DecompressionError, EncryptedBinlogError,
                                 EventSizeError,
                                 MalformedEventError, NotABinlogError, TruncatedEventError)
-from binlog_spec.event import Event
+from binlog_spec.binlog.event import Event
 from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
 
 ET = spec.EventType

@@ -21,9 +21,10 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from binlog_spec import jsonenc, spec
-from binlog_spec.tablemap import CHARACTER_TYPES, real_type
-from binlog_spec.values import Column, JsonDiff, JsonDiffs, JsonOpaque, json_text
+from binlog_spec.output import jsonenc
+from binlog_spec.binlog import spec
+from binlog_spec.rows.tablemap import CHARACTER_TYPES, real_type
+from binlog_spec.rows.values import Column, JsonDiff, JsonDiffs, JsonOpaque, json_text
 
 CT = spec.ColumnType
 

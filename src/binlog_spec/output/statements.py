@@ -4,12 +4,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from binlog_spec import rows
+from binlog_spec.rows import decoder as rows
 from binlog_spec.errors import BinlogError
-from binlog_spec.rows import RowChange
-from binlog_spec.sqltext import InexactMatch, json_diff_sql, literal, match, quote_identifier, quote_table
-from binlog_spec.tablemap import TableDef
-from binlog_spec.values import JsonDiffs
+from binlog_spec.rows.decoder import RowChange
+from binlog_spec.output.sql_text import InexactMatch, json_diff_sql, literal, match, quote_identifier, quote_table
+from binlog_spec.rows.tablemap import TableDef
+from binlog_spec.rows.values import JsonDiffs
 
 
 class SqlGenerationError(BinlogError):

@@ -1,6 +1,6 @@
 """Analysis of binlog files: event types, tables, transactions, DDL and a timeline.
 
-    from binlog_spec import analyze
+    from binlog_spec.analysis import collector as analyze
     a = analyze.Analyzer(analyze.AnalyzeOptions(top=10))
     for ev in binlog_spec.read_events(paths):
         a.feed(ev)
@@ -27,15 +27,15 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
-from binlog_spec import spec
+from binlog_spec.binlog import spec
 from binlog_spec.errors import BinlogError, MalformedEventError, MissingTableMapError, RowsLayoutError
-from binlog_spec.event import Event
-from binlog_spec.rows import DELETE, INSERT, ROW_OPS, UPDATE
-from binlog_spec.rowwalk import RowWalker, RowWalkError
-from binlog_spec.schema import SchemaTracker, SchemaWarning, leading_tokens
-from binlog_spec.tablemap import TableDef
-from binlog_spec.filters import QUERY_EVENTS
-from binlog_spec.txsummary import Summarizer, TxSummary
+from binlog_spec.binlog.event import Event
+from binlog_spec.rows.decoder import DELETE, INSERT, ROW_OPS, UPDATE
+from binlog_spec.rows.walker import RowWalker, RowWalkError
+from binlog_spec.rows.schema import SchemaTracker, SchemaWarning, leading_tokens
+from binlog_spec.rows.tablemap import TableDef
+from binlog_spec.stream.filters import QUERY_EVENTS
+from binlog_spec.stream.transactions import Summarizer, TxSummary
 
 ET = spec.EventType
 UTC = timezone.utc

@@ -12,7 +12,7 @@ import html
 from datetime import datetime, timezone
 from typing import Any
 
-from binlog_spec import report as report_mod
+from binlog_spec.analysis import report as report_mod
 
 COLORS = {"insert": "#2e7d32", "update": "#1565c0", "delete": "#c62828", "bytes": "#546e7a", "rows": "#ef6c00",
           "sizes": "#6a1b9a"}

@@ -32,12 +32,15 @@ from array import array
 from dataclasses import dataclass, field
 from typing import BinaryIO, Iterable, Iterator, Mapping
 
-from binlog_spec import payload, rows, rowwalk, spec
+from binlog_spec.binlog import payload
+from binlog_spec.rows import decoder as rows
+from binlog_spec.rows import walker as rowwalk
+from binlog_spec.binlog import spec
 from binlog_spec.errors import BinlogError, DecompressionError, MalformedEventError, MissingTableMapError
-from binlog_spec.event import Event
-from binlog_spec.filters import GTID_EVENTS, QUERY_EVENTS, ROWS_EVENTS, Transactions, is_begin, is_commit
-from binlog_spec.tablemap import TableDef
-from binlog_spec.values import packed_int
+from binlog_spec.binlog.event import Event
+from binlog_spec.stream.filters import GTID_EVENTS, QUERY_EVENTS, ROWS_EVENTS, Transactions, is_begin, is_commit
+from binlog_spec.rows.tablemap import TableDef
+from binlog_spec.rows.values import packed_int
 
 ET = spec.EventType
 H = spec.LEN_EVENT_HEADER

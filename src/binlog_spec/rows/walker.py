@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-from binlog_spec import spec, values
+from binlog_spec.binlog import spec
+from binlog_spec.rows import values
 from binlog_spec.errors import RowsLayoutError
-from binlog_spec.values import Column, old_temporal_size
+from binlog_spec.rows.values import Column, old_temporal_size
 
 CT = spec.ColumnType
 

@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from typing import Iterable, Iterator
 
-from binlog_spec import rows, spec, timezones
-from binlog_spec.event import Event
-from binlog_spec.filters import QUERY_EVENTS, Transactions, implies_begin, is_begin, is_commit
-from binlog_spec.sqlgen import SqlOptions, statement
-from binlog_spec.sqltext import quote_identifier
+from binlog_spec.rows import decoder as rows
+from binlog_spec.binlog import spec
+from binlog_spec.binlog import timezones
+from binlog_spec.binlog.event import Event
+from binlog_spec.stream.filters import QUERY_EVENTS, Transactions, implies_begin, is_begin, is_commit
+from binlog_spec.output.statements import SqlOptions, statement
+from binlog_spec.output.sql_text import quote_identifier
 
 ET = spec.EventType
 
@@ -53,8 +55,8 @@ class NotUndone:
         self.first: list[tuple[str, str]] = []
 
     def add(self, where: str, statement: str) -> None:
-        from binlog_spec.analyze import is_ddl
-        from binlog_spec.schema import leading_tokens
+        from binlog_spec.analysis.collector import is_ddl
+        from binlog_spec.rows.schema import leading_tokens
 
         tokens = leading_tokens(statement)
         word = tokens[0].text.upper() if tokens else ""

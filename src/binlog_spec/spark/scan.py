@@ -31,13 +31,14 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Iterator
 
-from binlog_spec import payload, spec
+from binlog_spec.binlog import payload
+from binlog_spec.binlog import spec
 from binlog_spec.errors import BinlogError
-from binlog_spec.event import Event
-from binlog_spec.filters import GTID_EVENTS
+from binlog_spec.binlog.event import Event
+from binlog_spec.stream.filters import GTID_EVENTS
 from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
-from binlog_spec.reader import GZIP_MAGIC, BinlogReader, GunzipStream
-from binlog_spec.rows import NOT_DDL
+from binlog_spec.binlog.reader import GZIP_MAGIC, BinlogReader, GunzipStream
+from binlog_spec.rows.decoder import NOT_DDL
 
 ET = spec.EventType
 FDE = int(ET.format_description_event)
