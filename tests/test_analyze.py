@@ -20,6 +20,7 @@ from binlog_spec.rows import decoder as rows
 from binlog_spec.rows import walker as rowwalk
 from binlog_spec.rows import values
 from binlog_spec.rows.decoder import ROW_OPS, UPDATE, RowDecoder
+from binlog_spec.rows import statement_text
 from binlog_spec.rows.schema import SchemaTracker
 from binlog_spec.binlog.spec import EventType as ET
 
@@ -406,11 +407,11 @@ def test_ddl_after_a_comment_is_found():
                  "/* " + "x" * 300 + " */ ALTER TABLE t ADD c INT", "/*M!100100 CREATE TABLE t (a INT) */",
                  "/*!50001 CREATE ALGORITHM=UNDEFINED */ /*!50013 DEFINER=`root`@`%` SQL SECURITY DEFINER */"
                  " /*!50001 VIEW `v` AS select 1 */"):
-        assert analyze.is_ddl(stmt), stmt
+        assert statement_text.is_ddl(stmt), stmt
     for stmt in ("INSERT INTO t VALUES ('CREATE')", "/* ALTER */ UPDATE t SET a = 1", "SET @a = 1",
                  "BEGIN", "SELECT 'DROP TABLE t'", "", "/* it's only a comment */", "/* unterminated ALTER",
                  "UPDATE t SET a = 1 -- DROP TABLE t", "/*!40101 SET NAMES utf8 */"):
-        assert not analyze.is_ddl(stmt), stmt
+        assert not statement_text.is_ddl(stmt), stmt
 
 
 @pytest.mark.parametrize("comment", [b"/* deploy 7 */ ", b"/* don't " + b"x" * 300 + b" */\n"],

@@ -16,7 +16,9 @@ from binlog_spec import cli
 from binlog_spec.binlog import writer as binwriter
 from binlog_spec.rows import decoder as rows
 from binlog_spec.binlog import spec
-from binlog_spec.binlog.writer import RollbackError, WriteOptions
+from binlog_spec.errors import RollbackError
+from binlog_spec.output import rewriter as rewriting
+from binlog_spec.output.rewriter import WriteOptions
 
 from conftest import CORPUS, FIXTURES
 
@@ -35,7 +37,7 @@ PLACE = {"file", "pos", "end_log_pos", "checksum", "size", "payload_pos", "paylo
 def write(paths, tmp_path, name="out.bin", **options) -> tuple[bytes, str]:
     out = tmp_path / name
     with open(out, "wb") as f:
-        rewriter = binwriter.write_binlog(binlog_spec.read_events(list(paths)), f, WriteOptions(**options))
+        rewriter = rewriting.write_binlog(binlog_spec.read_events(list(paths)), f, WriteOptions(**options))
     rewriter.close()
     return out.read_bytes(), str(out)
 
@@ -150,7 +152,7 @@ def _invert_one(path, type_code):
         list(decoder.feed(ev))
         if ev.type_code == type_code:
             table = decoder.tables[ev.table_id]
-            inverted = binwriter.invert_rows(binwriter.bare_bytes(ev), fde, table, ev.file, ev.pos)
+            inverted = rewriting.invert_rows(binwriter.bare_bytes(ev), fde, table, ev.file, ev.pos)
             return ev, table, fde, inverted
     raise AssertionError(f"no event {type_code} in {path}")
 
@@ -169,7 +171,7 @@ def test_an_inverted_write_is_a_delete_of_the_same_rows():
     assert len(written) == 3
     assert deleted == [("delete", after, None) for _, _, after in reversed(written)]
     # inverting again gives the original bytes back
-    assert binwriter.invert_rows(inverted, fde, table) == binwriter.bare_bytes(ev)
+    assert rewriting.invert_rows(inverted, fde, table) == binwriter.bare_bytes(ev)
 
 
 def test_an_inverted_update_swaps_its_images():
@@ -178,7 +180,7 @@ def test_an_inverted_update_swaps_its_images():
     updated = _decode(table, fde, binwriter.bare_bytes(ev))
     undone = _decode(table, fde, inverted)
     assert undone == [("update", after, before) for _, before, after in reversed(updated)]
-    assert binwriter.invert_rows(inverted, fde, table) == binwriter.bare_bytes(ev)
+    assert rewriting.invert_rows(inverted, fde, table) == binwriter.bare_bytes(ev)
 
 
 def test_an_inverted_update_swaps_the_columns_present_bitmaps():
@@ -188,7 +190,7 @@ def test_an_inverted_update_swaps_the_columns_present_bitmaps():
     # Tell the two bitmaps apart with a padding bit (past the last column) in the after image's.
     assert lay.num_columns < 8
     bare[lay.ofs_after] |= 0x80
-    inverted = binwriter.invert_rows(bytes(bare), fde, table)
+    inverted = rewriting.invert_rows(bytes(bare), fde, table)
     assert inverted[lay.ofs_before] == bare[lay.ofs_after]
     assert inverted[lay.ofs_after] == bare[lay.ofs_before]
 
@@ -200,7 +202,7 @@ def test_minimal_images_are_refused_with_file_and_offset():
         list(decoder.feed(ev))
         if ev.type_code == ET.update_rows_event_v1:
             with pytest.raises(RollbackError) as caught:
-                binwriter.invert_rows(binwriter.bare_bytes(ev), fde, decoder.tables[ev.table_id], ev.file, ev.pos)
+                rewriting.invert_rows(binwriter.bare_bytes(ev), fde, decoder.tables[ev.table_id], ev.file, ev.pos)
             assert caught.value.file == ev.file and caught.value.offset == ev.pos
             assert "MINIMAL" in caught.value.message
             return
@@ -219,7 +221,7 @@ def test_a_rollback_of_minimal_images_fails_on_the_command_line(tmp_path):
 def test_json_diffs_cannot_be_inverted():
     path = CORPUS / "rust_mysql_common" / "json.binlog.000001"
     with pytest.raises(RollbackError, match="PARTIAL_UPDATE_ROWS_EVENT"):
-        binwriter.write_binlog(binlog_spec.open(path), io.BytesIO(), WriteOptions(rollback=True))
+        rewriting.write_binlog(binlog_spec.open(path), io.BytesIO(), WriteOptions(rollback=True))
 
 
 # --------------------------------------------------------------------------- rollback files

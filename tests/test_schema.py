@@ -4,7 +4,8 @@ from __future__ import annotations
 import warnings
 
 
-from binlog_spec.rows.schema import SchemaTracker, SchemaWarning, statement_offset
+from binlog_spec.rows.schema import SchemaTracker, SchemaWarning
+from binlog_spec.rows.statement_text import statement_offset
 
 DUMP = """
 -- MySQL dump 10.13

@@ -90,3 +90,15 @@ class SchemaFileError(ValueError):
     def __init__(self, message: str, file: str):
         super().__init__(f"{file}: {message}")
         self.file = file
+
+
+class ValueDecodeError(ValueError):
+    """The bytes of a column value do not fit its type (or the type has no row format)."""
+
+
+class RollbackError(BinlogError):
+    """A rows event cannot be inverted (partial row images, JSON diffs, an unknown layout)."""
+
+
+class RewriteError(BinlogError):
+    """An event cannot be re-serialised as asked."""

@@ -32,7 +32,8 @@ from binlog_spec.errors import BinlogError, MalformedEventError, MissingTableMap
 from binlog_spec.binlog.event import Event
 from binlog_spec.rows.decoder import DELETE, INSERT, ROW_OPS, UPDATE
 from binlog_spec.rows.walker import RowWalker, RowWalkError
-from binlog_spec.rows.schema import SchemaTracker, SchemaWarning, leading_tokens
+from binlog_spec.rows.schema import SchemaTracker, SchemaWarning
+from binlog_spec.rows.statement_text import TX_CONTROL, is_ddl
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.stream.filters import QUERY_EVENTS
 from binlog_spec.stream.transactions import Summarizer, TxSummary
@@ -41,14 +42,8 @@ ET = spec.EventType
 UTC = timezone.utc
 OPS = (INSERT, UPDATE, DELETE)
 SORT_KEYS = ("bytes", "rows", "events", "name", "inserts", "updates", "deletes")
-#: Statements reported in the DDL section, by their first (or first two) tokens: sqlglot's tokenizer
-#: (schema.leading_tokens) reads them, so comments before the statement do not hide it.
-DDL_STATEMENTS = frozenset({"CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE", "GRANT", "REVOKE", "ANALYZE",
-                            "OPTIMIZE", "REPAIR", "FLUSH", "SET PASSWORD"})
 #: How a comment before a statement starts (schema.statement_offset skips them).
 _COMMENT_OPENINGS = (b"/*", b"--", b"#")
-#: Statements that are transaction control, never DDL (most statement events): not tokenized.
-_TX_CONTROL = (b"BEGIN", b"COMMIT", b"ROLLBACK", b"XA ")
 #: At most this many DDL statements are listed (the count goes on).
 MAX_DDL = 10_000
 #: At most this many flagged (big or long) transactions are listed (the count goes on).
@@ -83,12 +78,6 @@ class _TableStat:
         self.events = {op: 0 for op in OPS}
         self.rows = {op: 0 for op in OPS}
         self.bytes = {op: 0 for op in OPS}
-
-
-def is_ddl(statement: str) -> bool:
-    """Whether a statement is one the DDL section lists (DDL_STATEMENTS), by its first tokens."""
-    words = [t.text.upper() for t in leading_tokens(statement)[:2]]
-    return bool(words) and (words[0] in DDL_STATEMENTS or " ".join(words) in DDL_STATEMENTS)
 
 
 class _TxTracker(Summarizer):
@@ -201,7 +190,7 @@ class Analyzer:
         elif code in QUERY_EVENTS:
             statement = ev.statement_bytes()
             head = statement[:40].lstrip().upper()
-            if not head.startswith(_TX_CONTROL):
+            if not head.startswith(TX_CONTROL):
                 # is_ddl reads the first tokens: the start, unless comments put them further on
                 start = statement if head.startswith(_COMMENT_OPENINGS) else statement[:256]
                 if is_ddl(start.decode("utf-8", "replace")):

@@ -23,7 +23,7 @@ import tempfile
 from typing import Callable, Iterable, Iterator, TextIO
 
 import binlog_spec
-from binlog_spec.output import jsonenc
+from binlog_spec.output import jsonenc, row_text
 from binlog_spec.rows import decoder as rows
 from binlog_spec.output import event_text as summary
 from binlog_spec.binlog import timezones
@@ -51,7 +51,7 @@ EVENT_FORMATS: dict[str, Callable[[Event], str]] = {
 
 #: --format name -> row change renderer.
 ROW_FORMATS: dict[str, Callable[[rows.RowChange], str]] = {
-    "text": rows.row_line,
+    "text": row_text.row_line,
     "jsonl": lambda rc: jsonenc.dumps(rc.to_dict()),
 }
 
@@ -412,7 +412,7 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     render = ROW_FORMATS[args.format]
     header = None
     if args.format == "text":
-        render = functools.partial(rows.row_line, tz=args.tz)
+        render = functools.partial(row_text.row_line, tz=args.tz)
         header = f"# binlog-spec rows: {_times_header(args)}"
     tracker = _schema(args)
     warnings = [0]
@@ -509,14 +509,14 @@ def run_sql(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _write_options(args: argparse.Namespace):
-    from binlog_spec.binlog.writer import WriteOptions
+    from binlog_spec.output.rewriter import WriteOptions
     return WriteOptions(rewrite_db=dict(args.rewrite_db), rollback=args.rollback,
                         payloads_expanded=not args.no_expand_payloads)
 
 
 def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from binlog_spec.output import base64_script as base64script
-    from binlog_spec.binlog.writer import Rewriter
+    from binlog_spec.output.rewriter import Rewriter
 
     warnings = [0]
     events = _events(args, err, warnings, schema=_schema(args) if args.verbose or args.schema else None)
@@ -535,7 +535,7 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
-    from binlog_spec.binlog import writer as binwriter
+    from binlog_spec.output import rewriter as rewriter_mod
 
     for flag, given in (("--sql", args.commented), ("--sql2", args.executable), ("--verbose", args.verbose),
                         ("--complete-insert", args.complete_insert), ("--replace", args.replace)):
@@ -549,7 +549,7 @@ def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
     events = _events(args, err, warnings)
     options = dataclasses.replace(_write_options(args), skip_gtids=args.skip_gtids)
     with _replacing(args.output, binary=True) as f:     # a binlog cut short would look whole
-        rewriter = binwriter.write_binlog(events, f, options)
+        rewriter = rewriter_mod.write_binlog(events, f, options)
     with rewriter:
         _report_not_undone(_not_undone_of(rewriter), err)
     return EXIT_WARNINGS if warnings[0] else EXIT_OK

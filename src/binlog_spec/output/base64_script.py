@@ -14,7 +14,7 @@ Around each transaction: ``SET @@SESSION.GTID_NEXT= '…'`` (MySQL GTIDs) or
 MariaDB's ``SET @@session.gtid_domain_id / server_id / gtid_seq_no`` then
 ``START TRANSACTION``; ``COMMIT`` for an XID event.
 
-The input is a stream of `binwriter.Item`s (`binwriter.Rewriter.items`), so
+The input is a stream of `writer.Item`s (`rewriter.Rewriter.items`), so
 the same script serves forward output and rollback (inverted events, last
 transaction first), with renamed schemas (`--rewrite-db`) and decompressed
 MariaDB events. With `verbose`, the ``###`` pseudo-SQL of
@@ -41,9 +41,10 @@ from binlog_spec.output import event_text as summary
 from binlog_spec.binlog import timezones
 from binlog_spec.rows import values
 from binlog_spec.output import verbose
-from binlog_spec.binlog.writer import Item, Rewriter
+from binlog_spec.binlog.writer import Item
+from binlog_spec.output.rewriter import Rewriter
 from binlog_spec.errors import BinlogError
-from binlog_spec.stream.filters import ROWS_EVENTS
+from binlog_spec.binlog.event_types import FL_STANDALONE, ROWS_EVENTS, STMT_END_F
 
 ET = spec.EventType
 
@@ -216,7 +217,7 @@ class Base64Script:
             if code not in ROWS_EVENTS and self.block and self.block[-1].type_code in ROWS_EVENTS:
                 yield from self._flush()
             self.block.append(item)
-            if code in ROWS_EVENTS and ev.fields.get("rows_flags", 0) & binwriter.STMT_END_F:
+            if code in ROWS_EVENTS and ev.fields.get("rows_flags", 0) & STMT_END_F:
                 yield from self._flush()
             return
         yield from self._flush()
@@ -320,7 +321,7 @@ class Base64Script:
             s.gtid_server = item.event.server_id
         if not self.options.skip_gtids:
             yield f"/*M!100001 SET @@session.gtid_seq_no={f['seq_no']}*/{DELIMITER}"
-        if not f["flags2"] & binwriter.FL_STANDALONE:
+        if not f["flags2"] & FL_STANDALONE:
             yield "START TRANSACTION"
             yield DELIMITER
 

@@ -19,6 +19,7 @@ from binlog_spec.rows import decoder as rows
 from binlog_spec.binlog import spec
 from binlog_spec.binlog import timezones
 from binlog_spec.binlog.event import Event
+from binlog_spec.rows.statement_text import DML_STATEMENTS, is_ddl, leading_tokens
 from binlog_spec.stream.filters import QUERY_EVENTS, Transactions, implies_begin, is_begin, is_commit
 from binlog_spec.output.statements import SqlOptions, statement
 from binlog_spec.output.sql_text import quote_identifier
@@ -47,7 +48,6 @@ class NotUndone:
     first MAX_LISTED with where they are."""
 
     MAX_LISTED = 20
-    _DML = ("INSERT", "REPLACE", "UPDATE", "DELETE", "LOAD")
 
     def __init__(self) -> None:
         self.count = 0
@@ -55,12 +55,9 @@ class NotUndone:
         self.first: list[tuple[str, str]] = []
 
     def add(self, where: str, statement: str) -> None:
-        from binlog_spec.analysis.collector import is_ddl
-        from binlog_spec.rows.schema import leading_tokens
-
         tokens = leading_tokens(statement)
         word = tokens[0].text.upper() if tokens else ""
-        kind = "statement-based DML" if word in self._DML else "DDL" if is_ddl(statement) else "other"
+        kind = "statement-based DML" if word in DML_STATEMENTS else "DDL" if is_ddl(statement) else "other"
         self.count += 1
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
         if len(self.first) < self.MAX_LISTED:

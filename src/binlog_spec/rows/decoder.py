@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import struct
 from dataclasses import dataclass
-from datetime import datetime, timezone, tzinfo
+from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator
 
 from binlog_spec.rows import json_path
@@ -24,27 +24,11 @@ from binlog_spec.binlog import spec
 from binlog_spec.rows import values
 from binlog_spec.errors import MalformedEventError, MissingTableMapError, RowsLayoutError
 from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.event_types import DELETE, GTID_TYPES, INSERT, ROW_OPS, UPDATE, is_mariadb
+from binlog_spec.rows.statement_text import NOT_DDL
 from binlog_spec.rows.tablemap import TableDef
 
 ET = spec.EventType
-
-INSERT, UPDATE, DELETE = "insert", "update", "delete"
-
-#: Rows event code -> operation.
-ROW_OPS: dict[int, str] = {
-    ET.pre_ga_write_rows_event: INSERT, ET.write_rows_event_v1: INSERT, ET.write_rows_event: INSERT,
-    ET.write_rows_compressed_event_v1: INSERT, ET.write_rows_compressed_event: INSERT,
-    ET.pre_ga_update_rows_event: UPDATE, ET.update_rows_event_v1: UPDATE, ET.update_rows_event: UPDATE,
-    ET.update_rows_compressed_event_v1: UPDATE, ET.update_rows_compressed_event: UPDATE,
-    ET.partial_update_rows_event: UPDATE,
-    ET.pre_ga_delete_rows_event: DELETE, ET.delete_rows_event_v1: DELETE, ET.delete_rows_event: DELETE,
-    ET.delete_rows_compressed_event_v1: DELETE, ET.delete_rows_compressed_event: DELETE,
-}
-
-GTID_TYPES = (ET.gtid_log_event, ET.gtid_tagged_log_event, ET.gtid_event)
-#: MariaDB's own event types start here (ANNOTATE_ROWS_EVENT); a MariaDB FDE array covers them.
-MARIADB_FIRST_EVENT = ET.annotate_rows_event
-
 
 _ISO_UTC: dict[int, str] = {}
 
@@ -314,7 +298,7 @@ class RowDecoder:
         if ev.error is not None:
             return
         if code == ET.format_description_event:   # a new file: no transaction is open
-            self.mariadb = ev.fields["num_post_header_lens"] >= MARIADB_FIRST_EVENT
+            self.mariadb = is_mariadb(ev.fields["num_post_header_lens"])
             self.gtid = None
         elif code == ET.xid_event:                   # the transaction ends, and its GTID with it
             self.gtid = None
@@ -398,34 +382,6 @@ class RowDecoder:
                                       event_type=ev.type) from None
 
 
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def _fmt(values_: dict[str, Any] | None) -> str:
-    from binlog_spec.output import jsonenc
-    return jsonenc.dumps(values_)
-
-
-def row_line(rc: RowChange, tz: tzinfo = timezone.utc) -> str:
-    """The human format of the `rows` command: one line per row change (its time in `tz`)."""
-    from binlog_spec.binlog.timezones import local_text
-    when = local_text(rc.timestamp, tz)
-    where = f"#at {rc.pos} [{rc.row_index}] {when}" + (f" gtid {rc.gtid}" if rc.gtid else "")
-    target = f"{_quote(rc.schema)}.{_quote(rc.table)}"
-    if rc.op == INSERT:
-        return f"{where} INSERT {target} {_fmt(rc.after)}"
-    if rc.op == DELETE:
-        return f"{where} DELETE {target} {_fmt(rc.before)}"
-    return f"{where} UPDATE {target} {_fmt(rc.before)} -> {_fmt(rc.after)}"
-
-
-#: How QUERY statements that never change a table definition start (upper-cased bytes): they need
-#: no parsing (observe_schema, Spark's planning pass).
-NOT_DDL = (b"BEGIN", b"COMMIT", b"INSERT", b"UPDATE", b"DELETE", b"REPLACE", b"SAVEPOINT", b"ROLLBACK",
-           b"XA ", b"SET ", b"LOAD ", b"CALL ", b"DO ", b"SELECT")
-
-
 def server_collation(ev: Event) -> int | None:
     """The server's collation (collation_server of Q_CHARSET_CODE) of a QUERY_EVENT, if it has one."""
     for var in ev.fields.get("status_vars") or ():
@@ -469,7 +425,7 @@ def observe_schema(events: Iterable[Event], schema_source: Any) -> Iterator[Even
                     observe(ev.fields.get("db", ""), ev.fields["query"], server_collation(ev))
                     collation_wanted = False
             elif code == ET.format_description_event:
-                mariadb = ev.fields["num_post_header_lens"] >= MARIADB_FIRST_EVENT
+                mariadb = is_mariadb(ev.fields["num_post_header_lens"])
                 collation_wanted = True
         yield ev
 

@@ -38,15 +38,15 @@ from sqlglot.tokens import Token, TokenType
 
 from binlog_spec.binlog import spec
 from binlog_spec.errors import SchemaFileError
+from binlog_spec.rows.statement_text import (DDL_START, DIALECT, first_token, script_statements, tokenize,
+                                             unwrap_executable_comments)
 from binlog_spec.rows.tablemap import CT, NUMERIC_TYPES, TableDef, real_type
 from binlog_spec.rows.values import BINARY_COLLATION, charset_collation, charset_name, codec_for
 
-DIALECT = "mysql"
 _UNSIGNED = {exp.DataType.Type.UTINYINT, exp.DataType.Type.USMALLINT, exp.DataType.Type.UMEDIUMINT,
              exp.DataType.Type.UINT, exp.DataType.Type.UBIGINT, exp.DataType.Type.UDECIMAL}
 _TEMPORAL = {exp.DataType.Type.TIME, exp.DataType.Type.DATETIME, exp.DataType.Type.TIMESTAMP,
              exp.DataType.Type.DATETIME64, exp.DataType.Type.TIMESTAMPTZ, exp.DataType.Type.TIMESTAMPLTZ}
-_DDL_START = {TokenType.CREATE, TokenType.ALTER, TokenType.DROP, TokenType.RENAME, TokenType.USE}
 
 
 #: The pre-5.6 temporal types, which carry no metadata in a TABLE_MAP.
@@ -115,11 +115,6 @@ def _normalise_tokens(tokens: list) -> list:
 
 
 _SQLGLOT_LOG = logging.getLogger("sqlglot")
-
-
-def _tokenize(sql: str) -> list[Token]:
-    """The MySQL dialect's tokens (`quoted` names are identifiers)."""
-    return sqlglot.Dialect.get_or_raise(DIALECT).tokenize(sql)
 
 
 def _parse(sql: str) -> list[exp.Expression]:
@@ -258,15 +253,15 @@ class SchemaTracker:
         the event's collation_server (Q_CHARSET_CODE), the default of a CREATE DATABASE."""
         if server_collation is not None:
             self.server_collation = server_collation
-        first = _first_token(query)
-        if first not in _DDL_START:
+        first = first_token(query)
+        if first not in DDL_START:
             return
         self.default_db = db or self.default_db
         self._statement(query, first)
 
     def _statement(self, query: str, first=None) -> None:
-        first = first if first is not None else _first_token(query)
-        if first not in _DDL_START:
+        first = first if first is not None else first_token(query)
+        if first not in DDL_START:
             return
         self.generation += 1
         if "/*!" in query or "/*M!" in query:
@@ -275,7 +270,7 @@ class SchemaTracker:
             self._rename_tables(query)
             return
         try:
-            tokens = _tokenize(query)
+            tokens = tokenize(query)
         except TokenError:
             tokens = []
         words = [t.text.upper() for t in tokens[:4]]
@@ -433,7 +428,7 @@ class SchemaTracker:
     def _rename_tables(self, query: str) -> None:
         """RENAME TABLE a TO b[, c TO d]; sqlglot keeps it as a command, so walk its tokens."""
         body = query.lstrip()[len("RENAME"):]
-        tokens = [t for t in _tokenize(body)]
+        tokens = [t for t in tokenize(body)]
         if not tokens or tokens[0].token_type != TokenType.TABLE:
             return
         names, current = [], []
@@ -453,7 +448,7 @@ class SchemaTracker:
     def _forget_altered(self, query: str, why: object) -> None:
         """An ALTER (or CREATE) TABLE we cannot replay: forget the table rather than keep wrong names."""
         try:
-            tokens = _tokenize(query)
+            tokens = tokenize(query)
         except TokenError:
             return
         upper = [t.text.upper() for t in tokens]
@@ -621,92 +616,6 @@ def _charset_option_tokens(tokens: list[Token]) -> int | None:
     return charset or collate
 
 
-def unwrap_executable_comments(sql: str) -> str:
-    """The text with `/*!NNNNN ... */` and `/*M!NNNNNN ... */` opened: MySQL and MariaDB run what
-    they hold (mysqldump writes `CREATE DATABASE ... /*!40100 DEFAULT CHARACTER SET utf8mb4 */`).
-    Quoted strings and other comments are left as they are."""
-    out, i, n = [], 0, len(sql)
-    start = 0
-    while i < n:
-        c = sql[i]
-        if c in "'\"`":
-            j = i + 1
-            while j < n and sql[j] != c:
-                j += 2 if sql[j] == "\\" and c != "`" else 1
-            i = j + 1
-        elif sql.startswith("/*", i):
-            j = i + 2 + sql.startswith("M!", i + 2)
-            if sql.startswith("!", j):
-                j += 1
-                while j < n and sql[j].isdigit():
-                    j += 1
-                end = sql.find("*/", j)
-                if end < 0:
-                    break
-                out.append(sql[start:i])
-                out.append(" " + unwrap_executable_comments(sql[j:end]) + " ")
-                i = start = end + 2
-            else:
-                end = sql.find("*/", i + 2)
-                i = n if end < 0 else end + 2
-        else:
-            i += 1
-    out.append(sql[start:])
-    return "".join(out)
-
-
-def script_statements(sql: str) -> list[str]:
-    """The statements of a script, as the mysql client splits them: on its delimiter (`;`, or what
-    a `DELIMITER` line sets), never inside quotes or comments."""
-    out: list[str] = []
-    delimiter, current, i, n = ";", [], 0, len(sql)
-    start = 0
-    at_line_start = True
-    while i < n:
-        if at_line_start:
-            j = i
-            while j < n and sql[j] in " \t":
-                j += 1
-            if sql[j:j + 10].upper() == "DELIMITER " or sql[j:j + 10].upper() == "DELIMITER\t":
-                end = sql.find("\n", j)
-                end = n if end < 0 else end
-                current.append(sql[start:i])
-                if "".join(current).strip():
-                    out.append("".join(current))
-                current = []
-                delimiter = sql[j + 10:end].strip() or delimiter
-                i = start = end + 1
-                continue
-        at_line_start = False
-        c = sql[i]
-        if c == "\n":
-            at_line_start = True
-            i += 1
-        elif c in "'\"`":
-            j = i + 1
-            while j < n and sql[j] != c:
-                j += 2 if sql[j] == "\\" and c != "`" else 1
-            i = j + 1
-        elif sql.startswith("/*", i):
-            end = sql.find("*/", i + 2)
-            i = n if end < 0 else end + 2
-        elif c == "#" or (sql.startswith("--", i) and (i + 2 == n or sql[i + 2].isspace())):
-            end = sql.find("\n", i)
-            i = n if end < 0 else end
-        elif sql.startswith(delimiter, i):
-            current.append(sql[start:i])
-            if "".join(current).strip():
-                out.append("".join(current))
-            current = []
-            i = start = i + len(delimiter)
-        else:
-            i += 1
-    current.append(sql[start:])
-    if "".join(current).strip():
-        out.append("".join(current))
-    return out
-
-
 # ---------------------------------------------------------------------- keys
 #
 # A table's keys are {index name: column names}, the PRIMARY KEY under "primary" (MySQL names it
@@ -808,56 +717,3 @@ def _alter_keys(keys: dict[str, tuple[str, ...]], action: exp.Expression) -> Non
             keys[name] = tuple(new_name if c.lower() == old_name.lower() else c for c in cols)
         if isinstance(action, exp.ModifyColumn):
             _column_keys(keys, action.this)
-
-
-def statement_offset(query: str) -> int:
-    """Where the statement starts, after the white space and comments before it (`/* */`, `-- `,
-    `#`). The text of an executable comment (`/*!50001 CREATE ... */`, MariaDB's `/*M!100100 ...
-    */`) is statement: only its opening is skipped. len(query) when nothing but comments is left."""
-    i, n = 0, len(query)
-    while i < n:
-        if query[i].isspace():
-            i += 1
-        elif query.startswith("/*", i):
-            j = i + 2 + query.startswith("M!", i + 2)
-            if query.startswith("!", j):          # executable: its text runs on, after its version
-                j += 1
-                while j < n and query[j].isdigit():
-                    j += 1
-                return j
-            end = query.find("*/", i + 2)
-            if end < 0:
-                return n
-            i = end + 2
-        elif query[i] == "#" or (query.startswith("--", i) and (i + 2 == n or query[i + 2].isspace())):
-            end = query.find("\n", i)
-            if end < 0:
-                return n
-            i = end + 1
-        else:
-            return i
-    return n
-
-
-#: Where the prefix leading_tokens reads ends at the latest: a quote (never cut a string) or a
-#: comment's opening or end (never cut a comment; the executable comment statement_offset opened ends
-#: with its */).
-_PREFIX_ENDS = ("'", '"', "`", "/*", "*/", "#", "--")
-
-
-def leading_tokens(query: str) -> list[Token]:
-    """The first tokens of the statement (comments before it skipped, statement_offset), from a short
-    prefix never cut inside a quoted string or a comment; [] when the prefix does not tokenize."""
-    at = statement_offset(query)
-    head = query[at:at + 256]
-    cut = min((i for i in map(head.find, _PREFIX_ENDS) if i >= 0), default=len(head))
-    try:
-        return _tokenize(head[:cut])
-    except TokenError:
-        return []
-
-
-def _first_token(query: str):
-    """The statement's first token type (None when there is none)."""
-    tokens = leading_tokens(query)
-    return tokens[0].token_type if tokens else None

@@ -35,10 +35,10 @@ from binlog_spec.binlog import payload
 from binlog_spec.binlog import spec
 from binlog_spec.errors import BinlogError
 from binlog_spec.binlog.event import Event
-from binlog_spec.stream.filters import GTID_EVENTS
+from binlog_spec.binlog.event_types import GTID_EVENTS, is_mariadb
 from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
 from binlog_spec.binlog.reader import GZIP_MAGIC, BinlogReader, GunzipStream
-from binlog_spec.rows.decoder import NOT_DDL
+from binlog_spec.rows.statement_text import NOT_DDL
 
 ET = spec.EventType
 FDE = int(ET.format_description_event)
@@ -387,7 +387,7 @@ def _scan(w: _Window, res: ScanResult, want_ddl: bool, verify: bool, probe) -> N
                     res.fault = (pos, "CRC32 mismatch")
                     return
                 res.fdes.append((pos, size))
-                res.mariadb = len(fde.post_header_lens) >= int(ET.annotate_rows_event)
+                res.mariadb = is_mariadb(len(fde.post_header_lens))
             elif crc and spec.event_crc32(ev) != int.from_bytes(ev[-4:], "little"):
                 res.fault = (pos, "CRC32 mismatch")
                 return

@@ -37,26 +37,12 @@ from typing import Callable, Iterable, Iterator
 from binlog_spec.binlog import spec
 from binlog_spec.errors import PositionError
 from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.event_types import CONTROL_EVENTS, FL_STANDALONE, GTID_EVENTS, QUERY_EVENTS, ROWS_EVENTS
 from binlog_spec.binlog.gtid import GtidPosition, GtidSet
+from binlog_spec.rows.statement_text import COMMIT_WORDS
 
 ET = spec.EventType
 
-GTID_EVENTS = {ET.gtid_log_event, ET.anonymous_gtid_log_event, ET.gtid_tagged_log_event, ET.gtid_event}
-ROWS_EVENTS = {ET.pre_ga_write_rows_event, ET.pre_ga_update_rows_event, ET.pre_ga_delete_rows_event,
-               ET.write_rows_event_v1, ET.update_rows_event_v1, ET.delete_rows_event_v1,
-               ET.write_rows_event, ET.update_rows_event, ET.delete_rows_event, ET.partial_update_rows_event,
-               ET.write_rows_compressed_event_v1, ET.update_rows_compressed_event_v1,
-               ET.delete_rows_compressed_event_v1, ET.write_rows_compressed_event,
-               ET.update_rows_compressed_event, ET.delete_rows_compressed_event}
-QUERY_EVENTS = {ET.query_event, ET.query_compressed_event, ET.execute_load_query_event}
-#: Events that belong to whichever transaction is open (or start none).
-CONTROL_EVENTS = {ET.format_description_event, ET.rotate_event, ET.stop_event, ET.previous_gtids_log_event,
-                  ET.gtid_list_event, ET.binlog_checkpoint_event, ET.heartbeat_log_event,
-                  ET.heartbeat_log_event_v2, ET.start_encryption_event}
-
-
-#: How the statements that end a transaction start (upper-cased, first 9 bytes).
-_COMMIT_WORDS = (b"COMMIT", b"ROLLBACK", b"XA COMMIT", b"XA ROLLBA")
 
 
 def _query_word(ev: Event) -> bytes:
@@ -71,16 +57,13 @@ def is_begin(ev: Event) -> bool:
 def is_commit(ev: Event) -> bool:
     if ev.type_code in (ET.xid_event, ET.xa_prepare_log_event):
         return True
-    return ev.type_code in QUERY_EVENTS and _query_word(ev).startswith(_COMMIT_WORDS)
+    return ev.type_code in QUERY_EVENTS and _query_word(ev).startswith(COMMIT_WORDS)
 
 
 #: Events that go with the statement after them (its text, its context): kept only with it.
 ATTACHED_EVENTS = {ET.annotate_rows_event, ET.rows_query_log_event, ET.intvar_event, ET.rand_event,
                    ET.user_var_event}
 
-
-#: MariaDB GTID_EVENT flags2 bit: the group is one statement with no BEGIN/COMMIT (DDL).
-FL_STANDALONE = 0x01
 
 
 def implies_begin(ev: Event) -> bool:
@@ -167,7 +150,7 @@ _DML_WORDS = {"INSERT", "REPLACE", "UPDATE", "DELETE"}
 def statement_tables(query: str, default_db: str) -> list[tuple[str, str]] | None:
     """The (schema, table) pairs a statement-based INSERT / REPLACE / UPDATE / DELETE writes, found
     with sqlglot; [] for any other statement; None when a DML statement cannot be parsed."""
-    from binlog_spec.rows.schema import leading_tokens, statement_offset
+    from binlog_spec.rows.statement_text import leading_tokens, statement_offset
 
     tokens = leading_tokens(query)
     word = tokens[0].text.upper() if tokens else ""
