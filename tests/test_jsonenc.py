@@ -6,7 +6,8 @@ import json
 from decimal import Decimal
 
 from binlog_spec.output import jsonenc
-from binlog_spec.rows.values import Column, decode_value
+from binlog_spec.rows.column_types import Column
+from binlog_spec.rows.values import decode_value
 
 
 def test_decimal_65_30_smallest_step_is_written_in_full_not_as_an_exponent():

@@ -33,6 +33,8 @@ from pathlib import Path
 import pytest
 
 import binlog_spec
+from binlog_spec.rows import json_binary
+from binlog_spec.rows import json_text
 from binlog_spec.rows import decoder as rows
 from binlog_spec.rows import values
 
@@ -77,7 +79,7 @@ def rust_json(value: object) -> object:
         value = abs(value)
         secs = value.days * 86400 + value.seconds
         return f"{sign}{secs // 3600:02d}:{secs // 60 % 60:02d}:{secs % 60:02d}.{value.microseconds:06d}"
-    if isinstance(value, values.JsonOpaque):               # JsonOpaque Display
+    if isinstance(value, json_binary.JsonOpaque):               # JsonOpaque Display
         return f"base64:type{value.type_code}:{base64.b64encode(value.data).decode()}"
     return value
 
@@ -170,7 +172,7 @@ def test_json_opaque_values(i):
     assert rust_json(value) == expected, f"{ev.type} at {ev.pos}: {value!r}"
     # Our JSON text (as MySQL prints it) read back: numbers keep their digits via parse_float=str,
     # which is how mysql_common renders an opaque DECIMAL ("123.456", "9.00").
-    assert json.loads(values.json_text(value), parse_float=str) == expected, values.json_text(value)
+    assert json.loads(json_text.json_text(value), parse_float=str) == expected, json_text.json_text(value)
 
 
 # --------------------------------------------------------------------------

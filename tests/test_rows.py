@@ -53,7 +53,7 @@ def test_partial_json_updates_carry_their_diffs_when_the_before_image_lacks_the_
 
 def test_json_diffs_apply_to_a_document():
     from binlog_spec.rows import json_path
-    from binlog_spec.rows.values import JsonDiff
+    from binlog_spec.rows.json_binary import JsonDiff
     doc = {"a": [1, 2, {"b c": 3}], "d": True}
     diffs = [JsonDiff("REPLACE", '$.a[2]."b c"', 4), JsonDiff("INSERT", "$.a[1]", 9),
              JsonDiff("REMOVE", "$.d", None), JsonDiff("INSERT", "$.e", {"f": None})]

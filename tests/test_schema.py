@@ -105,7 +105,7 @@ def test_the_precision_of_old_temporal_types_comes_from_the_create_table():
     """MariaDB 5.3 TIME(n)/DATETIME(n)/TIMESTAMP(n) are logged as the old types with no metadata: the
     schema gives their precision; TIME2 & co. keep the binlog's own, and precision 0 adds nothing."""
     from binlog_spec.rows.tablemap import TableDef
-    from binlog_spec.rows.values import Column
+    from binlog_spec.rows.column_types import Column
     t = SchemaTracker("db")
     t.load_sql("CREATE TABLE h (t TIME(3), dt DATETIME(6), ts TIMESTAMP(1) NULL, t0 TIME, t2 TIME(4));")
     assert [c.fsp for c in t.columns("db", "h")] == [3, 6, 1, 0, 4]
@@ -182,7 +182,7 @@ CREATE TABLE `u` (`b` int);
 
 def test_enum_members_from_ddl_are_in_the_columns_charset():
     from binlog_spec.rows.tablemap import TableDef
-    from binlog_spec.rows.values import Column
+    from binlog_spec.rows.column_types import Column
     t = SchemaTracker()
     t.observe_query("d", "CREATE TABLE x (e ENUM('é','ü') CHARACTER SET latin1, s SET('ä','b'))")
     enum_col = Column(254, {"real_type": 247, "pack_length": 1})
@@ -198,7 +198,7 @@ def test_a_real_mariadb_dump_of_two_databases_gives_names_charsets_and_members()
     other_db` of the fixture server (USE, /*!40101 ... */ lines, a view, a trigger in DELIMITER ;;)."""
     import json
     from conftest import FIXTURES
-    from binlog_spec.rows.values import charset_name
+    from binlog_spec.rows.charsets import charset_name
     folder = FIXTURES / "charsets-nolog"
     with warnings.catch_warnings():
         warnings.simplefilter("error")          # nothing in a real dump is worth a warning
@@ -235,7 +235,7 @@ def test_a_create_table_that_cannot_be_parsed_forgets_the_older_table():
 
 def _table_def(schema, table, n, primary_key=(), nullable=None):
     from binlog_spec.rows.tablemap import TableDef
-    from binlog_spec.rows.values import Column
+    from binlog_spec.rows.column_types import Column
     return TableDef(table_id=1, schema=schema, table=table, columns=tuple(Column(type_code=3, meta={}) for _ in range(n)),
                     nullable=tuple(nullable if nullable is not None else [True] * n), primary_key=primary_key)
 

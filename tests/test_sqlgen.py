@@ -13,7 +13,8 @@ from binlog_spec.rows import decoder as rows
 from binlog_spec.rows.decoder import RowChange
 from binlog_spec.output.statements import SqlGenerationError, SqlOptions, statement
 from binlog_spec.rows.tablemap import TableDef
-from binlog_spec.rows.values import Column, JsonOpaque
+from binlog_spec.rows.column_types import Column
+from binlog_spec.rows.json_binary import JsonOpaque
 
 from conftest import CORPUS
 from test_rows import partial_update_file

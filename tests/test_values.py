@@ -22,10 +22,12 @@ from decimal import Decimal
 
 import pytest
 
-from binlog_spec.rows.values import (
-    CHARSETS, COLUMN_TYPES, Column, JsonDiff, JsonOpaque, ValueDecodeError, codec_for, decimal_binary_size,
-    decode_json, decode_json_diff, decode_value, json_text,
-)
+from binlog_spec.rows.charsets import CHARSETS, codec_for
+from binlog_spec.rows.values import COLUMN_TYPES, ValueDecodeError, decode_value
+from binlog_spec.rows.column_types import Column
+from binlog_spec.rows.json_binary import JsonDiff, JsonOpaque, decode_json, decode_json_diff
+from binlog_spec.rows.scalars import decimal_binary_size
+from binlog_spec.rows.json_text import json_text
 
 UTC = dt.timezone.utc
 
@@ -595,7 +597,7 @@ def test_text_that_does_not_decode_in_its_charset_stays_bytes():
 
 
 def test_charset_and_collation_names_give_a_collation_of_their_charset():
-    from binlog_spec.rows.values import charset_collation, charset_name, codec_for
+    from binlog_spec.rows.charsets import charset_collation, charset_name, codec_for
     assert charset_collation("utf8") == 33 and charset_name(33) == "utf8mb3"
     assert charset_name(charset_collation("utf8mb4_0900_ai_ci")) == "utf8mb4"
     assert codec_for(charset_collation("latin1_swedish_ci")) == "cp1252"
@@ -964,7 +966,7 @@ def test_mariadb_hires_timestamp(fsp, hex_bytes, value):
 
 
 def test_mariadb_hires_sizes_follow_the_precision():
-    from binlog_spec.rows.values import old_temporal_size
+    from binlog_spec.rows.scalars import old_temporal_size
     assert [old_temporal_size(col(11, {"fsp": n} if n else {})) for n in range(7)] == [3, 4, 4, 5, 5, 5, 6]
     assert [old_temporal_size(col(12, {"fsp": n} if n else {})) for n in range(7)] == [8, 6, 6, 7, 7, 7, 8]
     assert [old_temporal_size(col(7, {"fsp": n} if n else {})) for n in range(7)] == [4, 5, 5, 6, 6, 6, 7]
@@ -975,12 +977,13 @@ def test_mariadb_hires_sizes_follow_the_precision():
     ("fe0102030405060708", 0x0807060504030201, 9),
 ])
 def test_packed_integers(hex_bytes, value, end):
-    from binlog_spec.rows.values import packed_int
+    from binlog_spec.binlog.packed import packed_int
     assert packed_int(bytes.fromhex(hex_bytes), 0) == (value, end)
 
 
 @pytest.mark.parametrize("hex_bytes", ["", "fb", "ff", "fc01", "fe01020304050607"])
 def test_a_bad_or_cut_packed_integer_is_a_decode_error(hex_bytes):
-    from binlog_spec.rows.values import ValueDecodeError, packed_int
+    from binlog_spec.binlog.packed import packed_int
+    from binlog_spec.errors import ValueDecodeError
     with pytest.raises(ValueDecodeError, match="offset 0"):
         packed_int(bytes.fromhex(hex_bytes), 0)

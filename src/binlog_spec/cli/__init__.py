@@ -218,7 +218,7 @@ def _warner(err: TextIO) -> Callable[[str], None]:
 
 
 def _charset(text: str) -> int:
-    from binlog_spec.rows.values import charset_collation
+    from binlog_spec.rows.charsets import charset_collation
     collation = charset_collation(text)
     if collation is None:
         raise argparse.ArgumentTypeError(f"unknown character set or collation: {text!r}")

@@ -19,7 +19,7 @@ import decimal
 import json
 from typing import Any
 
-from binlog_spec.rows.values import JsonOpaque
+from binlog_spec.rows.json_binary import JsonOpaque
 
 
 def _timedelta(value: dt.timedelta) -> str:

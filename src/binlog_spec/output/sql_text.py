@@ -24,7 +24,9 @@ from typing import Any
 from binlog_spec.output import jsonenc
 from binlog_spec.binlog import spec
 from binlog_spec.rows.tablemap import CHARACTER_TYPES, real_type
-from binlog_spec.rows.values import Column, JsonDiff, JsonDiffs, JsonOpaque, json_text
+from binlog_spec.rows.column_types import Column
+from binlog_spec.rows.json_binary import JsonDiff, JsonDiffs, JsonOpaque
+from binlog_spec.rows.json_text import json_text
 
 CT = spec.ColumnType
 

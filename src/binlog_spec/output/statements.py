@@ -9,7 +9,7 @@ from binlog_spec.errors import BinlogError
 from binlog_spec.rows.decoder import RowChange
 from binlog_spec.output.sql_text import InexactMatch, json_diff_sql, literal, match, quote_identifier, quote_table
 from binlog_spec.rows.tablemap import TableDef
-from binlog_spec.rows.values import JsonDiffs
+from binlog_spec.rows.json_binary import JsonDiffs
 
 
 class SqlGenerationError(BinlogError):

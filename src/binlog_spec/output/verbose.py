@@ -81,6 +81,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from binlog_spec.rows import json_text
 from binlog_spec.rows import values
 
 __all__ = ["Dialect", "dialect", "render_row_change", "render_rows", "parse_verbose", "read_output",
@@ -447,7 +448,7 @@ def _value_text(value: Any, col: values.Column, meta: int, d: Dialect) -> str:
     if t in (BLOB, TINY_BLOB, MEDIUM_BLOB, LONG_BLOB, VARCHAR, VAR_STRING, STRING):
         return _quote(_text_bytes(value, col), d)
     if t == JSON and d.print_json:
-        return _quote(values.json_text(value).encode("utf-8"), d)
+        return _quote(json_text.json_text(value).encode("utf-8"), d)
     if t == GEOMETRY and d.print_geometry:
         raw = value if isinstance(value, (bytes, bytearray)) else \
             int(value["srid"]).to_bytes(4, "little") + bytes(value["wkb"])

@@ -18,9 +18,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator
 
+from binlog_spec.rows import codegen
+from binlog_spec.rows import json_binary
 from binlog_spec.rows import json_path
 from binlog_spec.rows import walker as rowwalk
 from binlog_spec.binlog import spec
+from binlog_spec.binlog.packed import packed_int
 from binlog_spec.rows import values
 from binlog_spec.errors import MalformedEventError, MissingTableMapError, RowsLayoutError
 from binlog_spec.binlog.event import Event
@@ -113,7 +116,7 @@ def decode_image(buf: bytes, pos: int, table: TableDef, present: list[int],
 # decode_image calls values.decode_value once per value, with its checks and dispatch. For
 # the common case, the row decoder compiles (once per table layout: TABLE_MAP, columns-present
 # bitmaps and operation) a Python generator that decodes every row of a rows event with the
-# value decoders inlined (values.inline_source) and makes the RowChange objects itself. The
+# value decoders inlined (codegen.inline_source) and makes the RowChange objects itself. The
 # compiled code skips the checks, so it is a fast path only: an image on which it raises
 # anything, or that it reads past the end of the rows, is decoded again by decode_image,
 # which gives the value or the precise error. Values, dict order and errors are
@@ -135,8 +138,8 @@ def _image_source(columns: list[values.Column], tag: str, globs: dict[str, Any],
         k = 0
         while k < len(columns):
             run = []
-            while k + len(run) < len(columns) and values.fixed_format(columns[k + len(run)]) is not None:
-                run.append(values.fixed_format(columns[k + len(run)]))
+            while k + len(run) < len(columns) and codegen.fixed_format(columns[k + len(run)]) is not None:
+                run.append(codegen.fixed_format(columns[k + len(run)]))
             if len(run) > 1:
                 fmt = "<" + "".join(f[1:] for f in run)
                 globs[f"_unpack_{tag}_run{k}"] = struct.Struct(fmt).unpack_from
@@ -145,12 +148,12 @@ def _image_source(columns: list[values.Column], tag: str, globs: dict[str, Any],
                 lines.append(f"    pos += {struct.calcsize(fmt)}")
                 k += len(run)
             else:
-                lines += ["    " + line for line in values.inline_source(columns[k], f"{tag}{k}", globs, text)]
+                lines += ["    " + line for line in codegen.inline_source(columns[k], f"{tag}{k}", globs, text)]
                 k += 1
         lines.append("else:")
         for k, col in enumerate(columns):
             lines += [f"    if nulls{k >> 3} & {1 << (k & 7)}:", f"        {tag}{k} = None", "    else:"]
-            lines += ["        " + line for line in values.inline_source(col, f"{tag}{k}", globs, text)]
+            lines += ["        " + line for line in codegen.inline_source(col, f"{tag}{k}", globs, text)]
     lines.append("if pos > end:")
     lines.append("    raise IndexError('row image runs past the rows')")
     lines.append(f"{tag}_row = {{" + ", ".join(f"_name_{tag}{k}: {tag}{k}" for k in range(len(columns))) + "}")
@@ -187,7 +190,7 @@ def compile_rows(table: TableDef, op: str, before: list[int], after: list[int] |
     lines = ["def rows(decoder, ev, buf, template):",
              "    end = len(buf)",
              "    copy = template.copy"]
-    if values.LATIN1_TEXT_TABLE in globs:
+    if codegen.LATIN1_TEXT_TABLE in globs:
         lines.append("    text = buf.decode('latin-1')")
     lines += ["    row_pos = index = 0",
               "    try:",
@@ -228,12 +231,12 @@ def _json_diff(buf: bytes, pos: int, col: values.Column) -> tuple[list, int]:
     start = pos + n
     if start + length > len(buf):
         raise values.ValueDecodeError(f"JSON diff of {length} bytes runs past the row image")
-    return values.decode_json_diff(buf[start:start + length]), start + length
+    return json_binary.decode_json_diff(buf[start:start + length]), start + length
 
 
 def _partial_columns(buf: bytes, pos: int, table: TableDef) -> tuple[frozenset[int], int]:
     """PARTIAL_UPDATE_ROWS after image prefix: value_options, then one bit per JSON column."""
-    options, pos = values.packed_int(buf, pos)
+    options, pos = packed_int(buf, pos)
     if not options & PARTIAL_JSON_UPDATES:
         return frozenset(), pos
     json_cols = [i for i, c in enumerate(table.columns) if c.type_code == spec.ColumnType.json]
@@ -370,7 +373,7 @@ class RowDecoder:
                         if names[i] in before and before[names[i]] is not None:
                             after[names[i]] = json_path.apply_diffs(before[names[i]], diffs)
                         else:
-                            after[names[i]] = values.JsonDiffs(diffs)
+                            after[names[i]] = json_binary.JsonDiffs(diffs)
                 else:
                     before, pos = decode_image(buf, pos, table, before_cols, names)
                     after, pos = decode_image(buf, pos, table, after_cols, names)

@@ -41,7 +41,7 @@ from binlog_spec.errors import SchemaFileError
 from binlog_spec.rows.statement_text import (DDL_START, DIALECT, first_token, script_statements, tokenize,
                                              unwrap_executable_comments)
 from binlog_spec.rows.tablemap import CT, NUMERIC_TYPES, TableDef, real_type
-from binlog_spec.rows.values import BINARY_COLLATION, charset_collation, charset_name, codec_for
+from binlog_spec.rows.charsets import BINARY_COLLATION, charset_collation, charset_name, codec_for
 
 _UNSIGNED = {exp.DataType.Type.UTINYINT, exp.DataType.Type.USMALLINT, exp.DataType.Type.UMEDIUMINT,
              exp.DataType.Type.UINT, exp.DataType.Type.UBIGINT, exp.DataType.Type.UDECIMAL}

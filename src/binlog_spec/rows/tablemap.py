@@ -6,7 +6,7 @@ from typing import Any
 
 from binlog_spec.binlog import spec
 from binlog_spec.errors import MalformedEventError
-from binlog_spec.rows.values import Column
+from binlog_spec.rows.column_types import Column
 
 CT = spec.ColumnType
 

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 from typing import Callable
 
+from binlog_spec.rows import scalars
 from binlog_spec.binlog import spec
+from binlog_spec.binlog.packed import packed_int
 from binlog_spec.rows import values
 from binlog_spec.errors import RowsLayoutError
-from binlog_spec.rows.values import Column, old_temporal_size
+from binlog_spec.rows.column_types import Column
+from binlog_spec.rows.scalars import old_temporal_size
 
 CT = spec.ColumnType
 
@@ -45,7 +48,7 @@ def _bit_size(col: Column) -> int:
 
 
 def _decimal_size(col: Column) -> int:
-    return values.decimal_binary_size(_meta(col, "precision"), _meta(col, "scale"))
+    return scalars.decimal_binary_size(_meta(col, "precision"), _meta(col, "scale"))
 
 
 def _old_decimal_size(col: Column) -> int:
@@ -320,7 +323,7 @@ class RowWalker:
         a bitmap over the JSON columns, then an image whose partial JSON columns hold diffs, which
         are length-prefixed like the document itself: the image is skipped the same way."""
         try:
-            options, pos = values.packed_int(buf, pos)
+            options, pos = packed_int(buf, pos)
         except values.ValueDecodeError as exc:
             raise RowWalkError(str(exc)) from None
         if options & 1:

@@ -458,7 +458,7 @@ def find_table(cfg: Config) -> TableDef:
 
 
 def _table_from_schema(db: str, name: str, cols) -> TableDef:
-    from binlog_spec.rows.values import Column
+    from binlog_spec.rows.column_types import Column
     columns = tuple(Column(type_code=spark_types.SQL_ONLY, meta={"sql": c.data_type, "unsigned": c.unsigned},
                            name=c.name) for c in cols)
     return TableDef(table_id=-1, schema=db, table=name, columns=columns, nullable=tuple(True for _ in cols),
