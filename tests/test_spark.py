@@ -781,7 +781,7 @@ def test_push_filters_relies_on_a_pinned_pyspark_internal_and_fails_loudly_witho
     why, never a silent guess (the filter pushdown test checks both settings through Spark)."""
     import inspect
 
-    from binlog_spec import spark as spark_module
+    from binlog_spec.spark import pushdown as spark_module
     from pyspark.sql.worker import plan_data_source_read as worker
     body = inspect.getsource(worker._main)
     assert "enable_pushdown = read_bool(infile)" in body

@@ -102,3 +102,14 @@ class RollbackError(BinlogError):
 
 class RewriteError(BinlogError):
     """An event cannot be re-serialised as asked."""
+
+
+class BinlogSparkError(ValueError):
+    """Bad options for the binlog data source (a ValueError, as Spark reports bad options; no file or
+    offset is involved)."""
+
+
+class ColumnTypeChangedError(BinlogError):
+    """A rows event of the typed view's table whose TABLE_MAP gives a column another Spark type than
+    the DataFrame's schema has for it (an ALTER TABLE ... MODIFY in between): its values cannot be
+    put in that column without loss."""

@@ -44,8 +44,6 @@ class ColumnSchema:
 
 
 Key = tuple[str, str]
-
-
 #: Column types MySQL/MariaDB accept that sqlglot's MySQL dialect does not, and what to read them as.
 _TYPE_STAND_INS = {name: TokenType.GEOMETRY for name in (
     "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "GEOMETRYCOLLECTION")}
@@ -97,15 +95,11 @@ def _parse(sql: str) -> list[exp.Expression]:
 
 
 _T = exp.DataType.Type
-
-
 _TEXT_KINDS = {_T.CHAR, _T.VARCHAR, _T.NCHAR, _T.NVARCHAR, _T.TEXT, _T.TINYTEXT, _T.MEDIUMTEXT, _T.LONGTEXT,
                _T.ENUM, _T.SET}
 
 
 _BINARY_KINDS = {_T.BINARY, _T.VARBINARY, _T.BLOB, _T.TINYBLOB, _T.MEDIUMBLOB, _T.LONGBLOB}
-
-
 #: MariaDB's JSON is LONGTEXT CHARACTER SET utf8mb4 (MySQL's has a type of its own).
 _JSON_COLLATION = charset_collation("utf8mb4")
 
@@ -147,8 +141,6 @@ _INTS = {_T.TINYINT: {CT.tiny}, _T.UTINYINT: {CT.tiny}, _T.BOOLEAN: {CT.tiny}, _
 
 
 _STRINGS = {CT.string, CT.varchar, CT.var_string, CT.varchar_compressed}
-
-
 _BLOBS = {CT.blob, CT.tiny_blob, CT.medium_blob, CT.long_blob, CT.blob_compressed}
 
 

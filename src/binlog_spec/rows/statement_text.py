@@ -20,8 +20,6 @@ DDL_STATEMENTS = frozenset({"CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE", "GR
 TX_CONTROL = (b"BEGIN", b"COMMIT", b"ROLLBACK", b"XA ")
 #: How the statements that end a transaction start (upper-cased, first 9 bytes).
 COMMIT_WORDS = (b"COMMIT", b"ROLLBACK", b"XA COMMIT", b"XA ROLLBA")
-
-
 #: How QUERY statements that never change a table definition start (upper-cased bytes): they need
 #: no parsing (observe_schema, Spark's planning pass).
 NOT_DDL = (b"BEGIN", b"COMMIT", b"INSERT", b"UPDATE", b"DELETE", b"REPLACE", b"SAVEPOINT", b"ROLLBACK",

@@ -44,7 +44,6 @@ from binlog_spec.rows.statement_text import COMMIT_WORDS
 ET = spec.EventType
 
 
-
 def _query_word(ev: Event) -> bytes:
     """The statement's first 9 bytes, upper-cased (Event.statement_bytes: no fields are built)."""
     return ev.statement_bytes().lstrip()[:9].upper() if ev.error is None else b""
@@ -63,7 +62,6 @@ def is_commit(ev: Event) -> bool:
 #: Events that go with the statement after them (its text, its context): kept only with it.
 ATTACHED_EVENTS = {ET.annotate_rows_event, ET.rows_query_log_event, ET.intvar_event, ET.rand_event,
                    ET.user_var_event}
-
 
 
 def implies_begin(ev: Event) -> bool:
