@@ -36,6 +36,7 @@ from binlog_spec.rows import decoder as rows
 from binlog_spec.output import verbose
 
 from conftest import CORPUS, FIXTURES, expected_counts, manifest_rows, trailing_fault
+from mysqlbinlog_output import parse_verbose, read_output
 
 
 @dataclass(frozen=True)
@@ -103,10 +104,10 @@ def _result_section(text: str, name: str) -> str:
 
 
 def expected_blocks(case: Case) -> list[list[str]]:
-    text = verbose.read_output(case.reference)
+    text = read_output(case.reference)
     if case.section is not None:
         text = _result_section(text, case.section)
-    return verbose.parse_verbose(text)
+    return parse_verbose(text)
 
 
 def has_row_events(paths) -> bool:
@@ -157,12 +158,12 @@ def test_rows_print_as_mariadb_binlog_printed_them(case):
 def test_parse_verbose_keeps_every_row_line_of_a_reference(case):
     """Every `###` line of a reference (but extra-info lines) lands in a block, each block starting
     with its statement line, whatever the file's encoding and line ends."""
-    text = verbose.read_output(case.reference)
+    text = read_output(case.reference)
     if case.section is not None:
         text = _result_section(text, case.section)
     lines = [line.rstrip("\r") for line in text.split("\n") if line.startswith("###")]
     row_lines = [line for line in lines if not line.startswith(("### Extra row", "### Row event for unknown"))]
-    blocks = verbose.parse_verbose(text)
+    blocks = parse_verbose(text)
     assert sum(len(b) for b in blocks) == len(row_lines)
     assert all(re.match(r"### (INSERT INTO|UPDATE|DELETE FROM) \S", b[0]) for b in blocks)
 
@@ -203,7 +204,7 @@ def test_rows_print_as_the_installed_mariadb_binlog_prints_them(row):
     path = CORPUS / row["file"]
     run = subprocess.run([MARIADB_BINLOG, "--no-defaults", "-vv", "--base64-output=decode-rows", str(path)],
                          capture_output=True, timeout=300)
-    theirs = verbose.parse_verbose(run.stdout.decode("utf-8", errors="surrogateescape"))
+    theirs = parse_verbose(run.stdout.decode("utf-8", errors="surrogateescape"))
     assert theirs, f"mariadb-binlog printed no row (exit {run.returncode}): {run.stderr[:300]!r}"
     ours = list(verbose.render_rows(rows_until_fault(path, row), verbosity=2, flavor="mariadb"))
     assert_same_blocks(ours, theirs)
@@ -280,4 +281,4 @@ def manual_binlog(tmp_path) -> Path:
 def test_the_manual_example_prints_as_mysqlbinlog_5_1_printed_it(manual_binlog, verbosity, printed):
     changes = rows.read_rows(binlog_spec.read_events([manual_binlog]))
     ours = list(verbose.render_rows(changes, verbosity=verbosity, flavor="mysql", version="5.1.26"))
-    assert_same_blocks(ours, verbose.parse_verbose(printed))
+    assert_same_blocks(ours, parse_verbose(printed))

@@ -36,7 +36,6 @@ import binlog_spec
 from binlog_spec.rows import json_binary
 from binlog_spec.rows import json_text
 from binlog_spec.rows import decoder as rows
-from binlog_spec.rows import values
 
 from conftest import CORPUS
 

@@ -22,8 +22,8 @@ import subprocess
 import pytest
 
 from binlog_spec import cli
-from binlog_spec.output import verbose
 from conftest import CORPUS, FIXTURES
+from mysqlbinlog_output import parse_verbose, read_output
 from test_replay_server import SCHEMA, TABLES, MariaDBServer, checksums, our_sql, recorded  # noqa: F401
 
 OTHER = "replay_copy"
@@ -142,7 +142,7 @@ def _mysqlbinlog_cases():
 
 @pytest.mark.parametrize("binlog, dump", list(_mysqlbinlog_cases()))
 def test_statements_are_mysqlbinlogs(binlog, dump):
-    assert statements(_script(binlog)) == statements(verbose.read_output(dump))
+    assert statements(_script(binlog)) == statements(read_output(dump))
 
 
 def test_load_data_is_left_as_a_comment():
@@ -157,15 +157,15 @@ def test_load_data_is_left_as_a_comment():
 def test_verbose_rows_are_mariadb_binlogs(name):
     path = FIXTURES / name / "mariadb-bin.000001"
     r = subprocess.run(["mariadb-binlog", "-vv", str(path)], capture_output=True, check=True)
-    theirs = verbose.parse_verbose(r.stdout.decode("utf-8", "surrogateescape"))
-    assert theirs and verbose.parse_verbose(_script(path, "-vv")) == theirs
+    theirs = parse_verbose(r.stdout.decode("utf-8", "surrogateescape"))
+    assert theirs and parse_verbose(_script(path, "-vv")) == theirs
     assert statements(_script(path, "-vv")) == statements(_script(path))  # ### lines are comments only
 
 
 def test_rollback_script_inverts_the_rows_last_first():
     path = FIXTURES / "demo" / "mariadb-bin.000001"
-    forward = verbose.parse_verbose(_script(path, "-v"))
-    undo = verbose.parse_verbose(_script(path, "--rollback", "-v"))
+    forward = parse_verbose(_script(path, "-v"))
+    undo = parse_verbose(_script(path, "--rollback", "-v"))
     assert len(undo) == len(forward)
     assert undo[0][0] == "### UPDATE `shop`.`customers`" and undo[-1][0] == "### DELETE FROM `shop`.`customers`"
     last = forward[-1]  # UPDATE ... WHERE <before> SET <after>: undone as WHERE <after> SET <before>

@@ -40,6 +40,7 @@ from binlog_spec.binlog import spec
 from binlog_spec.output import event_text as summary
 from binlog_spec.binlog import timezones
 from binlog_spec.rows import values
+from binlog_spec.rows.charsets import COLLATION_IDS
 from binlog_spec.output import verbose
 from binlog_spec.binlog.writer import Item
 from binlog_spec.output.rewriter import Rewriter
@@ -111,7 +112,7 @@ class Base64Options:
 def _charset_names() -> dict[int, str]:
     """Collation id -> character set name (for the client's ``\\C`` command and introducers)."""
     table: dict[int, str] = {}
-    for name, ranges in getattr(values, "_COLLATION_IDS", {}).items():
+    for name, ranges in COLLATION_IDS.items():
         for first, last in ranges:
             for cid in range(first, last + 1):
                 table[cid] = "utf8" if name == "utf8mb3" else name

@@ -23,7 +23,7 @@ _CHARSET_CODECS: dict[str, str | None] = {
 # Collation ids of each character set: MySQL 5.x-9.x and MariaDB 10.x-11.x
 # (MariaDB's NO PAD collations are id + 1024; its UCA-14.0.0 collations sit in
 # blocks of 256 from 2048; MySQL 8's utf8mb4_0900 family is 255-323).
-_COLLATION_IDS: dict[str, tuple[tuple[int, int], ...]] = {
+COLLATION_IDS: dict[str, tuple[tuple[int, int], ...]] = {
     "big5": ((1, 1), (84, 84), (1025, 1025), (1108, 1108)),
     "latin2": ((2, 2), (9, 9), (21, 21), (27, 27), (77, 77), (1033, 1033), (1101, 1101)),
     "cp850": ((4, 4), (80, 80), (1028, 1028), (1104, 1104)),
@@ -67,7 +67,7 @@ _COLLATION_IDS: dict[str, tuple[tuple[int, int], ...]] = {
 
 def _build_charsets() -> dict[int, str | None]:
     table: dict[int, str | None] = {}
-    for name, ranges in _COLLATION_IDS.items():
+    for name, ranges in COLLATION_IDS.items():
         codec = _CHARSET_CODECS[name]
         for first, last in ranges:
             for cid in range(first, last + 1):
@@ -116,7 +116,7 @@ def charset_collation(name: str) -> int | None:
 
 def charset_name(collation_id: int | None) -> str | None:
     """The character set of a collation id ('utf8mb4'), None when unknown."""
-    for name, ranges in _COLLATION_IDS.items():
+    for name, ranges in COLLATION_IDS.items():
         if any(first <= (collation_id or -1) <= last for first, last in ranges):
             return name
     return None
