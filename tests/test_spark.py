@@ -35,6 +35,7 @@ from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql.utils import CapturedException  # noqa: E402
 
 import binlog_spec  # noqa: E402
+from binlog_spec.spark import files as spark_files
 from binlog_spec import cli  # noqa: E402
 from binlog_spec.output import jsonenc
 from binlog_spec.rows import decoder as rows
@@ -240,7 +241,7 @@ def test_variants_are_byte_identical_to_pyspark_parse_of_the_cli_json():
 
 
 def test_header_pass_finds_transaction_boundaries_and_faults(tmp_path):
-    ref = spark_scan.list_files([MYSQL8])[0]
+    ref = spark_files.list_files([MYSQL8])[0]
     res = spark_scan.scan_file(ref)
     assert res.fault is None and res.events == 2900
     events = list(binlog_spec.open(MYSQL8))
@@ -250,13 +251,13 @@ def test_header_pass_finds_transaction_boundaries_and_faults(tmp_path):
     data = bytearray(Path(MYSQL8).read_bytes())
     data[1_000_000] ^= 0xFF
     broken.write_bytes(bytes(data))
-    res = spark_scan.scan_file(spark_scan.list_files([str(broken)])[0])
+    res = spark_scan.scan_file(spark_files.list_files([str(broken)])[0])
     assert res.fault is not None and res.fault[0] <= 1_000_000 and res.fault[1] == "CRC32 mismatch"
     assert max(res.boundaries) <= res.fault[0]
 
 
 def test_a_file_read_through_pyarrow_fs_is_the_file(tmp_path):
-    refs = spark_scan._expand_uri(f"file://{FIXTURES / 'demo'}", False, None)
+    refs = spark_files._expand_uri(f"file://{FIXTURES / 'demo'}", False, None)
     assert [r.name for r in refs] == [f"file://{DEMO}"] and refs[0].uri
     split = spark_scan.plan_splits(0, refs[0], None, 0)[0]
     via_arrow = [(e.pos, e.type) for e in spark_scan.iter_split_events(split)]

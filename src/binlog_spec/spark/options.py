@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from binlog_spec.spark import scan as spark_scan
+from binlog_spec.spark import files as spark_files
 from binlog_spec.binlog import timezones
 from binlog_spec.errors import BinlogSparkError
 from binlog_spec.stream.filters import FilterOptions
@@ -184,13 +184,13 @@ class Config:
             batch_rows=int(_opt(options, "batchRows", default=4096)),
             count_rows=_bool(_opt(options, "countRows"), True))
 
-    def files(self) -> list[spark_scan.FileRef]:
-        return spark_scan.list_files(list(self.paths), self.recursive, self.path_glob)
+    def files(self) -> list[spark_files.FileRef]:
+        return spark_files.list_files(list(self.paths), self.recursive, self.path_glob)
 
     def tracker(self) -> SchemaTracker:
         if not self.schema_file:
             return SchemaTracker()
-        ref = spark_scan.list_files([self.schema_file])[0] if not _is_local(self.schema_file) else None
+        ref = spark_files.list_files([self.schema_file])[0] if not _is_local(self.schema_file) else None
         if ref is None:
             return SchemaTracker.from_file(self.schema_file, self.schema_database)
         with ref.open() as f:
@@ -200,4 +200,4 @@ class Config:
 
 
 def _is_local(path: str) -> bool:
-    return not spark_scan._is_uri(path) or path.startswith("file://")
+    return not spark_files._is_uri(path) or path.startswith("file://")
