@@ -19,7 +19,8 @@ from binlog_spec.analysis import report
 from binlog_spec.rows import decoder as rows
 from binlog_spec.rows import walker as rowwalk
 from binlog_spec.rows import values
-from binlog_spec.rows.decoder import ROW_OPS, UPDATE, RowDecoder
+from binlog_spec.binlog.event_types import ROW_OPS, UPDATE
+from binlog_spec.rows.decoder import RowDecoder
 from binlog_spec.rows import statement_text
 from binlog_spec.rows.schema import SchemaTracker
 from binlog_spec.binlog.spec import EventType as ET

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 import binlog_spec
-from binlog_spec.stream.filters import Transactions
+from binlog_spec.stream.transactions import Transactions
 
 from conftest import CORPUS, FIXTURES
 

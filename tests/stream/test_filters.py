@@ -12,7 +12,9 @@ from datetime import datetime, timezone
 import pytest
 
 import binlog_spec
-from binlog_spec.stream.filters import CONTROL_EVENTS, FilterOptions, Transactions, filter_events
+from binlog_spec.binlog.event_types import CONTROL_EVENTS
+from binlog_spec.stream.filters import FilterOptions, filter_events
+from binlog_spec.stream.transactions import Transactions
 from binlog_spec.binlog.gtid import GtidSet, GtidSetError
 
 from conftest import CORPUS, FIXTURES

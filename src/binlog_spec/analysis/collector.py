@@ -30,12 +30,12 @@ from typing import Any, Iterable
 from binlog_spec.binlog import spec
 from binlog_spec.errors import BinlogError, MalformedEventError, MissingTableMapError, RowsLayoutError
 from binlog_spec.binlog.event import Event
-from binlog_spec.rows.decoder import DELETE, INSERT, ROW_OPS, UPDATE
+from binlog_spec.binlog.event_types import DELETE, INSERT, ROW_OPS, UPDATE
 from binlog_spec.rows.walker import RowWalker, RowWalkError
 from binlog_spec.rows.schema import SchemaTracker, SchemaWarning
 from binlog_spec.rows.statement_text import TX_CONTROL, is_ddl
 from binlog_spec.rows.tablemap import TableDef
-from binlog_spec.stream.filters import QUERY_EVENTS
+from binlog_spec.binlog.event_types import QUERY_EVENTS
 from binlog_spec.stream.transactions import Summarizer, TxSummary
 
 ET = spec.EventType

@@ -12,12 +12,10 @@ import re
 import uuid
 from dataclasses import dataclass, field
 
+from binlog_spec.errors import GtidSetError
+
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
 _TAG = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
-
-
-class GtidSetError(ValueError):
-    pass
 
 
 def _interval(text: str, where: str) -> tuple[int, int]:

@@ -5,13 +5,11 @@ import zlib
 
 import zstandard
 
+from binlog_spec.errors import PayloadError
+
 #: TRANSACTION_PAYLOAD compression_type values (libbinlogevents/include/compression/base.h).
 ZSTD = 0
 NONE = 255
-
-
-class PayloadError(ValueError):
-    pass
 
 
 def transaction_payload(compression_type: int | None, data: bytes, uncompressed_size: int | None) -> bytes:

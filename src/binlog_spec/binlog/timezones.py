@@ -10,6 +10,8 @@ import os
 import re
 from datetime import datetime, timedelta, timezone, tzinfo
 
+from binlog_spec.errors import ZoneError
+
 UTC = timezone.utc
 
 _OFFSET = re.compile(r"^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$")
@@ -17,10 +19,6 @@ _OFFSET = re.compile(r"^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$")
 _COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2}))?$")
 #: An offset at the end of a date and time: Z, +08:00, -0530, +08.
 _TRAILING_OFFSET = re.compile(r"(Z|[+-]\d{2}(?::?\d{2})?)$", re.IGNORECASE)
-
-
-class ZoneError(ValueError):
-    """A time zone name or offset that is not known."""
 
 
 def parse_zone(text: str) -> tzinfo:

@@ -33,7 +33,7 @@ from binlog_spec.errors import MalformedEventError, MissingTableMapError, Rewrit
 from binlog_spec.rows import decoder as rows
 from binlog_spec.rows import walker as rowwalk
 from binlog_spec.rows.tablemap import TableDef
-from binlog_spec.stream.filters import Transactions, is_begin, is_commit
+from binlog_spec.stream.transactions import Transactions, is_begin, is_commit
 
 
 def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file: str | None = None,

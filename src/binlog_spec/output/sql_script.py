@@ -20,7 +20,8 @@ from binlog_spec.binlog import spec
 from binlog_spec.binlog import timezones
 from binlog_spec.binlog.event import Event
 from binlog_spec.rows.statement_text import DML_STATEMENTS, is_ddl, leading_tokens
-from binlog_spec.stream.filters import QUERY_EVENTS, Transactions, implies_begin, is_begin, is_commit
+from binlog_spec.binlog.event_types import QUERY_EVENTS
+from binlog_spec.stream.transactions import Transactions, implies_begin, is_begin, is_commit
 from binlog_spec.output.statements import SqlOptions, statement
 from binlog_spec.output.sql_text import quote_identifier
 

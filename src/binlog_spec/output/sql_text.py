@@ -27,6 +27,7 @@ from binlog_spec.rows.tablemap import CHARACTER_TYPES, real_type
 from binlog_spec.rows.column_types import Column
 from binlog_spec.rows.json_binary import JsonDiff, JsonDiffs, JsonOpaque
 from binlog_spec.rows.json_text import json_text
+from binlog_spec.errors import InexactMatch
 
 CT = spec.ColumnType
 
@@ -143,10 +144,6 @@ def _set_order(col: Column | None):
     members = [m.decode("utf-8", "replace") for m in (col.set_values or ())] if col is not None else []
     order = {m: i for i, m in enumerate(members)}
     return lambda m: (order.get(m, len(order)), m)
-
-
-class InexactMatch(ValueError):
-    """A value that no WHERE condition can find exactly."""
 
 
 def _opaque_inside(value: Any) -> bool:

@@ -5,15 +5,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from binlog_spec.rows import decoder as rows
-from binlog_spec.errors import BinlogError
 from binlog_spec.rows.decoder import RowChange
 from binlog_spec.output.sql_text import InexactMatch, json_diff_sql, literal, match, quote_identifier, quote_table
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.rows.json_binary import JsonDiffs
-
-
-class SqlGenerationError(BinlogError):
-    """A row change cannot be written as SQL that would run (names unknown, partial images)."""
+from binlog_spec.errors import SqlGenerationError
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-
-class JsonPathError(ValueError):
-    pass
+from binlog_spec.errors import JsonPathError
 
 
 def parse_path(path: str) -> list[str | int]:

@@ -23,12 +23,9 @@ from binlog_spec.rows import values
 from binlog_spec.errors import RowsLayoutError
 from binlog_spec.rows.column_types import Column
 from binlog_spec.rows.scalars import old_temporal_size
+from binlog_spec.errors import RowWalkError
 
 CT = spec.ColumnType
-
-
-class RowWalkError(ValueError):
-    """The rows do not fit the table map (a row image runs past the rows)."""
 
 
 def _meta(col: Column, key: str, default=None):

@@ -16,8 +16,10 @@ from binlog_spec.spark import types as spark_types
 from binlog_spec.spark import variant as spark_variant
 from binlog_spec.binlog import spec
 from binlog_spec.errors import BinlogError, ColumnTypeChangedError
-from binlog_spec.stream.filters import Transactions, filter_events
-from binlog_spec.rows.decoder import ROW_OPS, RowDecoder, observe_schema
+from binlog_spec.stream.transactions import Transactions
+from binlog_spec.stream.filters import filter_events
+from binlog_spec.binlog.event_types import ROW_OPS
+from binlog_spec.rows.decoder import RowDecoder, observe_schema
 from binlog_spec.rows.schema import SchemaTracker
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.stream.transactions import Summarizer

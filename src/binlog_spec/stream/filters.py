@@ -37,36 +37,16 @@ from typing import Callable, Iterable, Iterator
 from binlog_spec.binlog import spec
 from binlog_spec.errors import PositionError
 from binlog_spec.binlog.event import Event
-from binlog_spec.binlog.event_types import CONTROL_EVENTS, FL_STANDALONE, GTID_EVENTS, QUERY_EVENTS, ROWS_EVENTS
+from binlog_spec.binlog.event_types import CONTROL_EVENTS, GTID_EVENTS, QUERY_EVENTS, ROWS_EVENTS
 from binlog_spec.binlog.gtid import GtidPosition, GtidSet
-from binlog_spec.rows.statement_text import COMMIT_WORDS
+from binlog_spec.stream.transactions import Transactions, is_begin, is_commit
 
 ET = spec.EventType
-
-
-def _query_word(ev: Event) -> bytes:
-    """The statement's first 9 bytes, upper-cased (Event.statement_bytes: no fields are built)."""
-    return ev.statement_bytes().lstrip()[:9].upper() if ev.error is None else b""
-
-
-def is_begin(ev: Event) -> bool:
-    return ev.type_code in QUERY_EVENTS and _query_word(ev).startswith(b"BEGIN")
-
-
-def is_commit(ev: Event) -> bool:
-    if ev.type_code in (ET.xid_event, ET.xa_prepare_log_event):
-        return True
-    return ev.type_code in QUERY_EVENTS and _query_word(ev).startswith(COMMIT_WORDS)
 
 
 #: Events that go with the statement after them (its text, its context): kept only with it.
 ATTACHED_EVENTS = {ET.annotate_rows_event, ET.rows_query_log_event, ET.intvar_event, ET.rand_event,
                    ET.user_var_event}
-
-
-def implies_begin(ev: Event) -> bool:
-    """A MariaDB GTID_EVENT of a transaction stands for its BEGIN (no BEGIN query event follows)."""
-    return ev.type_code == ET.gtid_event and ev.error is None and not ev.fields["flags2"] & FL_STANDALONE
 
 
 @dataclass(frozen=True)
@@ -183,45 +163,6 @@ def statement_tables(query: str, default_db: str) -> list[tuple[str, str]] | Non
     if not targets:
         return None
     return [(t.db or default_db, t.name) for t in targets]
-
-
-class Transactions:
-    """Marks transaction boundaries in an event stream.
-
-    A transaction is a GTID event (if any) and then: BEGIN ... XID/COMMIT, or a
-    TRANSACTION_PAYLOAD (whose inner events hold BEGIN ... XID), or a single
-    statement (DDL, or a statement with its INTVAR/RAND/USER_VAR context).
-    """
-
-    def __init__(self) -> None:
-        self.mode: str | None = None   # None (closed), "gtid", "begin", "statement"
-        self.gtid: str | None = None
-
-    def step(self, ev: Event) -> tuple[bool, bool]:
-        """(this event starts a transaction, this event ends it)."""
-        code = ev.type_code
-        if code in CONTROL_EVENTS:
-            return False, False
-        if code in GTID_EVENTS:
-            self.mode, self.gtid = "gtid", ev.fields.get("gtid") if ev.error is None else None
-            if implies_begin(ev):
-                self.mode = "begin"
-            return True, False
-        starts = self.mode is None
-        if starts:
-            self.gtid = None
-            self.mode = "begin" if is_begin(ev) else "statement"
-            if self.mode == "begin":
-                return True, False
-        elif self.mode == "gtid":
-            if is_begin(ev) or code == ET.transaction_payload_event:
-                self.mode = "begin"
-                return False, False
-            self.mode = "statement" if code not in ROWS_EVENTS and code != ET.table_map_event else "begin"
-        if is_commit(ev) or (self.mode == "statement" and code in QUERY_EVENTS):
-            self.mode = None
-            return starts, True
-        return starts, False
 
 
 def _is_framing(ev: Event) -> bool:
