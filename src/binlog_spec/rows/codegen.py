@@ -6,10 +6,10 @@ import struct
 from typing import Any, Callable
 
 from binlog_spec.rows.charsets import BINARY_COLLATION, _MYSQL_LATIN1_TABLE, _mysql_latin1, codec_for
-from binlog_spec.rows.column_types import (BLOB, Column, DOUBLE, ENUM, FLOAT, INT24, LONG, LONGLONG,
-                                           LONG_BLOB, MEDIUM_BLOB, SET, SHORT, STRING, TINY, TINY_BLOB,
+from binlog_spec.rows.column_types import (DEFAULT_PACK_LENGTH, BLOB, Column, DOUBLE, ENUM, FLOAT, INT24, LONG,
+                                           LONGLONG, LONG_BLOB, MEDIUM_BLOB, SET, SHORT, STRING, TINY, TINY_BLOB,
                                            VARCHAR, VAR_STRING, YEAR)
-from binlog_spec.rows.values import COLUMN_TYPES, _DEFAULT_PACK_LENGTH
+from binlog_spec.rows.values import COLUMN_TYPES
 
 
 # --------------------------------------------------------------------------
@@ -97,7 +97,7 @@ def inline_source(col: Column, var: str, names: dict[str, Any], text: bool = Fal
                                 f"    {var} += bytes({max_length} - len({var}))"]
             return lines + _inline_text(col, var, names, text)
     if code in (TINY_BLOB, BLOB, MEDIUM_BLOB, LONG_BLOB):
-        prefix = meta.get("pack_length", _DEFAULT_PACK_LENGTH.get(code))
+        prefix = meta.get("pack_length", DEFAULT_PACK_LENGTH.get(code))
         if isinstance(prefix, int) and 1 <= prefix <= 4:
             return _inline_length_prefixed(prefix) + _inline_text(col, var, names, text)
     decoder = COLUMN_TYPES.get(code)

@@ -40,3 +40,7 @@ TINY_BLOB, MEDIUM_BLOB, LONG_BLOB, BLOB, VAR_STRING, STRING, GEOMETRY = map(int,
 
 #: Type code -> its name in MySQL's spelling (the enum's, upper-cased): MYSQL_TYPE_<name>.
 _TYPE_NAMES = {int(t): t.name.upper() for t in CT}
+
+#: Bytes of the length prefix of a BLOB-like value when the TABLE_MAP metadata gives no pack_length
+#: (calc_field_size): TINY/BLOB/MEDIUM/LONG_BLOB 1-4, JSON, GEOMETRY and VECTOR 4.
+DEFAULT_PACK_LENGTH = {TINY_BLOB: 1, BLOB: 2, MEDIUM_BLOB: 3, LONG_BLOB: 4, JSON: 4, GEOMETRY: 4, VECTOR: 4}

@@ -22,6 +22,7 @@ from binlog_spec.rows import codegen
 from binlog_spec.rows import json_binary
 from binlog_spec.rows import json_path
 from binlog_spec.rows import walker as rowwalk
+from binlog_spec.rows.walker import present_columns
 from binlog_spec.binlog import spec
 from binlog_spec.binlog.packed import packed_int
 from binlog_spec.rows import values
@@ -75,11 +76,6 @@ class RowChange:
             "before": self.before,
             "after": self.after,
         }
-
-
-def present_columns(bitmap: bytes, count: int) -> list[int]:
-    """Indexes of the columns whose bit is set (LSB first in each byte)."""
-    return [i for i in range(count) if bitmap[i >> 3] >> (i & 7) & 1]
 
 
 def decode_image(buf: bytes, pos: int, table: TableDef, present: list[int],

@@ -34,10 +34,14 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from binlog_spec.errors import SchemaFileError
-from binlog_spec.rows.statement_text import DDL_START, DIALECT, first_token, script_statements, tokenize, unwrap_executable_comments
+from binlog_spec.rows.statement_text import (DDL_START, DIALECT, first_token, script_statements, tokenize,
+                                             unwrap_executable_comments)
 from binlog_spec.rows.tablemap import CT, NUMERIC_TYPES, TableDef, real_type
 from binlog_spec.rows.charsets import charset_name
-from binlog_spec.rows.schema_sql import ColumnSchema, Key, _BLOBS, _CHARACTER_TYPES, _LOGGED_AS, _STRINGS, _T, _TYPE_STAND_INS, _add_key, _alter_keys, _charset_option, _charset_option_tokens, _column, _contradiction, _create_keys, _key_columns, _members, _parse
+from binlog_spec.rows.schema_sql import (ColumnSchema, Key, _BLOBS, _CHARACTER_TYPES, _LOGGED_AS, _STRINGS, _T,
+                                         _TYPE_STAND_INS, _add_key, _alter_keys, _charset_option,
+                                         _charset_option_tokens, _column, _contradiction, _create_keys,
+                                         _key_columns, _members, _parse)
 from binlog_spec.errors import SchemaWarning
 
 

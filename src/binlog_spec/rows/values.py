@@ -104,12 +104,12 @@ import zlib
 
 from binlog_spec.errors import ValueDecodeError
 from binlog_spec.rows.charsets import BINARY_COLLATION, _mysql_latin1, codec_for
-from binlog_spec.rows.column_types import (BIT, BLOB, BLOB_COMPRESSED, BOOL, Column, DATE, DATETIME,
-                                           DATETIME2, DECIMAL, DOUBLE, Decoder, ENUM, FLOAT, GEOMETRY, INT24,
-                                           INVALID, JSON, LONG, LONGLONG, LONG_BLOB, MEDIUM_BLOB, NEWDATE,
+from binlog_spec.rows.column_types import (DEFAULT_PACK_LENGTH, BIT, BLOB, BLOB_COMPRESSED, BOOL, Column, DATE,
+                                           DATETIME, DATETIME2, DECIMAL, DOUBLE, Decoder, ENUM, FLOAT, GEOMETRY,
+                                           INT24, INVALID, JSON, LONG, LONGLONG, LONG_BLOB, MEDIUM_BLOB, NEWDATE,
                                            NEWDECIMAL, NULL, SET, SHORT, STRING, TIME, TIME2, TIMESTAMP,
-                                           TIMESTAMP2, TINY, TINY_BLOB, TYPED_ARRAY, VARCHAR,
-                                           VARCHAR_COMPRESSED, VAR_STRING, VECTOR, YEAR)
+                                           TIMESTAMP2, TINY, TINY_BLOB, TYPED_ARRAY, VARCHAR, VARCHAR_COMPRESSED,
+                                           VAR_STRING, VECTOR, YEAR)
 from binlog_spec.rows.json_binary import decode_json
 from binlog_spec.rows.scalars import (_error, _length_prefixed, _meta_int, _take, decode_bit, decode_date,
                                       decode_datetime, decode_datetime2, decode_double, decode_float,
@@ -199,13 +199,12 @@ def decode_varchar(buf: bytes, pos: int, col: Column) -> tuple[object, int]:
     return _text_or_bytes(data, col, pos), end
 
 
-_DEFAULT_PACK_LENGTH = {TINY_BLOB: 1, BLOB: 2, MEDIUM_BLOB: 3, LONG_BLOB: 4, JSON: 4, GEOMETRY: 4, VECTOR: 4}
 # BLOB_COMPRESSED has no default: its metadata always gives the length size (1-4).
 
 
 def _blob_bytes(buf: bytes, pos: int, col: Column) -> tuple[bytes, int]:
     meta = col.meta if isinstance(col.meta, dict) else {}
-    prefix = meta.get("pack_length", _DEFAULT_PACK_LENGTH.get(col.type_code))
+    prefix = meta.get("pack_length", DEFAULT_PACK_LENGTH.get(col.type_code))
     if not isinstance(prefix, int):
         raise _error(col, pos, f"column metadata has no 'pack_length' (got {col.meta!r})")
     return _length_prefixed(buf, pos, col, prefix)

@@ -21,7 +21,7 @@ from binlog_spec.binlog import spec
 from binlog_spec.binlog.packed import packed_int
 from binlog_spec.rows import values
 from binlog_spec.errors import RowsLayoutError
-from binlog_spec.rows.column_types import Column
+from binlog_spec.rows.column_types import DEFAULT_PACK_LENGTH, Column
 from binlog_spec.rows.scalars import old_temporal_size
 from binlog_spec.errors import RowWalkError
 
@@ -68,8 +68,6 @@ def _unsized(col: Column) -> int:
     raise RowWalkError(f"column type {col.type_code} has no row format")
 
 
-_DEFAULT_PREFIX = {CT.tiny_blob: 1, CT.blob: 2, CT.medium_blob: 3, CT.long_blob: 4, CT.json: 4,
-                   CT.geometry: 4, CT.vector: 4}
 
 
 def _varchar_prefix(col: Column) -> int:
@@ -78,7 +76,7 @@ def _varchar_prefix(col: Column) -> int:
 
 def _blob_prefix(col: Column) -> int:
     m = col.meta if isinstance(col.meta, dict) else {}
-    p = m.get("pack_length", _DEFAULT_PREFIX.get(col.type_code))
+    p = m.get("pack_length", DEFAULT_PACK_LENGTH.get(col.type_code))
     if not isinstance(p, int) or not 1 <= p <= 4:
         raise RowWalkError(f"blob metadata has no pack length 1-4 (got {col.meta!r})")
     return p
@@ -252,7 +250,8 @@ def check_rows(table, n: int, before: bytes, after: bytes | None, len_rows: int,
         raise RowsLayoutError(problem, file=file, offset=offset, event_type=event_type)
 
 
-def _present(bitmap: bytes, count: int) -> list[int]:
+def present_columns(bitmap: bytes, count: int) -> list[int]:
+    """Indexes of the columns whose bit is set in a columns-present bitmap (LSB first in each byte)."""
     return [i for i in range(count) if bitmap[i >> 3] >> (i & 7) & 1]
 
 
@@ -276,8 +275,8 @@ class RowWalker:
                 entry[3] = _compile_walk(entry[1], entry[2])
             return entry
         cols = table.columns
-        b = _Plan([cols[i] for i in _present(before, n)])
-        a = _Plan([cols[i] for i in _present(after, n)]) if update else None
+        b = _Plan([cols[i] for i in present_columns(before, n)])
+        a = _Plan([cols[i] for i in present_columns(after, n)]) if update else None
         if len(self._plans) > 4096:
             self._plans.clear()
         entry = self._plans[key] = [table, b, a, None, 0]
