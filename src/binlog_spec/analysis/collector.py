@@ -30,6 +30,7 @@ from typing import Any, Iterable
 from binlog_spec.binlog import spec
 from binlog_spec.errors import BinlogError, MalformedEventError, MissingTableMapError, RowsLayoutError
 from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.timezones import iso_z
 from binlog_spec.binlog.event_types import DELETE, INSERT, ROW_OPS, UPDATE
 from binlog_spec.rows.walker import RowWalker, RowWalkError
 from binlog_spec.rows.schema import SchemaTracker, SchemaWarning
@@ -68,7 +69,7 @@ def _iso(ts: float | datetime | None) -> str | None:
         return None
     if not isinstance(ts, datetime):
         ts = datetime.fromtimestamp(ts, tz=UTC)
-    return ts.isoformat().replace("+00:00", "Z")
+    return iso_z(ts)
 
 
 class _TableStat:

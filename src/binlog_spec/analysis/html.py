@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from binlog_spec.analysis import report as report_mod
+from binlog_spec.binlog.timezones import iso_z
 
 COLORS = {"insert": "#2e7d32", "update": "#1565c0", "delete": "#c62828", "bytes": "#546e7a", "rows": "#ef6c00",
           "sizes": "#6a1b9a"}
@@ -119,7 +120,7 @@ def timeline_svg(r: dict[str, Any]) -> str:
                         f'stroke-width="2"/>')
     for k, anchor in ((0, "start"), (1, "middle"), (2, "end")):
         t = t0 + span * k / 2
-        label = datetime.fromtimestamp(t, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+        label = iso_z(datetime.fromtimestamp(t, tz=timezone.utc))
         body.append(f'<text x="{PAD_L + plot_w * k / 2:.1f}" y="{H - PAD_B + 16}" font-size="10" '
                     f'text-anchor="{anchor}">{_e(label)}</text>')
     untimed = r["timeline_untimed"]["events"]

@@ -5,6 +5,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from binlog_spec.binlog import spec
+from binlog_spec.binlog.timezones import iso_z
 from binlog_spec.errors import MalformedEventError
 
 
@@ -133,7 +134,7 @@ class Event:
             "end_log_pos": self.end_log_pos,
             "type": self.type,
             "type_code": self.type_code,
-            "timestamp": self.datetime.isoformat().replace("+00:00", "Z"),
+            "timestamp": iso_z(self.datetime),
             "server_id": self.server_id,
             "size": self.size,
             "flags": self.flags,

@@ -112,3 +112,23 @@ def local_text(timestamp: int, tz: tzinfo = UTC) -> str:
 
 def local_datetime(timestamp: int, tz: tzinfo = UTC) -> datetime:
     return datetime.fromtimestamp(timestamp, tz=tz)
+
+
+def iso_z(value: datetime) -> str:
+    """ISO 8601 text of an instant, 'Z' for UTC ('2026-01-01T00:01:00Z', '...T00:01:00.250000Z'): the one
+    spelling of times in JSON output (events, row changes, transactions, analyze)."""
+    return value.isoformat().replace("+00:00", "Z")
+
+
+_ISO_CACHE: dict[int, str] = {}
+
+
+def iso_utc(timestamp: int) -> str:
+    """iso_z of a binlog timestamp; the rows of one event (and of one second) share it, so it is cached."""
+    text = _ISO_CACHE.get(timestamp)
+    if text is None:
+        text = iso_z(datetime.fromtimestamp(timestamp, tz=UTC))
+        if len(_ISO_CACHE) >= 4096:
+            _ISO_CACHE.clear()
+        _ISO_CACHE[timestamp] = text
+    return text

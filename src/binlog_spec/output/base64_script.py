@@ -44,6 +44,7 @@ from binlog_spec.rows.charsets import COLLATION_IDS
 from binlog_spec.output import verbose
 from binlog_spec.binlog.writer import Item
 from binlog_spec.output.rewriter import Rewriter
+from binlog_spec.output.sql_text import quote_identifier
 from binlog_spec.errors import BinlogError
 from binlog_spec.binlog.event_types import FL_STANDALONE, ROWS_EVENTS, STMT_END_F
 
@@ -131,10 +132,6 @@ def _when(ts: int, tz: tzinfo = timezones.UTC) -> str:
 def _text(data: bytes) -> str:
     """Bytes written as they are (the output is re-encoded with surrogateescape)."""
     return data.decode("utf-8", "surrogateescape")
-
-
-def _quote_identifier(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def _status(ev) -> dict[str, object]:
@@ -342,7 +339,7 @@ class Base64Script:
         elif db != s.db:
             s.db = db
             if db:
-                yield f"use {_quote_identifier(_text(db))}{DELIMITER}"
+                yield f"use {quote_identifier(_text(db))}{DELIMITER}"
         usec = st.get("Q_HRNOW", st.get("Q_MICROSECONDS"))
         yield f"SET TIMESTAMP={ev.timestamp}{'.%06d' % usec if isinstance(usec, int) and usec else ''}{DELIMITER}"
         thread_id = ev.fields.get("thread_id")
@@ -403,7 +400,7 @@ class Base64Script:
                     s.mysql_vars[code] = value
 
     def _user_var(self, f: dict) -> str:
-        name = "@" + _quote_identifier(f["name"])
+        name = "@" + quote_identifier(f["name"])
         if f.get("is_null"):
             return f"SET {name}:=NULL"
         kind = f.get("value_type")

@@ -7,6 +7,7 @@ from typing import Callable
 from binlog_spec.binlog import spec
 from binlog_spec.binlog import timezones
 from binlog_spec.binlog.event import Event
+from binlog_spec.output.sql_text import quote_identifier
 
 ET = spec.EventType
 MAX_QUERY = 200
@@ -20,10 +21,6 @@ def _clip(text: str, limit: int = MAX_QUERY) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
 def _fde(f: dict) -> str:
     created = f.get("create_timestamp") or 0
     when = datetime.fromtimestamp(created, tz=timezone.utc).strftime(" created %y%m%d %H:%M:%S") if created else ""
@@ -33,7 +30,7 @@ def _fde(f: dict) -> str:
 
 
 def _query(f: dict) -> str:
-    db = f" db={_quote(f['db'])}" if f.get("db") else ""
+    db = f" db={quote_identifier(f['db'])}" if f.get("db") else ""
     return (f"Query thread_id={f['thread_id']} exec_time={f['exec_time']} error_code={f['error_code']}{db}: "
             f"{_clip(f['query'])}")
 
@@ -49,8 +46,8 @@ def _rows_summary(label: str) -> Callable[[dict], str]:
 
 def _user_var(f: dict) -> str:
     if f.get("is_null"):
-        return f"User_var: SET @{_quote(f['name'])}:=NULL"
-    return f"User_var: SET @{_quote(f['name'])} ({f.get('value_type')}, {len(f.get('value', b''))} bytes)"
+        return f"User_var: SET @{quote_identifier(f['name'])}:=NULL"
+    return f"User_var: SET @{quote_identifier(f['name'])} ({f.get('value_type')}, {len(f.get('value', b''))} bytes)"
 
 
 def _gtid(f: dict) -> str:
@@ -80,7 +77,7 @@ SUMMARIES: dict[int, Callable[[dict], str]] = {
     ET.begin_load_query_event: lambda f: f"Begin_load_query: file_id={f['file_id']} block_len={len(f['block'])}",
     ET.append_block_event: lambda f: f"Append_block: file_id={f['file_id']} block_len={len(f['block'])}",
     ET.delete_file_event: lambda f: f"Delete_file: file_id={f['file_id']}",
-    ET.table_map_event: lambda f: (f"Table_map: {_quote(f['schema'])}.{_quote(f['table'])} "
+    ET.table_map_event: lambda f: (f"Table_map: {quote_identifier(f['schema'])}.{quote_identifier(f['table'])} "
                                    f"mapped to number {f['table_id']}"),
     ET.pre_ga_write_rows_event: _rows_summary("Write_rows_v0"),
     ET.pre_ga_update_rows_event: _rows_summary("Update_rows_v0"),

@@ -75,6 +75,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator
 
+from binlog_spec.output.sql_text import quote_identifier
 from binlog_spec.output.verbose_values import (Dialect, _cannot_print, _print_type, _resolve, _type_string,
                                                _value_text, dialect, raw_meta)
 
@@ -89,7 +90,7 @@ _OP_WORDS = {"insert": ("INSERT INTO", "SET", None), "delete": ("DELETE FROM", "
 
 
 def _quote_name(name: str, d: Dialect) -> str:
-    return "`" + name.replace("`", "``") + "`" if d.quote_identifiers else name
+    return quote_identifier(name) if d.quote_identifiers else name
 
 
 def _image_lines(image: dict[str, Any], table: Any, d: Dialect, verbosity: int) -> tuple[list[str], bool]:

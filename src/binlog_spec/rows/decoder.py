@@ -15,7 +15,6 @@ from __future__ import annotations
 import itertools
 import struct
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator
 
 from binlog_spec.rows import codegen
@@ -25,6 +24,7 @@ from binlog_spec.rows import walker as rowwalk
 from binlog_spec.rows.walker import present_columns
 from binlog_spec.binlog import spec
 from binlog_spec.binlog.packed import packed_int
+from binlog_spec.binlog.timezones import iso_utc
 from binlog_spec.rows import values
 from binlog_spec.errors import MalformedEventError, MissingTableMapError, RowsLayoutError
 from binlog_spec.binlog.event import Event
@@ -33,20 +33,6 @@ from binlog_spec.rows.statement_text import NOT_DDL
 from binlog_spec.rows.tablemap import TableDef
 
 ET = spec.EventType
-
-_ISO_UTC: dict[int, str] = {}
-
-
-def _iso_utc(timestamp: int) -> str:
-    """'2026-01-01T00:01:00Z'; the rows of one event (and of one second) share it, so it is cached."""
-    text = _ISO_UTC.get(timestamp)
-    if text is None:
-        text = datetime.fromtimestamp(timestamp, tz=timezone.utc).isoformat().replace("+00:00", "Z")
-        if len(_ISO_UTC) >= 4096:
-            _ISO_UTC.clear()
-        _ISO_UTC[timestamp] = text
-    return text
-
 
 @dataclass(frozen=True)
 class RowChange:
@@ -67,7 +53,7 @@ class RowChange:
         return {
             "file": self.file,
             "pos": self.pos,
-            "timestamp": _iso_utc(self.timestamp),
+            "timestamp": iso_utc(self.timestamp),
             "server_id": self.server_id,
             "gtid": self.gtid,
             "schema": self.schema,

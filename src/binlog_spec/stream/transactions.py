@@ -35,6 +35,7 @@ from typing import Iterable, Iterator
 
 from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.timezones import iso_z
 from binlog_spec.binlog.event_types import CONTROL_EVENTS, FL_STANDALONE, GTID_EVENTS, QUERY_EVENTS, ROWS_EVENTS
 from binlog_spec.rows.statement_text import COMMIT_WORDS
 from binlog_spec.binlog.event_types import DELETE, INSERT, ROW_OPS, UPDATE
@@ -141,11 +142,10 @@ class TxSummary:
     def to_dict(self) -> dict:
         return {
             "file": self.file, "start_pos": self.start_pos, "end_pos": self.end_pos, "bytes": self.bytes,
-            "begin_time": self.begin_time.isoformat().replace("+00:00", "Z"),
-            "commit_time": self.commit_time.isoformat().replace("+00:00", "Z"),
+            "begin_time": iso_z(self.begin_time),
+            "commit_time": iso_z(self.commit_time),
             "commit_time_source": self.commit_time_source,
-            "original_commit_time": (self.original_commit_time.isoformat().replace("+00:00", "Z")
-                                     if self.original_commit_time else None),
+            "original_commit_time": (iso_z(self.original_commit_time) if self.original_commit_time else None),
             "duration_s": self.duration_s, "server_id": self.server_id, "gtid": self.gtid, "xid": self.xid,
             "events": self.events, "rows": self.rows, "inserts": self.inserts, "updates": self.updates,
             "deletes": self.deletes, "tables": list(self.tables), "complete": self.complete,
