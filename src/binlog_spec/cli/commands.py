@@ -12,12 +12,12 @@ import tempfile
 from typing import Callable, Iterable, Iterator, TextIO
 
 import binlog_spec
+from binlog_spec import api
 from binlog_spec.output import jsonenc, row_text
 from binlog_spec.rows import decoder as rows
 from binlog_spec.output import event_text as summary
 from binlog_spec.binlog import timezones
 from binlog_spec.errors import BinlogError, PositionError, UsageError
-from binlog_spec.stream.filters import filter_events
 from binlog_spec.cli.progress import with_progress
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.reader import display_name
@@ -63,8 +63,7 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
 
     def notify(kind: str, message: str) -> None:
         err.write(f"binlog-spec: {kind}: {message}\n")
-    events = read() if schema is None else rows.observe_schema(read(), schema)
-    return filter_events(events, args.filters, [display_name(f) for f in args.files], notify)
+    return api.select_events(read(), args.filters, [display_name(f) for f in args.files], schema, notify)
 
 
 class _Failed(Exception):
@@ -166,7 +165,7 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         header = f"# binlog-spec rows: {_times_header(args)}"
     tracker = schema_tracker(args)
     warnings = [0]
-    changes = rows.read_rows(_events(args, err, warnings, schema=tracker), warn=warner(err))
+    changes = api.read_rows(_events(args, err, warnings, schema=tracker), warn=warner(err))
     lines: Iterable[str] = (render(rc) for rc in changes)
     _write_lines(_headed(header, lines) if header else lines, out)
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
@@ -200,7 +199,7 @@ def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     warnings = [0]
     faults: list[BinlogError] = []
     try:
-        result = analyze.analyze(_events(args, err, warnings, faults, schema=schema_tracker(args)), options, faults)
+        result = api.analyze(_events(args, err, warnings, faults, schema=schema_tracker(args)), options, faults)
         if html is not None:
             html.write(report_html.render(result))
     finally:
@@ -272,8 +271,6 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
-    from binlog_spec.output import rewriter as rewriter_mod
-
     for flag, given in (("--sql", args.commented), ("--sql2", args.executable), ("--verbose", args.verbose),
                         ("--complete-insert", args.complete_insert), ("--replace", args.replace)):
         if given:
@@ -286,7 +283,7 @@ def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
     events = _events(args, err, warnings)
     options = dataclasses.replace(write_options(args), skip_gtids=args.skip_gtids)
     with _replacing(args.output, binary=True) as f:     # a binlog cut short would look whole
-        rewriter = rewriter_mod.write_binlog(events, f, options)
+        rewriter = api.write_binlog(events, f, options)
     with rewriter:
         _report_not_undone(_not_undone_of(rewriter), err)
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
@@ -330,8 +327,9 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     events = _events(args, err, warnings, schema=tracker)
     if args.rollback:
         not_undone = sqlscript.NotUndone()
-        _write_lines(sqlscript.rollback(events, opts, not_undone=not_undone, warn=warner(err)), _text_output(out))
+        _write_lines(api.write_sql(events, opts, rollback=True, not_undone=not_undone, warn=warner(err)),
+                     _text_output(out))
         _report_not_undone(not_undone, err)
     else:
-        _write_lines(sqlscript.forward(events, opts, warn=warner(err)), _text_output(out))
+        _write_lines(api.write_sql(events, opts, warn=warner(err)), _text_output(out))
     return EXIT_WARNINGS if warnings[0] else EXIT_OK

@@ -10,6 +10,7 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import (ArrayType, BooleanType, DataType, DecimalType, DoubleType, IntegerType, LongType,
                                StringType, StructField, StructType, TimestampType, VariantType)
 
+from binlog_spec import api
 from binlog_spec.output import jsonenc
 from binlog_spec.spark import scan as spark_scan
 from binlog_spec.spark import types as spark_types
@@ -17,9 +18,8 @@ from binlog_spec.spark import variant as spark_variant
 from binlog_spec.binlog import spec
 from binlog_spec.errors import BinlogError, ColumnTypeChangedError
 from binlog_spec.stream.transactions import Transactions
-from binlog_spec.stream.filters import filter_events
 from binlog_spec.binlog.event_types import ROW_OPS
-from binlog_spec.rows.decoder import RowDecoder, observe_schema
+from binlog_spec.rows.decoder import RowDecoder
 from binlog_spec.rows.schema import SchemaTracker
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.stream.transactions import Summarizer
@@ -204,10 +204,7 @@ def _corrupt_row(batcher: _Batcher, cfg: Config, split: spark_scan.Split, exc: E
 def _events(cfg: Config, split: spark_scan.Split, run_files: list[str], schema: SchemaTracker | None = None):
     """The split's events the filters keep; with `schema`, every event is seen by it first
     (rows.observe_schema): the filters never hide DDL or a TABLE_MAP from it."""
-    events = spark_scan.iter_split_events(split, cfg.read)
-    if schema is not None:
-        events = observe_schema(events, schema)
-    return filter_events(events, cfg.filters, run_files) if cfg.filters.active else events
+    return api.select_events(spark_scan.iter_split_events(split, cfg.read), cfg.filters, run_files, schema)
 
 
 def _split_schema(split: spark_scan.Split) -> SchemaTracker:
