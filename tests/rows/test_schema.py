@@ -4,7 +4,9 @@ from __future__ import annotations
 import warnings
 
 
+from binlog_spec.rows.column_types import Column
 from binlog_spec.rows.schema import SchemaTracker, SchemaWarning
+from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.rows.statement_text import statement_offset
 
 DUMP = """
@@ -281,3 +283,14 @@ def test_keys_complete_a_table_map_after_its_own_primary_key():
     done = t.complete(_table_def("d", "r", 3, nullable=[False, False, True]))
     assert done.row_key == (0, 1)                                   # the first NOT NULL unique key
     assert t.complete(_table_def("d", "r", 4)).unique_keys == ()    # another shape: nothing applied
+
+
+def test_a_table_map_column_type_no_server_has_is_a_contradiction_named_by_its_code():
+    """Found by the mutation run: a TABLE_MAP column type outside the spec's enum (79, a flipped bit)
+    against a known INT column raised ValueError from the enum instead of keeping the @N names."""
+    tracker = SchemaTracker()
+    tracker.load_sql("CREATE TABLE d.t (a INT);")
+    table = TableDef(table_id=1, schema="d", table="t", columns=(Column(type_code=79, meta={}),), nullable=(True,))
+    done = tracker.complete(table)
+    assert not done.has_names
+    assert any("79 in the TABLE_MAP" in message for _, message in done.extra["notes"])

@@ -1,1 +1,1 @@
-"""analysis."""
+"""The analyze report: the collector of figures, the text/markdown/JSON/CSV report and the HTML one."""

@@ -39,7 +39,7 @@ TINY_BLOB, MEDIUM_BLOB, LONG_BLOB, BLOB, VAR_STRING, STRING, GEOMETRY = map(int,
     CT.tiny_blob, CT.medium_blob, CT.long_blob, CT.blob, CT.var_string, CT.string, CT.geometry))
 
 #: Type code -> its name in MySQL's spelling (the enum's, upper-cased): MYSQL_TYPE_<name>.
-_TYPE_NAMES = {int(t): t.name.upper() for t in CT}
+_TYPE_NAMES = spec.COLUMN_TYPE_NAMES
 
 #: Bytes of the length prefix of a BLOB-like value when the TABLE_MAP metadata gives no pack_length
 #: (calc_field_size): TINY/BLOB/MEDIUM/LONG_BLOB 1-4, JSON, GEOMETRY and VECTOR 4.

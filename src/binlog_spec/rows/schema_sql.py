@@ -164,7 +164,7 @@ def _contradiction(table: TableDef, cols: list[ColumnSchema]) -> str | None:
         real = real_type(col.type_code, col.meta)
         if allowed is not None and real not in allowed:
             return (f"column {i + 1} ({known.name}) is {known.data_type} in the schema known here, "
-                    f"{spec.ColumnType(real).name.upper()} in the TABLE_MAP")
+                    f"{spec.COLUMN_TYPE_NAMES.get(real, str(real))} in the TABLE_MAP")
     return None
 
 
