@@ -34,33 +34,21 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from binlog_spec.errors import SchemaFileError
-from binlog_spec.rows.statement_text import (DDL_START, DIALECT, first_token, script_statements, tokenize,
+from binlog_spec.rows.statement_text import (DIALECT, first_token, script_statements, tokenize,
                                              unwrap_executable_comments)
 from binlog_spec.rows.tablemap import CT, NUMERIC_TYPES, TableDef, real_type
 from binlog_spec.rows.charsets import charset_name
-from binlog_spec.rows.schema_sql import (ColumnSchema, Key, _BLOBS, _CHARACTER_TYPES, _LOGGED_AS, _STRINGS, _T,
-                                         _TYPE_STAND_INS, _add_key, _alter_keys, _charset_option,
+from binlog_spec.rows.schema_sql import (ColumnSchema, Key, _CHARACTER_TYPES, _add_key, _alter_keys, _charset_option,
                                          _charset_option_tokens, _column, _contradiction, _create_keys,
                                          _key_columns, _members, _parse)
 from binlog_spec.errors import SchemaWarning
 
 
+#: Statements the tracker replays, by their first token.
+DDL_START = {TokenType.CREATE, TokenType.ALTER, TokenType.DROP, TokenType.RENAME, TokenType.USE}
+
 #: The pre-5.6 temporal types, which carry no metadata in a TABLE_MAP.
 _OLD_TEMPORALS = {CT.time, CT.datetime, CT.timestamp}
-
-
-_TYPE_STAND_INS.update({"INET6": TokenType.VARBINARY, "INET4": TokenType.VARBINARY})
-
-
-_LOGGED_AS.update({k.name: v for k, v in {
-    _T.DECIMAL: {CT.newdecimal, CT.decimal}, _T.UDECIMAL: {CT.newdecimal, CT.decimal},
-    _T.FLOAT: {CT.float, CT.double}, _T.DOUBLE: {CT.float, CT.double}, _T.DATE: {CT.date, CT.newdate},
-    _T.TIME: {CT.time, CT.time2}, _T.DATETIME: {CT.datetime, CT.datetime2},
-    _T.TIMESTAMP: {CT.timestamp, CT.timestamp2}, _T.YEAR: {CT.year}, _T.BIT: {CT.bit},
-    _T.ENUM: {CT.enum}, _T.SET: {CT.set}, _T.JSON: {CT.json} | _BLOBS,
-    _T.CHAR: _STRINGS, _T.VARCHAR: _STRINGS, _T.BINARY: _STRINGS, _T.VARBINARY: _STRINGS,
-    _T.TEXT: _BLOBS, _T.TINYTEXT: _BLOBS, _T.MEDIUMTEXT: _BLOBS, _T.LONGTEXT: _BLOBS,
-    _T.BLOB: _BLOBS, _T.TINYBLOB: _BLOBS, _T.MEDIUMBLOB: _BLOBS, _T.LONGBLOB: _BLOBS}.items()})
 
 
 def _quoted(schema: str, table: str) -> str:

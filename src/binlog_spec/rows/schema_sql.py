@@ -47,6 +47,7 @@ Key = tuple[str, str]
 #: Column types MySQL/MariaDB accept that sqlglot's MySQL dialect does not, and what to read them as.
 _TYPE_STAND_INS = {name: TokenType.GEOMETRY for name in (
     "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "GEOMETRYCOLLECTION")}
+_TYPE_STAND_INS.update({"INET6": TokenType.VARBINARY, "INET4": TokenType.VARBINARY})
 
 
 def _normalise_tokens(tokens: list) -> list:
@@ -149,6 +150,15 @@ _ANY_INT = {CT.tiny, CT.short, CT.int24, CT.long, CT.longlong}
 
 
 _LOGGED_AS: dict[str, set[int]] = {k.name: _ANY_INT for k in _INTS}
+_LOGGED_AS.update({k.name: v for k, v in {
+    _T.DECIMAL: {CT.newdecimal, CT.decimal}, _T.UDECIMAL: {CT.newdecimal, CT.decimal},
+    _T.FLOAT: {CT.float, CT.double}, _T.DOUBLE: {CT.float, CT.double}, _T.DATE: {CT.date, CT.newdate},
+    _T.TIME: {CT.time, CT.time2}, _T.DATETIME: {CT.datetime, CT.datetime2},
+    _T.TIMESTAMP: {CT.timestamp, CT.timestamp2}, _T.YEAR: {CT.year}, _T.BIT: {CT.bit},
+    _T.ENUM: {CT.enum}, _T.SET: {CT.set}, _T.JSON: {CT.json} | _BLOBS,
+    _T.CHAR: _STRINGS, _T.VARCHAR: _STRINGS, _T.BINARY: _STRINGS, _T.VARBINARY: _STRINGS,
+    _T.TEXT: _BLOBS, _T.TINYTEXT: _BLOBS, _T.MEDIUMTEXT: _BLOBS, _T.LONGTEXT: _BLOBS,
+    _T.BLOB: _BLOBS, _T.TINYBLOB: _BLOBS, _T.MEDIUMBLOB: _BLOBS, _T.LONGBLOB: _BLOBS}.items()})
 
 
 #: Binlog types of text values: what a charset decodes.

@@ -4,14 +4,15 @@ transaction control, statement-based DML). Tokens are sqlglot's MySQL dialect's.
 """
 from __future__ import annotations
 
-import sqlglot
-from sqlglot.errors import TokenError
-from sqlglot.tokens import Token, TokenType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sqlglot.tokens import Token
+
+# sqlglot is imported by the functions that tokenize, when first called: importing it takes longer than
+# reading a small binlog, and most runs read no statement text.
 
 DIALECT = "mysql"
-
-#: Statements the schema tracker replays, by their first token.
-DDL_START = {TokenType.CREATE, TokenType.ALTER, TokenType.DROP, TokenType.RENAME, TokenType.USE}
 #: Statements reported in the DDL section, by their first (or first two) tokens: sqlglot's tokenizer
 #: (leading_tokens) reads them, so comments before the statement do not hide it.
 DDL_STATEMENTS = frozenset({"CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE", "GRANT", "REVOKE", "ANALYZE",
@@ -32,6 +33,7 @@ DML_STATEMENTS = ("INSERT", "REPLACE", "UPDATE", "DELETE", "LOAD")
 
 def tokenize(sql: str) -> list[Token]:
     """The MySQL dialect's tokens (`quoted` names are identifiers)."""
+    import sqlglot
     return sqlglot.Dialect.get_or_raise(DIALECT).tokenize(sql)
 
 
@@ -159,6 +161,8 @@ _PREFIX_ENDS = ("'", '"', "`", "/*", "*/", "#", "--")
 def leading_tokens(query: str) -> list[Token]:
     """The first tokens of the statement (comments before it skipped, statement_offset), from a short
     prefix never cut inside a quoted string or a comment; [] when the prefix does not tokenize."""
+    from sqlglot.errors import TokenError
+
     at = statement_offset(query)
     head = query[at:at + 256]
     cut = min((i for i in map(head.find, _PREFIX_ENDS) if i >= 0), default=len(head))

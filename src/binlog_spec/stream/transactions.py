@@ -40,7 +40,6 @@ from binlog_spec.binlog.event_types import CONTROL_EVENTS, FL_STANDALONE, GTID_E
 from binlog_spec.rows.statement_text import COMMIT_WORDS
 from binlog_spec.binlog.event_types import DELETE, INSERT, ROW_OPS, UPDATE
 from binlog_spec.rows.decoder import RowDecoder
-from binlog_spec.rows.schema import SchemaTracker
 
 ET = spec.EventType
 
@@ -193,6 +192,7 @@ class Summarizer:
     def __init__(self, count_rows: bool = True):
         self.tx = Transactions()
         # the CREATE TABLEs replayed, as the CLI's rows does: some rows have no size without them
+        from binlog_spec.rows.schema import SchemaTracker     # (sqlglot, imported only when rows are counted)
         self.decoder = RowDecoder(SchemaTracker()) if count_rows else None
         self.open: _Open | None = None
 
