@@ -461,9 +461,7 @@ def observe_schema(events: Iterable[Event], schema_source: Any,
         if ev.error is None:
             code = ev.type_code
             if code == ET.table_map_event:
-                raw = ev.raw
-                key = (raw[spec.LEN_EVENT_HEADER:len(raw) - 4 if ev.checksum is not None else len(raw)], mariadb,
-                       schema_source.generation, schema_source.server_collation)
+                key = (ev.body_bytes(), mariadb, schema_source.generation, schema_source.server_collation)
                 table = cache.get(key)
                 if table is None:
                     try:
