@@ -1,0 +1,73 @@
+# binlog-spec: `make demo` and `make test` do all set-up themselves.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+CLI := $(VENV)/bin/binlog-spec
+STAMP := $(VENV)/.installed
+NODE_STAMP := node_modules/.installed
+DEMO_FILE := fixtures/demo/mariadb-bin.000001
+
+.PHONY: all setup apt demo test build check-generated fuzz bench bench-rows bench-analyze bench-spark clean
+
+all: demo
+
+# The editable install imports the package through a finder that pkgutil.iter_modules cannot list;
+# pyspark finds its `pyspark_*` data sources that way (src/pyspark_binlog.py), so src/ goes on the path.
+$(STAMP): requirements-dev.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps -e .
+	$(PY) -c 'import sysconfig, pathlib; pathlib.Path(sysconfig.get_paths()["purelib"], "binlog_spec_src.pth").write_text("$(CURDIR)/src\n")'
+	touch $@
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+apt:
+	tools/ensure-apt.sh node:nodejs npm:npm mariadbd:mariadb-server mariadb:mariadb-client chromium:chromium java:openjdk-17-jre-headless
+
+setup: apt $(STAMP) $(NODE_STAMP)
+
+demo: $(STAMP)
+	$(CLI) events $(DEMO_FILE)
+
+build: $(STAMP) $(NODE_STAMP)
+	$(PY) build.py
+
+check-generated: $(STAMP) $(NODE_STAMP)
+	$(PY) build.py --check
+
+test: setup check-generated
+	$(PY) -m pytest
+
+# Coverage-guided fuzzing (atheris) of the library API for FUZZ_SECONDS, from the small corpus and
+# fixture binlogs; bugs (inputs and tracebacks) land in $(FUZZ_DIR)/bugs, then the coverage of src/
+# the fuzzer's corpus reaches is reported. `make test` runs the bounded mutation run instead.
+FUZZ_SECONDS ?= 300
+FUZZ_DIR ?= /tmp/binlog-spec-fuzz
+fuzz: $(STAMP)
+	$(PY) tests/fuzz/seeds.py $(FUZZ_DIR)/corpus
+	$(PY) tests/fuzz/fuzz_atheris.py $(FUZZ_DIR)/bugs $(FUZZ_DIR)/corpus -max_total_time=$(FUZZ_SECONDS) \
+		-max_len=131072 -timeout=60 -rss_limit_mb=4096 -print_final_stats=1
+	$(PY) -m coverage run --data-file=$(FUZZ_DIR)/.coverage --source=src/binlog_spec \
+		tests/fuzz/fuzz_atheris.py --replay $(FUZZ_DIR)/corpus $(FUZZ_DIR)/bugs
+	$(PY) -m coverage report --data-file=$(FUZZ_DIR)/.coverage | tail -n 45
+	cat $(FUZZ_DIR)/bugs/stats.json
+
+# Each benchmark rewrites its own section of docs/benchmarks.md.
+bench: setup
+	$(PY) benchmarks/bench_reader.py
+
+bench-rows: setup
+	$(PY) benchmarks/bench_rows.py
+
+bench-analyze: setup
+	$(PY) benchmarks/bench_analyze.py
+
+bench-spark: setup
+	$(PY) benchmarks/bench_spark.py
+
+clean:
+	rm -rf $(VENV) node_modules build dist src/*.egg-info

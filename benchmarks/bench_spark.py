@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""Benchmark of the Spark data source (binlog_spec.spark): rows/s on local[1] and local[2],
+against the single-process CLI, and the effect of splitting one large file.
+
+    .venv/bin/python benchmarks/bench_spark.py                 # writes its section of docs/benchmarks.md
+    .venv/bin/python benchmarks/bench_spark.py --runs 3
+
+Inputs:
+
+* the 1M-row benchmark file, ``benchmarks/data/sbtest-v1-1000000/mariadb-bin.000001`` (485 MB,
+  1.3M row changes, MariaDB 10.11, full row metadata), made once by benchmarks/bench_rows.py
+  (``--generate-only``, which starts a private MariaDB server) when it is missing;
+* the shared corpus (every file under the corpus folder that the CLI reads to the end: the
+  CLI stops at a broken file, so the broken ones are left out of both sides).
+
+Each Spark measurement runs in its own child process (its own JVM): a SparkSession on the given
+master is started (its start-up time is reported apart), then the DataFrame of row changes is
+written to Spark's ``noop`` sink, which reads every column of every row (VARIANT images
+included). Times are wall times of that write (planning included), median of --runs. The CLI is
+``binlog-spec rows --format jsonl FILES > /dev/null``, one process, spawn to exit. Planning is
+`binlog_spec.spark.plan` alone, in a child process. The header pass is the planning pass of
+binlog_spec.spark_scan (every 19-byte header, bodies skipped) over the 1 GiB benchmark file of
+the reader benchmark, against seeking from header to header.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from docsection import publish
+from machine import describe
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "benchmarks" / "data"
+SECTION = "## Spark data source (issue: spark)"
+PY = sys.executable
+
+
+def child(master: str, paths: list[str], split: str, runs: int, images: str = "variant") -> dict:
+    os.environ.setdefault("PYSPARK_PYTHON", PY)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    t0 = time.perf_counter()
+    from pyspark.sql import SparkSession
+
+    from binlog_spec.spark import register
+    spark = (SparkSession.builder.master(master).config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false").config("spark.driver.memory", "2g").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    register(spark)
+    startup = time.perf_counter() - t0
+    times, count, parts = [], None, None
+    for _ in range(runs):
+        df = (spark.read.format("binlog").option("splitSize", split).option("images", images)
+              .option("paths", json.dumps(paths)).load())
+        t = time.perf_counter()
+        df.write.format("noop").mode("overwrite").save()
+        times.append(time.perf_counter() - t)
+    df = spark.read.format("binlog").option("splitSize", split).option("paths", json.dumps(paths)).load()
+    parts = df.rdd.getNumPartitions()
+    count = df.count()
+    spark.stop()
+    return {"master": master, "split": split, "images": images, "startup_s": startup, "times": times,
+            "rows": count, "partitions": parts}
+
+
+def run_child(master: str, paths: list[Path], split: str, runs: int, images: str = "variant") -> dict:
+    out = subprocess.run([PY, __file__, "--child", master, "--split", split, "--runs", str(runs), "--images", images,
+                          *map(str, paths)],
+                         check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def cli(paths: list[Path], runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        with open(os.devnull, "w") as null:
+            out = subprocess.run([str(ROOT / ".venv" / "bin" / "binlog-spec"), "rows", "--format", "jsonl",
+                                 *map(str, paths)], stdout=null, stderr=subprocess.DEVNULL)
+        if out.returncode not in (0, 1):  # 1: warnings (bodies that do not match their layout)
+            raise SystemExit(f"binlog-spec rows exited with {out.returncode}")
+        times.append(time.perf_counter() - t)
+    return times
+
+
+def planning(paths: list[Path], split: str, replay: str = "auto", read: bool = True) -> dict:
+    """The planning of a read (binlog_spec.spark.plan: file listing, header pass, DDL replay), in a
+    child process, and (`read`) the pure-Python read of every piece one after the other (no Spark)."""
+    code = ("import json, sys, time\n"
+            "from binlog_spec.spark import Config, plan, read_split, output_schema\n"
+            "cfg = Config.from_options({'paths': json.dumps(sys.argv[4:]), 'splitSize': sys.argv[1], "
+            "'replayDdl': sys.argv[2]})\n"
+            "t = time.perf_counter(); splits = plan(cfg); p = time.perf_counter() - t\n"
+            "schema = output_schema(cfg); t = time.perf_counter()\n"
+            "n = sum(b.num_rows for s in splits for b in read_split(cfg, schema, s)) if sys.argv[3] == '1' else 0\n"
+            "print(json.dumps({'plan_s': p, 'read_s': time.perf_counter() - t, 'rows': n, 'pieces': len(splits)}))")
+    out = subprocess.run([PY, "-c", code, split, replay, "1" if read else "0", *map(str, paths)], check=True,
+                         capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def big_file() -> Path:
+    """The 1M-row benchmark file, made by bench_rows.py when it is missing."""
+    path = DATA / "sbtest-v1-1000000" / "mariadb-bin.000001"
+    if not path.exists():
+        subprocess.run([PY, str(ROOT / "benchmarks" / "bench_rows.py"), "--generate-only"], check=True)
+    return path
+
+
+def minimal_file() -> Path:
+    """A 64 MB MySQL 8.0 binlog with MINIMAL row metadata (no column names in its TABLE_MAPs):
+    the corpus file mysql-cdc-rs/binlog.000693 repeated by make_big_binlog.py."""
+    path = DATA / "spark-64mb.binlog"
+    if not path.exists():
+        DATA.mkdir(parents=True, exist_ok=True)
+        subprocess.run([PY, str(ROOT / "benchmarks" / "make_big_binlog.py"), str(path), "--size-mb", "64"],
+                       check=True)
+    return path
+
+
+def corpus_files() -> tuple[list[Path], list[Path]]:
+    """(the corpus files the CLI reads to the end, the ones it stops on)."""
+    import io
+    sys.path.insert(0, str(ROOT / "tests"))
+    from conftest import CORPUS
+
+    from binlog_spec import cli as cli_mod
+    good, broken = [], []
+    for p in sorted(p for p in CORPUS.glob("*/*") if p.is_file() and p.suffix not in (".tsv", ".md", ".xxd")):
+        code = cli_mod.main(["rows", "--format", "jsonl", str(p)], out=io.StringIO(), err=io.StringIO())
+        (broken if code == 3 else good).append(p)
+    return good, broken
+
+
+def header_pass(path: Path) -> dict:
+    sys.path.insert(0, str(ROOT / "src"))
+    from binlog_spec import spark_scan
+    ref = spark_scan.list_files([str(path)])[0]
+    out = {"file": str(path.relative_to(ROOT)), "bytes": ref.size}
+    for name, kw in (("chunked, headers only", dict(verify_checksums=False)),
+                     ("chunked + CRC32 of every event", dict(verify_checksums=True)),
+                     ("chunked + CRC32 + DDL candidates kept", dict(verify_checksums=True, ddl=True))):
+        t = time.perf_counter()
+        res = spark_scan.scan_file(ref, **kw)
+        out[name] = time.perf_counter() - t
+        out["events"], out["boundaries"] = res.events, len(res.boundaries)
+    t = time.perf_counter()
+    n, pos = 0, 4
+    with open(path, "rb", buffering=0) as f:
+        while True:
+            f.seek(pos)
+            h = f.read(19)
+            if len(h) < 19:
+                break
+            pos += struct.unpack_from("<I", h, 9)[0]
+            n += 1
+    out["seek + read(19) per event"] = time.perf_counter() - t
+    return out
+
+
+def machine() -> str:
+    """The shared machine description, plus what Spark runs on."""
+    m = describe()
+    import pyarrow
+    import pyspark
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
+    return (f"{m['nproc']} CPUs, {m['cpu_model']}, {m['memory']} RAM; {m['python']}, kernel {m['kernel']}; "
+            f"pyspark {pyspark.__version__}, pyarrow {pyarrow.__version__}, {java}")
+
+
+def measure(name: str, paths: list[Path], configs: list[tuple[str, str, str]], runs: int) -> dict:
+    print(f"{name}: CLI", file=sys.stderr)
+    r: dict = {"name": name, "files": len(paths), "mb": sum(p.stat().st_size for p in paths) / 1e6,
+               "cli": cli(paths, runs)}
+    r["planning"] = planning(paths, configs[0][1], read=False)
+    r["spark"] = []
+    for m, s, i in configs:
+        print(f"{name}: Spark {m} splitSize={s} images={i}", file=sys.stderr)
+        r["spark"].append(run_child(m, paths, s, runs, i))
+    return r
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--child")
+    ap.add_argument("--split", default="128m")
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--images", default="variant")
+    ap.add_argument("--no-header-pass", action="store_true")
+    ap.add_argument("paths", nargs="*")
+    args = ap.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child, args.paths, args.split, args.runs, args.images)))
+        return 0
+    started = time.time()
+    load0 = os.getloadavg()[0]
+    results: dict = {"runs": args.runs}
+    big = big_file()
+    results["big"] = measure(str(big.relative_to(ROOT)), [big], [
+        ("local[1]", "128m", "variant"), ("local[2]", "128m", "variant"), ("local[2]", "0", "variant"),
+        ("local[2]", "32m", "variant"), ("local[2]", "128m", "json")], args.runs)
+    good, broken = corpus_files()
+    results["corpus"] = measure("corpus", good, [("local[1]", "128m", "variant"), ("local[2]", "128m", "variant")],
+                                args.runs)
+    results["corpus"]["broken"] = len(broken)
+    results["corpus_planning"] = {replay: planning(good, "128m", replay, read=False)
+                                  for replay in ("auto", "never")}
+    minimal = minimal_file()
+    results["minimal_planning"] = {"file": str(minimal.relative_to(ROOT)), "mb": minimal.stat().st_size / 1e6,
+                                   **{replay: planning([minimal], "8m", replay, read=False)
+                                      for replay in ("auto", "never")}}
+    gib = DATA / "big-1024mb.binlog"
+    results["header_pass"] = header_pass(gib) if gib.exists() and not args.no_header_pass else None
+    results["machine"] = machine()
+    results["load"] = (load0, os.getloadavg()[0])
+    results["minutes"] = (time.time() - started) / 60
+    body = render(results)
+    print(body)
+    publish(SECTION, "bench_spark", body, results)
+    return 0
+
+
+def _table(m: dict) -> list[str]:
+    rows = m["spark"][0]["rows"]
+    cli_s = statistics.median(m["cli"])
+    lines = ["| reader | partitions | time s | rows/s | vs CLI | session start-up s |",
+             "|---|---:|---:|---:|---:|---:|",
+             f"| CLI, one process | 1 | {cli_s:.1f} | {rows / cli_s:,.0f} | 1.00 | |"]
+    for s in m["spark"]:
+        t = statistics.median(s["times"])
+        split = "whole files" if s["split"] == "0" else f"splitSize={s['split']}"
+        if s.get("images") == "json":
+            split += ", images=json"
+        lines.append(f"| Spark {s['master']}, {split} | {s['partitions']} | {t:.1f} | {rows / t:,.0f} | "
+                     f"{cli_s / t:.2f} | {s['startup_s']:.1f} |")
+    return lines
+
+
+def render(r: dict) -> str:
+    big, corpus = r["big"], r["corpus"]
+    lines = [
+        f"Machine: {r['machine']}. Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"{r['minutes']:.1f} min in all; load average {r['load'][0]:.2f} at the start, {r['load'][1]:.2f} "
+        "at the end.", "",
+        "Reproduce: `.venv/bin/python benchmarks/bench_spark.py` (makes the 1M-row file with "
+        "benchmarks/bench_rows.py when it is missing).", "",
+        f"Time: wall time of `df.write.format(\"noop\")` over every column of the rows mode (planning "
+        f"included), median of {r['runs']} run(s); the SparkSession's start-up is apart. CLI: "
+        "`binlog-spec rows --format jsonl FILES > /dev/null`, one process, spawn to exit.", "",
+        f"**The 1M-row file** `{big['name']}`: {big['mb']:.0f} MB, {big['spark'][0]['rows']:,} row changes "
+        "(sysbench-like, MariaDB 10.11, full row metadata).", ""]
+    lines += _table(big)
+    p = big["planning"]
+    lines += ["", f"Planning alone (`binlog_spec.spark.plan`, splitSize=128m, {p['pieces']} pieces: header pass "
+              f"with CRC32 over the whole file): {p['plan_s']:.1f} s, serial, in the driver's planning worker, "
+              "included in every Spark time above.", "",
+              f"**The corpus**: the {corpus['files']} files the CLI reads to the end ({corpus['mb']:.1f} MB, "
+              f"{corpus['spark'][0]['rows']:,} row changes; the {corpus['broken']} broken files, where the CLI "
+              "stops, are left out of both sides). One partition per file.", ""]
+    lines += _table(corpus)
+    cp = r["corpus_planning"]
+    lines += ["", f"Planning the corpus read: {cp['auto']['plan_s']:.2f} s with `replayDdl=auto` (some files' "
+              "TABLE_MAPs lack column names, so the CREATE/ALTER TABLEs of every file that has a successor in "
+              f"its sequence are collected and replayed), {cp['never']['plan_s']:.2f} s with `replayDdl=never`."]
+    mp = r.get("minimal_planning")
+    if mp:
+        lines += ["", f"Planning a file whose TABLE_MAPs lack column names (`{mp['file']}`, {mp['mb']:.0f} MB, MySQL "
+                  f"8.0 MINIMAL metadata, its CREATE TABLEs repeated ~2,500 times), splitSize=8m, "
+                  f"{mp['auto']['pieces']} pieces: {mp['auto']['plan_s']:.1f} s with `replayDdl=auto` (header pass "
+                  f"+ every CREATE TABLE replayed with sqlglot, serial), {mp['never']['plan_s']:.1f} s with "
+                  "`replayDdl=never` (header pass only)."]
+    h = r.get("header_pass")
+    if h:
+        lines += ["", f"Planning pass over `{h['file']}` ({h['bytes'] / 1e6:,.0f} MB, {h['events']:,} events, "
+                  f"{h['boundaries']:,} transaction boundaries), files in the page cache:", "",
+                  "| pass | time s | MB/s |", "|---|---:|---:|"]
+        for k in ("chunked, headers only", "chunked + CRC32 of every event", "chunked + CRC32 + DDL candidates kept",
+                  "seek + read(19) per event"):
+            lines.append(f"| {k} | {h[k]:.2f} | {h['bytes'] / 1e6 / h[k]:,.0f} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,3 @@
+from binlog_spec.cli import entry
+
+entry()

@@ -1,0 +1,92 @@
+"""Typed errors. Every error names the file and byte offset, and the event type where known."""
+from __future__ import annotations
+
+
+class BinlogError(Exception):
+    """A binlog could not be read past some point.
+
+    Every event before `offset` has already been delivered when this is raised.
+    """
+
+    def __init__(self, message: str, *, file: str | None = None, offset: int | None = None,
+                 event_type: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.offset = offset
+        self.event_type = event_type
+
+    def __str__(self) -> str:
+        where = []
+        if self.file is not None:
+            where.append(str(self.file))
+        if self.offset is not None:
+            where.append(f"offset {self.offset}")
+        if self.event_type is not None:
+            where.append(self.event_type)
+        return ": ".join(where + [self.message])
+
+    def to_dict(self) -> dict:
+        return {"error": type(self).__name__, "message": self.message, "file": self.file,
+                "offset": self.offset, "event_type": self.event_type}
+
+
+class NotABinlogError(BinlogError):
+    """The file does not start with the binlog magic and a FORMAT_DESCRIPTION_EVENT."""
+
+
+class TruncatedEventError(BinlogError):
+    """The file ends inside an event (or inside an event header)."""
+
+
+class EventSizeError(BinlogError):
+    """An event header announces an impossible size."""
+
+
+class ChecksumError(BinlogError):
+    """An event's CRC32 does not match its bytes."""
+
+
+class MalformedEventError(BinlogError):
+    """An event body does not match the layout of its type."""
+
+
+class DecompressionError(BinlogError):
+    """A compressed payload could not be decompressed."""
+
+
+class EncryptedBinlogError(BinlogError):
+    """Events after a START_ENCRYPTION_EVENT are encrypted with a key only the server has."""
+
+
+class MissingTableMapError(BinlogError):
+    """A rows event refers to a table id no TABLE_MAP_EVENT has defined."""
+
+
+class RowsLayoutError(MalformedEventError):
+    """A rows event's column count, columns-present bitmaps or row images contradict its TABLE_MAP or
+    the bytes it holds (a count above the TABLE_MAP's, images with no column present, a row past the end)."""
+
+
+class PositionError(ValueError):
+    """--start-position names no event boundary of the first file: a usage error, raised before
+    anything after the position is delivered. `boundaries`: the event positions around it."""
+
+    def __init__(self, message: str, *, file: str | None = None, position: int | None = None,
+                 boundaries: tuple[int | None, int | None] = (None, None)):
+        super().__init__(message)
+        self.file = file
+        self.position = position
+        self.boundaries = boundaries
+
+
+class UsageError(ValueError):
+    """A command-line value that cannot be used; the message names the option (exit code 2)."""
+
+
+class SchemaFileError(ValueError):
+    """A schema file (--schema) that describes no table: it holds no CREATE TABLE that could be read."""
+
+    def __init__(self, message: str, file: str):
+        super().__init__(f"{file}: {message}")
+        self.file = file

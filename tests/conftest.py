@@ -1,0 +1,43 @@
+"""Shared test helpers: where the corpus and the fixtures are."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("BINLOG_SPEC_SHARED", ROOT.parent / "shared")).resolve()
+CORPUS = SHARED / "corpus"
+SEEDS = SHARED / "seeds"
+if not (CORPUS / "MANIFEST.tsv").is_file() or not any(SEEDS.glob("001_*.txt")):
+    raise SystemExit(f"tests need the shared corpus and seeds beside the project, at {SHARED} "
+                     "(or set BINLOG_SPEC_SHARED)")
+FIXTURES = ROOT / "fixtures"
+
+
+def collect(path, **options):
+    """(events, error) for a file: every event delivered before the error, if any."""
+    import binlog_spec
+    events, error = [], None
+    try:
+        for ev in binlog_spec.open(path, binlog_spec.ReadOptions(**options)):
+            events.append(ev)
+    except binlog_spec.BinlogError as exc:
+        error = exc
+    return events, error
+
+
+def manifest_rows() -> list[dict[str, str]]:
+    lines = (CORPUS / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines()
+    names = lines[0].split("\t")
+    return [dict(zip(names, line.split("\t"))) for line in lines[1:] if line.strip()]
+
+
+def expected_counts(row: dict[str, str]) -> dict[int, int]:
+    """`NAME(code)xN,...` -> {code: N}."""
+    return {int(code): int(n) for code, n in re.findall(r"\((\d+)\)x(\d+)", row["event_type_counts"])}
+
+
+def trailing_fault(row: dict[str, str]) -> int | None:
+    m = re.search(r"WALK:trailing \d+ bytes at (\d+)", row["notes"])
+    return int(m.group(1)) if m else None

@@ -1,0 +1,52 @@
+"""`pip install .` gives a working package without node: the wheel carries the generated parsers."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import venv
+import zipfile
+
+from conftest import FIXTURES, ROOT
+
+
+def test_wheel_installs_and_runs_without_node(tmp_path):
+    wheels = tmp_path / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
+                   check=True, capture_output=True)
+    (wheel,) = wheels.glob("binlog_spec-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "binlog_spec/_generated/binlog.py" in names and "binlog_spec/reader.py" in names
+    # top level, beside the package: pyspark registers the DefaultSource of every `pyspark_*` module
+    assert "pyspark_binlog.py" in names
+    assert "from binlog_spec.spark import DefaultSource" in zipfile.ZipFile(wheel).read("pyspark_binlog.py").decode()
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    py = env_dir / "bin" / "python"
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)],
+                   check=True, capture_output=True)
+    # nothing but the venv on PATH: node cannot be found, nor the project's sources
+    env = {"PATH": str(env_dir / "bin"), "HOME": str(tmp_path)}
+    r = subprocess.run([str(env_dir / "bin" / "binlog-spec"), "events", "--format", "jsonl",
+                        str(FIXTURES / "demo" / "mariadb-bin.000001")],
+                       capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.splitlines()) > 30
+    r = subprocess.run([str(py), "-c", "import binlog_spec, shutil; print(binlog_spec.__file__, shutil.which('node'))"],
+                       capture_output=True, text=True, env=env, cwd=tmp_path, check=True)
+    assert str(env_dir) in r.stdout and r.stdout.strip().endswith("None")
+    # what pyspark's lookup (pyspark/sql/worker/lookup_data_sources.py) iterates finds the module
+    # (importing it needs pyspark, which this venv lacks: tests/test_spark.py reads through it)
+    r = subprocess.run([str(py), "-c", "import pkgutil; print(sorted(m.name for m in pkgutil.iter_modules() "
+                        "if m.name.startswith('pyspark_')))"], capture_output=True, text=True, env=env, cwd=tmp_path,
+                       check=True)
+    assert r.stdout.strip() == "['pyspark_binlog']"
+
+
+def test_the_development_venv_lists_the_spark_module_for_pyspark(tmp_path):
+    """The venv `make` builds installs the project in editable mode, whose import finder
+    pkgutil.iter_modules cannot list: the Makefile puts src/ on the path (a .pth file) so that
+    pyspark's lookup of `pyspark_*` modules finds src/pyspark_binlog.py."""
+    r = subprocess.run([sys.executable, "-c", "import pkgutil, pyspark_binlog; print(sorted(m.module_finder.path "
+                        "for m in pkgutil.iter_modules() if m.name == 'pyspark_binlog'), pyspark_binlog.__file__)"],
+                       capture_output=True, text=True, cwd=tmp_path, check=True)
+    assert r.stdout.split() == [f"['{ROOT / 'src'}']", str(ROOT / "src" / "pyspark_binlog.py")]
