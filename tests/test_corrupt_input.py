@@ -12,7 +12,13 @@ import zlib
 import pytest
 
 import binlog_spec
-from binlog_spec import analyze, binwriter, cli, rows, sqlscript, values
+from binlog_spec import cli
+from binlog_spec.cli import commands as cli_commands
+from binlog_spec.analysis import collector as analyze
+from binlog_spec.output import rewriter
+from binlog_spec.rows import decoder as rows
+from binlog_spec.output import sql_script as sqlscript
+from binlog_spec.rows import values
 from binlog_spec.errors import MalformedEventError, RowsLayoutError
 
 from conftest import FIXTURES
@@ -88,14 +94,14 @@ def test_a_column_count_above_the_table_maps_is_a_rows_layout_error(tmp_path):
     with pytest.raises(RowsLayoutError, match="9 columns, its TABLE_MAP 1"):
         list(rows.read_rows(binlog_spec.open(p)))
     with pytest.raises(RowsLayoutError):
-        binwriter.write_binlog(binlog_spec.open(p), io.BytesIO(), binwriter.WriteOptions(rollback=True))
+        rewriter.write_binlog(binlog_spec.open(p), io.BytesIO(), rewriter.WriteOptions(rollback=True))
 
 
 def test_an_unreadable_column_count_is_a_malformed_event_for_the_binlog_writer(tmp_path):
     """values.packed_int's ValueDecodeError escaped binwriter.has_stmt_end as a traceback."""
     p = binlog(tmp_path, event(19, TM), event(30, rows_body(b"\xff")))
     with pytest.raises(MalformedEventError) as exc:
-        binwriter.write_binlog(binlog_spec.open(p), io.BytesIO())
+        rewriter.write_binlog(binlog_spec.open(p), io.BytesIO())
     assert (exc.value.offset, exc.value.event_type) == (ROWS_AT, "WRITE_ROWS_EVENT")
     assert "packed integer" in str(exc.value)
 
@@ -145,7 +151,7 @@ def test_a_rollback_keeps_mariadb_sequence_numbers_of_64_bits(tmp_path):
     data[end:end + 4] = zlib.crc32(data[gtid.pos:end]).to_bytes(4, "little")
     p = write(tmp_path, bytes(data))
     out = io.BytesIO()
-    binwriter.write_binlog(binlog_spec.open(p), out, binwriter.WriteOptions(rollback=True))
+    rewriter.write_binlog(binlog_spec.open(p), out, rewriter.WriteOptions(rollback=True))
     back = write(tmp_path, out.getvalue(), "back.000001")
     seqs = [ev.fields["seq_no"] for ev in binlog_spec.open(back) if ev.type == "GTID_EVENT"]
     assert 2**64 - 2 in seqs
@@ -158,7 +164,7 @@ def test_a_rollback_keeps_mariadb_sequence_numbers_of_64_bits(tmp_path):
 def test_an_unexpected_exception_is_an_internal_error_with_the_offset_and_no_traceback(monkeypatch):
     def broken(rc):
         raise RuntimeError("boom")
-    monkeypatch.setattr(cli, "ROW_FORMATS", {"jsonl": broken})
+    monkeypatch.setattr(cli_commands, "ROW_FORMATS", {"jsonl": broken})
     demo = str(FIXTURES / "demo/mariadb-bin.000001")
     err = io.StringIO()
     assert cli.main(["rows", "--format", "jsonl", demo], io.StringIO(), err) == 70

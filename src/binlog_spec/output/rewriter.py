@@ -1,0 +1,437 @@
+"""Event streams to the events of an output: forward (schemas renamed, payloads and compressed events
+made plain, GTIDs left out on request) or rollback, and `write_binlog`, the whole of
+`sql --output-format binlog`.
+
+* `invert_rows` - the rows event that undoes a rows event: WRITE and DELETE
+  swapped, UPDATE before and after images (and their columns-present
+  bitmaps) swapped row by row, the rows in reverse order;
+* `Rewriter` - an event stream into the `Item`s of an output. Rollback output
+  (transactions last first, rows events in reverse within each) is spooled to a
+  temporary file, so memory stays bounded whatever the input size.
+
+The byte-level operations on one event (framing, layouts, renaming, decompression,
+STMT_END_F) are `binlog_spec.binlog.writer`'s.
+"""
+from __future__ import annotations
+
+import dataclasses
+import struct
+import tempfile
+from array import array
+from dataclasses import dataclass, field
+from typing import BinaryIO, Iterable, Iterator, Mapping
+
+from binlog_spec.binlog import spec
+from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.event_types import (FL_STANDALONE, GTID_EVENTS, QUERY_EVENTS, ROWS_EVENTS, STMT_END_F,
+                                            is_mariadb)
+from binlog_spec.binlog.writer import (DROPPED_EVENTS, ET, FILE_HEADER_EVENTS, H, INVERSE_TYPE, OFS_TYPE,
+                                       PLAIN_OF_COMPRESSED, ROWS_COMPRESSED, BinlogFileWriter, Item, _where,
+                                       _with_len, bare_bytes, begin_query, decompress, gtid_with_seq_no,
+                                       has_stmt_end, rename_schema, rows_layout, set_stmt_end)
+from binlog_spec.errors import MalformedEventError, MissingTableMapError, RewriteError, RollbackError
+from binlog_spec.rows import decoder as rows
+from binlog_spec.rows import walker as rowwalk
+from binlog_spec.rows.tablemap import TableDef
+from binlog_spec.stream.transactions import Transactions, is_begin, is_commit
+
+
+def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file: str | None = None,
+                pos: int | None = None) -> bytes:
+    """The rows event that undoes this one: WRITE <-> DELETE, UPDATE images swapped row by row
+    (and the two columns-present bitmaps), the rows in reverse order. Refuses partial images
+    (binlog_row_image MINIMAL/NOBLOB) and MySQL's PARTIAL_UPDATE_ROWS_EVENT (JSON diffs)."""
+    code = bare[OFS_TYPE]
+    where = _where(file, pos, code)
+    if code in ROWS_COMPRESSED:
+        bare = decompress(bare, fde, file, pos)
+        code = bare[OFS_TYPE]
+    if code == ET.partial_update_rows_event:
+        raise RollbackError("PARTIAL_UPDATE_ROWS_EVENT holds JSON diffs, not after images: it cannot be "
+                            "inverted (binlog_row_value_options=PARTIAL_JSON)", **where)
+    if code not in INVERSE_TYPE:
+        raise RollbackError(f"not a rows event ({spec.event_type_name(code)})", **where)
+    lay = rows_layout(bare, fde, file, pos)
+    n = lay.num_columns
+    bitmaps = [bare[lay.ofs_before:lay.ofs_before + lay.len_bitmap]]
+    if lay.ofs_after is not None:
+        bitmaps.append(bare[lay.ofs_after:lay.ofs_after + lay.len_bitmap])
+    rowwalk.check_rows(table, n, bitmaps[0], bitmaps[1] if len(bitmaps) > 1 else None,
+                       len(bare) - lay.ofs_rows, **where)
+    present = [rows.present_columns(bm, n) for bm in bitmaps]
+    # The undo of an insert deletes the row it wrote: a partial image (generated columns left out,
+    # MINIMAL) still finds it. The undo of a delete or an update must write whole rows back.
+    if rows.ROW_OPS[code] != rows.INSERT and any(len(p) != n for p in present):
+        raise RollbackError(f"the row images of `{table.schema}`.`{table.table}` lack columns "
+                            "(binlog_row_image MINIMAL or NOBLOB): a delete or update cannot be undone "
+                            "from them", **where)
+    names = table.names
+    data = bare[lay.ofs_rows:]
+    out: list[bytes] = []
+    p, index = 0, 0
+    try:
+        while p < len(data):
+            _, mid = rows.decode_image(data, p, table, present[0], names)
+            if lay.ofs_after is None:
+                out.append(data[p:mid])
+                p = mid
+            else:
+                _, end = rows.decode_image(data, mid, table, present[1], names)
+                out.append(data[mid:end] + data[p:mid])
+                p = end
+            index += 1
+    except (ValueError, IndexError) as exc:
+        raise MalformedEventError(f"row {index}: {exc}", **where) from None
+    out.reverse()
+    head = bytearray(bare[:lay.ofs_rows])
+    head[OFS_TYPE] = INVERSE_TYPE[code]
+    if lay.ofs_after is not None:
+        b0, b1 = bitmaps[0], bitmaps[1]
+        head[lay.ofs_before:lay.ofs_before + lay.len_bitmap] = b1
+        head[lay.ofs_after:lay.ofs_after + lay.len_bitmap] = b0
+    return _with_len(head + b"".join(out))
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    #: old schema -> new schema, for TABLE_MAP events and the default database of statements.
+    rewrite_db: Mapping[str, str] = field(default_factory=dict)
+    #: Invert the row events: transactions last first, rows events in reverse within each.
+    rollback: bool = False
+    #: Whether the reader expanded TRANSACTION_PAYLOAD_EVENTs (their inner events follow them):
+    #: the payload event is then dropped and its inner events written as plain events.
+    payloads_expanded: bool = True
+    #: Leave the GTIDs out: MySQL GTID events are dropped, a MariaDB GTID event becomes a BEGIN
+    #: statement (or nothing, for a standalone DDL), so that the server replaying the output gives
+    #: the transactions GTIDs of its own.
+    skip_gtids: bool = False
+    #: Rollback: hand the MariaDB sequence numbers of the inverted transactions out again in
+    #: ascending order (each domain's sequence must grow for mariadb-binlog and strict servers).
+    renumber_gtids: bool = True
+
+
+class Rewriter:
+    """Turns input events into output Items: the first FDE, the first file's header events, then
+    the transactions (forward: as they come; rollback: inverted, last first)."""
+
+    def __init__(self, options: WriteOptions = WriteOptions()):
+        self.options = options
+        #: The FDE written out (the first one read); every event is written in its format.
+        self.out_fde: spec.FormatDescription | None = None
+        self.in_fde: spec.FormatDescription | None = None
+        self.mariadb = False
+        self.tables: dict[int, TableDef] = {}
+        self.first_file: str | None = None
+        #: Statements a rollback cannot undo: (file, pos, text), spooled to disk.
+        self.skipped = _LineSpool()
+
+    # -- one event ---------------------------------------------------------
+    def _fde_item(self, ev: Event) -> Item | None:
+        fde = spec.parse_fde(ev.raw[H:])
+        self.in_fde = fde
+        self.mariadb = is_mariadb(len(fde.post_header_lens))
+        self.tables = {}
+        if self.out_fde is None:
+            self.out_fde = fde
+            self.first_file = ev.file
+            return Item(bare_bytes(ev), ev.file, ev.pos, fde, source=ev)
+        if fde.post_header_lens == self.out_fde.post_header_lens and \
+                fde.binlog_version == self.out_fde.binlog_version:
+            return None  # same format: the events are written in the first FDE's (checksums normalised)
+        if self.options.rollback:
+            raise RewriteError("the binlogs have different formats (FORMAT_DESCRIPTION post-header lengths): "
+                               "a rollback across them cannot be written as one binlog",
+                               file=ev.file, offset=ev.pos, event_type=ev.type)
+        self.out_fde = fde
+        return Item(bare_bytes(ev), ev.file, ev.pos, fde, source=ev)
+
+    def transform(self, ev: Event) -> Item | None:
+        """The output form of an input event (None: not written)."""
+        code = ev.type_code
+        if code == ET.format_description_event:
+            return self._fde_item(ev)
+        if self.out_fde is None:
+            raise RewriteError("no FORMAT_DESCRIPTION_EVENT before the first event", file=ev.file, offset=ev.pos,
+                               event_type=ev.type)
+        if code in DROPPED_EVENTS:
+            return None
+        if code in FILE_HEADER_EVENTS and ev.file != self.first_file:
+            return None
+        if code == ET.transaction_payload_event and self.options.payloads_expanded and ev.error is None:
+            return None
+        fde = self.in_fde or self.out_fde
+        if self.options.skip_gtids and code in GTID_EVENTS and ev.error is None:
+            if code == ET.gtid_event and not ev.fields["flags2"] & FL_STANDALONE:
+                return Item(begin_query(bare_bytes(ev), self.out_fde), ev.file, ev.pos, self.out_fde)
+            return None
+        bare = bare_bytes(ev)
+        if ev.error is not None:
+            return Item(bare, ev.file, ev.pos, self.out_fde, source=ev)
+        changed = False
+        if code in PLAIN_OF_COMPRESSED:
+            bare = decompress(bare, fde, ev.file, ev.pos)
+            changed = True
+        if code == ET.table_map_event:
+            self.tables[ev.fields["table_id"]] = TableDef.from_event(ev, self.mariadb)
+        if self.options.rewrite_db and bare[OFS_TYPE] in (ET.table_map_event, ET.query_event):
+            new = rename_schema(bare, fde, self.options.rewrite_db, ev.file, ev.pos)
+            changed = changed or new is not bare
+            bare = new
+        item = Item(bare, ev.file, ev.pos, self.out_fde, source=None if changed else ev)
+        if changed and ev.table_def is not None:    # the table as the schema knew it, renamed
+            item.event.table_def = dataclasses.replace(ev.table_def, schema=item.event.fields["schema"])
+        return item
+
+    # -- streams -----------------------------------------------------------
+    def items(self, events: Iterable[Event]) -> Iterator[Item]:
+        if self.options.rollback:
+            return self._rollback(events)
+        return self._forward(events)
+
+    def _forward(self, events: Iterable[Event]) -> Iterator[Item]:
+        """Events as they come; a rows event that ends its statement without STMT_END_F (its last
+        rows event was filtered out) gets the flag, or the server would not close the statement."""
+        pending: Item | None = None
+        for ev in events:
+            item = self.transform(ev)
+            if item is None:
+                continue
+            if pending is not None:
+                if item.type_code in ROWS_EVENTS:
+                    yield pending
+                else:
+                    yield self._ended(pending)
+                pending = None
+            if item.type_code in ROWS_EVENTS and ev.error is None and \
+                    not has_stmt_end(item.bare, item.fde, item.file, item.pos):
+                pending = item
+                continue
+            yield item
+        if pending is not None:
+            yield self._ended(pending)
+
+    def _ended(self, item: Item) -> Item:
+        return Item(set_stmt_end(item.bare, item.fde, True, item.file, item.pos), item.file, item.pos, item.fde)
+
+    def _rollback(self, events: Iterable[Event]) -> Iterator[Item]:
+        spool = _EventSpool()
+        try:
+            header: list[Item] = []
+            tx = Transactions()
+            group_tables: set[int] = set()
+            last_map: dict[int, Item] = {}
+            in_group_rows = False
+            new_tx = False
+            for ev in events:
+                starts, _ends = tx.step(ev)
+                new_tx = new_tx or starts  # the first event may not be written (a GTID with skip_gtids)
+                item = self.transform(ev)
+                if item is None:
+                    continue
+                code = item.type_code
+                if code == ET.format_description_event or code in FILE_HEADER_EVENTS:
+                    if not spool.tx_starts:
+                        header.append(item)
+                    continue
+                if new_tx:
+                    new_tx = False
+                    spool.begin()
+                    group_tables.clear()
+                    last_map.clear()
+                    in_group_rows = False
+                if ev.error is not None:
+                    if code in ROWS_EVENTS:
+                        raise RollbackError(f"malformed rows event cannot be inverted: {ev.error.message}",
+                                            file=ev.file, offset=ev.pos, event_type=ev.type)
+                    continue
+                if ev.type_code in GTID_EVENTS or (code in QUERY_EVENTS and is_begin(ev)):
+                    spool.add(_HEAD, item)
+                    if code == ET.gtid_event:
+                        spool.set_gtid(ev.fields["domain_id"], ev.fields["seq_no"])
+                elif code == ET.xid_event or (code in QUERY_EVENTS and is_commit(ev)):
+                    spool.add(_TAIL, item)
+                elif code == ET.table_map_event:
+                    if in_group_rows:
+                        group_tables.clear()
+                        in_group_rows = False
+                    group_tables.add(ev.fields["table_id"])
+                    last_map[ev.fields["table_id"]] = item
+                    spool.add(_MAP, item)
+                elif code in ROWS_EVENTS:
+                    table_id = ev.fields["table_id"]
+                    table = self.tables.get(table_id)
+                    if table is None or table_id not in last_map:
+                        raise MissingTableMapError(f"no TABLE_MAP_EVENT defines table id {table_id}",
+                                                   file=ev.file, offset=ev.pos, event_type=ev.type)
+                    if table_id not in group_tables:
+                        if in_group_rows:
+                            group_tables.clear()
+                        spool.add(_MAP, last_map[table_id])
+                        group_tables.add(table_id)
+                    ended = bool(ev.fields["rows_flags"] & STMT_END_F)
+                    inverted = invert_rows(item.bare, self.in_fde or self.out_fde, table, ev.file, ev.pos)
+                    spool.add(_ROWS_END if ended else _ROWS, Item(inverted, ev.file, ev.pos, item.fde))
+                    in_group_rows = not ended
+                    if ended:
+                        group_tables.clear()
+                elif code in QUERY_EVENTS or code == ET.execute_load_query_event:
+                    self.skipped.add(f"{ev.file}:{ev.pos}: {' '.join(ev.fields.get('query', '').split())}")
+            yield from header
+            yield from spool.reversed_items(self.out_fde, self.options.renumber_gtids)
+        finally:
+            spool.close()
+
+    def close(self) -> None:
+        self.skipped.close()
+
+    def __enter__(self) -> "Rewriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_HEAD, _MAP, _ROWS, _ROWS_END, _TAIL = range(5)
+_REC = struct.Struct("<qI")
+
+
+class _EventSpool:
+    """Output events on disk, in input order, with each transaction's start; read back with each
+    transaction inverted: its framing (GTID, BEGIN ... XID) kept, its statements last first."""
+
+    def __init__(self) -> None:
+        self.file: BinaryIO = tempfile.TemporaryFile(mode="w+b")
+        self.offsets = array("q")     # start of every record
+        self.kinds = array("b")
+        self.tx_starts = array("q")   # index into offsets where each transaction starts
+        self.tx_rows = array("b")     # whether each transaction has rows events
+        self.tx_domain = array("q")   # MariaDB GTID domain of each transaction (-1: none)
+        self.tx_seq = array("Q")      # and its sequence number (unsigned 64 bits)
+        self.files: dict[str, int] = {}
+        self.names: list[str] = []
+
+    def begin(self) -> None:
+        self.tx_starts.append(len(self.offsets))
+        self.tx_rows.append(0)
+        self.tx_domain.append(-1)
+        self.tx_seq.append(0)
+
+    def set_gtid(self, domain: int, seq_no: int) -> None:
+        self.tx_domain[-1] = domain
+        self.tx_seq[-1] = seq_no
+
+    def _seq_pools(self) -> dict[int, Iterator[int]]:
+        """Per MariaDB domain, the sequence numbers of the transactions written, ascending: handed
+        out in output order, so that each domain's sequence still grows (as mariadb-binlog's
+        gtid-strict-mode and a strict server require), with the same GTIDs as the input."""
+        pools: dict[int, array] = {}
+        for k in range(len(self.tx_starts)):
+            if self.tx_rows[k] and self.tx_domain[k] >= 0:
+                pools.setdefault(self.tx_domain[k], array("Q")).append(self.tx_seq[k])
+        return {d: iter(sorted(p)) for d, p in pools.items()}
+
+    def add(self, kind: int, item: Item) -> None:
+        if not self.tx_starts:
+            self.begin()
+        index = self.files.get(item.file)
+        if index is None:
+            index = self.files[item.file] = len(self.names)
+            self.names.append(item.file)
+        self.offsets.append(self.file.tell())
+        self.kinds.append(kind)
+        if kind in (_ROWS, _ROWS_END):
+            self.tx_rows[-1] = 1
+        self.file.write(_REC.pack(item.pos, index))
+        self.file.write(item.bare)
+
+    def _read(self, i: int, end_offset: int, fde: spec.FormatDescription) -> Item:
+        start = self.offsets[i]
+        stop = self.offsets[i + 1] if i + 1 < len(self.offsets) else end_offset
+        self.file.seek(start)
+        data = self.file.read(stop - start)
+        pos, index = _REC.unpack_from(data)
+        return Item(data[_REC.size:], self.names[index], pos, fde)
+
+    def reversed_items(self, fde: spec.FormatDescription, renumber: bool = True) -> Iterator[Item]:
+        end_offset = self.file.seek(0, 2)
+        bounds = list(self.tx_starts) + [len(self.offsets)]
+        kinds = self.kinds
+        pools = self._seq_pools() if renumber else {}
+        for k in range(len(self.tx_starts) - 1, -1, -1):
+            if not self.tx_rows[k]:
+                continue
+            first, last = bounds[k], bounds[k + 1]
+            for i in range(first, last):
+                if kinds[i] == _HEAD:
+                    item = self._read(i, end_offset, fde)
+                    if item.type_code == ET.gtid_event and self.tx_domain[k] in pools:
+                        item.bare = gtid_with_seq_no(item.bare, fde, next(pools[self.tx_domain[k]]))
+                    yield item
+            # Statements last first: each is a run of TABLE_MAPs then a run of rows events; the maps
+            # stay in order before the rows, the rows go in reverse, STMT_END_F on the last one.
+            i = last - 1
+            while i >= first:
+                if kinds[i] not in (_ROWS, _ROWS_END):
+                    i -= 1
+                    continue
+                j = i
+                while j - 1 >= first and kinds[j - 1] in (_ROWS, _ROWS_END) and kinds[j - 1] != _ROWS_END:
+                    j -= 1
+                m = j
+                while m - 1 >= first and kinds[m - 1] == _MAP:
+                    m -= 1
+                for t in range(m, j):
+                    yield self._read(t, end_offset, fde)
+                for r in range(i, j - 1, -1):
+                    item = self._read(r, end_offset, fde)
+                    item.bare = set_stmt_end(item.bare, fde, r == j, item.file, item.pos)
+                    yield item
+                i = m - 1
+            for i in range(first, last):
+                if kinds[i] == _TAIL:
+                    yield self._read(i, end_offset, fde)
+
+    def close(self) -> None:
+        self.file.close()
+
+
+class _LineSpool:
+    """Lines on disk (notes of a rollback), read back in order."""
+
+    def __init__(self) -> None:
+        self.file: BinaryIO | None = None
+        self.count = 0
+
+    def add(self, line: str) -> None:
+        if self.file is None:
+            self.file = tempfile.TemporaryFile(mode="w+b")
+        self.file.write(line.replace("\n", " ").encode("utf-8", "surrogateescape") + b"\n")
+        self.count += 1
+
+    def lines(self) -> Iterator[str]:
+        if self.file is None:
+            return
+        self.file.seek(0)
+        for raw in self.file:
+            yield raw.decode("utf-8", "surrogateescape").rstrip("\n")
+        self.file.seek(0, 2)
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+
+
+def write_binlog(events: Iterable[Event], out: BinaryIO, options: WriteOptions = WriteOptions()) -> Rewriter:
+    """Write the (filtered) events, or their inversion, as one binlog file. Returns the Rewriter
+    (its `skipped` notes name the statements a rollback could not undo)."""
+    rewriter = Rewriter(options)
+    writer = BinlogFileWriter(out)
+    writer.write_all(rewriter.items(events))
+    if writer.count == 0:
+        rewriter.close()
+        raise RewriteError("no FORMAT_DESCRIPTION_EVENT was read: nothing to write")
+    return rewriter
+
+
+__all__ = ["invert_rows", "WriteOptions", "Rewriter", "write_binlog"]

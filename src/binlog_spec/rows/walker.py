@@ -1,0 +1,331 @@
+"""Count the rows of a rows event without decoding a single value.
+
+A row image is a null bitmap over the present columns, then the stored
+bytes of each non-NULL present column. Every column type's stored length
+follows from the TABLE_MAP metadata alone (a fixed size) or from a length
+prefix in the image. `LAYOUTS` maps each binlog column type code (the keys of
+`values.COLUMN_TYPES`) to `layout(col) -> (fixed size, length-prefix size)`;
+`RowWalker` uses them to step from image to image and count rows.
+
+For one table layout (its TABLE_MAP and the columns-present bitmap) the walker
+precomputes a plan: the total of the fixed sizes of the present columns, and
+the variable-length ones; an image whose null bitmap is all clear is then
+skipped with one addition plus one prefix read per variable column.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from binlog_spec.rows import scalars
+from binlog_spec.binlog import spec
+from binlog_spec.binlog.packed import packed_int
+from binlog_spec.rows import values
+from binlog_spec.errors import RowsLayoutError
+from binlog_spec.rows.column_types import DEFAULT_PACK_LENGTH, Column
+from binlog_spec.rows.scalars import old_temporal_size
+from binlog_spec.errors import RowWalkError
+
+CT = spec.ColumnType
+
+
+def _meta(col: Column, key: str, default=None):
+    m = col.meta if isinstance(col.meta, dict) else {}
+    v = m.get(key, default)
+    if not isinstance(v, int):
+        raise RowWalkError(f"column metadata has no {key!r} (got {col.meta!r})")
+    return v
+
+
+def _fixed(n: int) -> Callable[[Column], int]:
+    return lambda col: n
+
+
+def _bit_size(col: Column) -> int:
+    return _meta(col, "bytes") + (1 if _meta(col, "bits") else 0)
+
+
+def _decimal_size(col: Column) -> int:
+    return scalars.decimal_binary_size(_meta(col, "precision"), _meta(col, "scale"))
+
+
+def _old_decimal_size(col: Column) -> int:
+    return _meta(col, "pack_length")
+
+
+def _frac(base: int) -> Callable[[Column], int]:
+    return lambda col: base + (_meta(col, "fsp") + 1) // 2
+
+
+def _pack(col: Column) -> int:
+    m = col.meta if isinstance(col.meta, dict) else {}
+    size = m.get("pack_length", m.get("max_length", m.get("byte1")))
+    if not isinstance(size, int):
+        raise RowWalkError(f"ENUM/SET metadata has no pack length (got {col.meta!r})")
+    return size
+
+
+def _unsized(col: Column) -> int:
+    raise RowWalkError(f"column type {col.type_code} has no row format")
+
+
+
+
+def _varchar_prefix(col: Column) -> int:
+    return 1 if _meta(col, "max_length") < 256 else 2
+
+
+def _blob_prefix(col: Column) -> int:
+    m = col.meta if isinstance(col.meta, dict) else {}
+    p = m.get("pack_length", DEFAULT_PACK_LENGTH.get(col.type_code))
+    if not isinstance(p, int) or not 1 <= p <= 4:
+        raise RowWalkError(f"blob metadata has no pack length 1-4 (got {col.meta!r})")
+    return p
+
+
+def _string_layout(col: Column) -> tuple[int, int]:
+    real = col.meta.get("real_type", CT.string) if isinstance(col.meta, dict) else CT.string
+    if real in (CT.enum, CT.set):
+        return _pack(col), 0
+    return 0, _varchar_prefix(col)
+
+
+#: type code -> layout(col) -> (fixed size, length-prefix size): exactly one is non-zero
+#: (or both zero: a NULL-type column that takes no bytes).
+LAYOUTS: dict[int, Callable[[Column], tuple[int, int]]] = {}
+
+
+def _fixed_layout(f: Callable[[Column], int]) -> Callable[[Column], tuple[int, int]]:
+    return lambda col: (f(col), 0)
+
+
+def _prefix_layout(f: Callable[[Column], int]) -> Callable[[Column], tuple[int, int]]:
+    return lambda col: (0, f(col))
+
+
+for _code, _f in {
+    CT.decimal: _old_decimal_size, CT.tiny: _fixed(1), CT.short: _fixed(2), CT.long: _fixed(4),
+    CT.float: _fixed(4), CT.double: _fixed(8), CT.null: _fixed(0), CT.timestamp: old_temporal_size,
+    CT.longlong: _fixed(8), CT.int24: _fixed(3), CT.date: _fixed(3), CT.time: old_temporal_size,
+    CT.datetime: old_temporal_size, CT.year: _fixed(1), CT.newdate: _fixed(3), CT.bit: _bit_size,
+    CT.timestamp2: _frac(4), CT.datetime2: _frac(5), CT.time2: _frac(3), CT.typed_array: _unsized,
+    CT.invalid: _unsized, CT.bool: _unsized, CT.newdecimal: _decimal_size, CT.enum: _pack, CT.set: _pack,
+}.items():
+    LAYOUTS[_code] = _fixed_layout(_f)
+for _code, _f in {
+    CT.varchar: _varchar_prefix, CT.var_string: _varchar_prefix, CT.varchar_compressed: _varchar_prefix,
+    CT.blob_compressed: _blob_prefix, CT.vector: _blob_prefix, CT.json: _blob_prefix,
+    CT.tiny_blob: _blob_prefix, CT.medium_blob: _blob_prefix, CT.long_blob: _blob_prefix,
+    CT.blob: _blob_prefix, CT.geometry: _blob_prefix,
+}.items():
+    LAYOUTS[_code] = _prefix_layout(_f)
+LAYOUTS[CT.string] = _string_layout
+
+
+def layout(col: Column) -> tuple[int, int]:
+    f = LAYOUTS.get(col.type_code)
+    if f is None:
+        raise RowWalkError(f"unknown column type {col.type_code}")
+    return f(col)
+
+
+def value_size(buf: bytes, pos: int, col: Column) -> int:
+    """Position after the stored value of `col` at `buf[pos]`."""
+    fixed, prefix = layout(col)
+    if prefix:
+        return pos + prefix + int.from_bytes(buf[pos:pos + prefix], "little")
+    return pos + fixed
+
+
+class _Plan:
+    """How to skip one image of a table layout."""
+
+    __slots__ = ("n_null", "fixed_total", "var", "tail", "layouts", "all_fixed")
+
+    def __init__(self, columns: list[Column]):
+        self.n_null = (len(columns) + 7) >> 3
+        self.layouts = [layout(c) for c in columns]
+        self.fixed_total = sum(f for f, _ in self.layouts)
+        #: (fixed bytes before it since the previous prefixed column, prefix size) per prefixed column
+        steps, run = [], 0
+        for f, p in self.layouts:
+            if p:
+                steps.append((run, p))
+                run = 0
+            else:
+                run += f
+        self.var = steps
+        self.tail = run
+        self.all_fixed = not steps
+
+    def source(self, skip_name: str) -> list[str]:
+        """Statements that step `pos` over one image (the null-free case inline, else `skip_name`)."""
+        lines = [f"n{j} = buf[pos + {j}]" if j else "n0 = buf[pos]" for j in range(self.n_null)]
+        test = " or ".join(f"n{j}" for j in range(self.n_null)) or "False"
+        lines += [f"if {test}:", f"    pos += {self.n_null}"]
+        for k, (f, p) in enumerate(self.layouts):
+            if not (f or p):
+                continue
+            lines.append(f"    if not n{k >> 3} & {1 << (k & 7)}:")
+            if p == 1:
+                lines.append("        pos += 1 + buf[pos]")
+            elif p == 2:
+                lines.append("        pos += 2 + buf[pos] + (buf[pos + 1] << 8)")
+            elif p:
+                lines.append(f"        pos += {p} + int.from_bytes(buf[pos:pos + {p}], 'little')")
+            else:
+                lines.append(f"        pos += {f}")
+        lines.append("else:")
+        first = self.n_null
+        for run, p in self.var:      # the fixed bytes before a prefix folded into its read: one statement each
+            k = first + run
+            if p == 1:
+                lines.append(f"    pos += {k + 1} + buf[pos + {k}]")
+            elif p == 2:
+                lines.append(f"    pos += {k + 2} + buf[pos + {k}] + (buf[pos + {k + 1}] << 8)")
+            else:
+                lines.append(f"    pos += {k + p} + int.from_bytes(buf[pos + {k}:pos + {k + p}], 'little')")
+            first = 0
+        if first + self.tail:
+            lines.append(f"    pos += {first + self.tail}")
+        lines.append("    pass")
+        return lines
+
+    def skip(self, buf: bytes, pos: int) -> int:
+        n_null = self.n_null
+        nulls = buf[pos:pos + n_null]
+        pos += n_null
+        if not any(nulls):
+            if self.all_fixed:
+                return pos + self.fixed_total
+            for run, p in self.var:
+                pos += run
+                if p == 1:
+                    pos += 1 + buf[pos]
+                else:
+                    pos += p + int.from_bytes(buf[pos:pos + p], "little")
+            return pos + self.tail
+        for k, (f, p) in enumerate(self.layouts):
+            if nulls[k >> 3] >> (k & 7) & 1:
+                continue
+            if p:
+                pos += p + int.from_bytes(buf[pos:pos + p], "little")
+            else:
+                pos += f
+        return pos
+
+
+def _compile_walk(b: _Plan, a: _Plan | None) -> Callable[[bytes, int], tuple[int, int]]:
+    """`walk(buf, end) -> (rows, end position)`: the images stepped over by straight-line code."""
+    # the row count is the loop's own (no `count += 1` per row); a row takes at least one byte when
+    # any column is present, so end + 1 turns are enough, and more means images of no bytes
+    lines = ["def walk(buf, end):", "    pos = 0", "    for count in range(end + 1):",
+             "        if pos >= end:", "            return count, pos"]
+    lines += ["        " + line for line in b.source("skip_b")]
+    if a is not None:
+        lines += ["        " + line for line in a.source("skip_a")]
+    lines += ["    raise RowWalkError('the row images take no bytes')"]
+    globs = {"skip_b": b.skip, "skip_a": a.skip if a is not None else None, "RowWalkError": RowWalkError}
+    exec(compile("\n".join(lines) + "\n", "<rowwalk>", "exec"), globs)  # noqa: S102
+    return globs["walk"]
+
+
+def check_rows(table, n: int, before: bytes, after: bytes | None, len_rows: int, *, file: str | None = None,
+               offset: int | None = None, event_type: str | None = None) -> None:
+    """The rule every walk over row images (RowWalker here, rows.RowDecoder, binwriter.invert_rows)
+    checks before its loop: the column count and bitmaps fit the TABLE_MAP, and when there are rows
+    each image has a column present. An image then takes at least its null bitmap's byte, so every
+    turn of a loop over the rows advances; an image of no column would take no bytes and never end
+    the rows. Raises RowsLayoutError at the event."""
+    problem = None
+    if n > len(table.columns):
+        problem = f"rows event has {n} columns, its TABLE_MAP {len(table.columns)}"
+    elif len(before) != (n + 7) >> 3 or (after is not None and len(after) != len(before)):
+        problem = f"columns-present bitmap of {len(before)} bytes for {n} columns"
+    elif len_rows:
+        mask = (1 << n) - 1
+        if not int.from_bytes(before, "little") & mask or \
+                (after is not None and not int.from_bytes(after, "little") & mask):
+            problem = f"a row image with no column present cannot hold {len_rows} bytes of rows"
+    if problem is not None:
+        raise RowsLayoutError(problem, file=file, offset=offset, event_type=event_type)
+
+
+def present_columns(bitmap: bytes, count: int) -> list[int]:
+    """Indexes of the columns whose bit is set in a columns-present bitmap (LSB first in each byte)."""
+    return [i for i in range(count) if bitmap[i >> 3] >> (i & 7) & 1]
+
+
+#: Rows a layout is walked by the generic code before its straight-line walker is compiled
+#: (compiling costs about as much as walking a few hundred rows).
+COMPILE_AFTER_ROWS = 64
+
+
+class RowWalker:
+    """Plans per (table, bitmaps), kept while the TABLE_MAP stays equal."""
+
+    def __init__(self, compile_after_rows: int = COMPILE_AFTER_ROWS) -> None:
+        self._plans: dict[tuple, list] = {}
+        self.compile_after_rows = compile_after_rows
+
+    def plans(self, table, n: int, before: bytes, after: bytes | None, update: bool):
+        key = (table.table_id, n, before, after if update else None)
+        entry = self._plans.get(key)
+        if entry is not None and entry[0] is table:
+            if entry[3] is None and entry[4] >= self.compile_after_rows:    # a layout worth compiling
+                entry[3] = _compile_walk(entry[1], entry[2])
+            return entry
+        cols = table.columns
+        b = _Plan([cols[i] for i in present_columns(before, n)])
+        a = _Plan([cols[i] for i in present_columns(after, n)]) if update else None
+        if len(self._plans) > 4096:
+            self._plans.clear()
+        entry = self._plans[key] = [table, b, a, None, 0]
+        return entry
+
+    def walk(self, table, n: int, before: bytes, after: bytes | None, buf: bytes, update: bool,
+             partial: bool = False, ends: list[int] | None = None) -> tuple[int, int]:
+        """(rows, end position) of the rows of one event; `ends` collects the position after
+        each image (two per row for an update)."""
+        check_rows(table, n, before, after if update else None, len(buf))
+        entry = self.plans(table, n, before, after, update)
+        _, b, a, fast, _ = entry
+        end = len(buf)
+        if fast is not None and ends is None and not partial:
+            count, pos = fast(buf, end)
+            if pos > end:
+                raise RowWalkError(f"the last row image runs past the rows ({pos} > {end})")
+            return count, pos
+        pos = count = 0
+        while pos < end:
+            pos = b.skip(buf, pos)
+            if ends is not None:
+                ends.append(pos)
+            if update:
+                if partial:
+                    pos = self._partial_after(table, a, buf, pos)
+                else:
+                    pos = a.skip(buf, pos)
+                if ends is not None:
+                    ends.append(pos)
+            count += 1
+            if pos > end:
+                raise RowWalkError(f"row {count - 1} runs past the rows ({pos} > {end})")
+        entry[4] += count
+        return count, pos
+
+    @staticmethod
+    def _partial_after(table, a: "_Plan", buf: bytes, pos: int) -> int:
+        """PARTIAL_UPDATE_ROWS after image: value_options (packed integer), with PARTIAL_JSON_UPDATES
+        a bitmap over the JSON columns, then an image whose partial JSON columns hold diffs, which
+        are length-prefixed like the document itself: the image is skipped the same way."""
+        try:
+            options, pos = packed_int(buf, pos)
+        except values.ValueDecodeError as exc:
+            raise RowWalkError(str(exc)) from None
+        if options & 1:
+            n_json = sum(1 for c in table.columns if c.type_code == CT.json)
+            pos += (n_json + 7) >> 3
+        return a.skip(buf, pos)
+
+
+__all__ = ["LAYOUTS", "RowWalker", "RowWalkError", "check_rows", "layout", "value_size"]
