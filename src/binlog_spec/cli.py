@@ -2,7 +2,8 @@
 
 Exit codes:
     0  every event was read
-    1  read to the end, but some event bodies did not match their layout (warnings on stderr)
+    1  read to the end, but some event bodies did not match their layout, or some rows could not be
+       counted (analyze), decoded (sql -v) or written exactly (sql --sql/--sql2): warnings on stderr
     2  bad command line (a message names the option), a --start-position that is no event boundary, or a
        --schema file with no CREATE TABLE
     3  a binlog is broken (not a binlog, truncated, bad checksum, impossible size); the events
@@ -149,8 +150,8 @@ def _add_filter_arguments(p: argparse.ArgumentParser) -> None:
                         "transaction, that transaction is kept whole), or after a MariaDB GTID position "
                         "(domain-server-seq,...)")
     g.add_argument("--stop-position", type=_position, metavar="POS",
-                   help="nothing that starts at or after byte POS of the last file (a transaction POS cuts is "
-                        "left out), or up to a MariaDB GTID position, inclusive")
+                   help="only what lies wholly before byte POS of the last file (a transaction POS cuts, between "
+                        "its events or inside one, is left out), or up to a MariaDB GTID position, inclusive")
 
 
 def _filter_options(args: argparse.Namespace) -> FilterOptions:
@@ -196,7 +197,11 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
 
     def notify(kind: str, message: str) -> None:
         err.write(f"binlog-spec: {kind}: {message}\n")
-    events = read() if schema is None else rows.observe_schema(read(), schema)
+    if schema is not None:
+        for note in schema.notes:       # what --schema FILE could not give
+            err.write(f"binlog-spec: warning: --schema {getattr(args, 'schema', '')}: {note}\n")
+        schema.notes.clear()
+    events = read() if schema is None else rows.observe_schema(read(), schema, _warner(err))
     return filter_events(events, args.filters, [display_name(f) for f in args.files], notify)
 
 
@@ -311,6 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="flag transactions longer than this (default 10 s)")
     an.add_argument("--bucket", type=int, default=60, metavar="SECONDS",
                     help="timeline interval in seconds (default 60)")
+    _add_schema_arguments(an)
     an.set_defaults(run=run_analyze)
     return ap
 
@@ -329,8 +335,11 @@ def _replacing(path: str, binary: bool = False) -> Iterator:
     otherwise: a failed run never leaves a half-written file under the final name."""
     folder = os.path.dirname(os.path.abspath(path))
     kw = {} if binary else {"encoding": "utf-8", "errors": "surrogateescape", "newline": ""}
-    tmp = tempfile.NamedTemporaryFile("wb" if binary else "w", dir=folder, prefix=f".{os.path.basename(path)}.",
-                                      suffix=".tmp", delete=False, **kw)
+    try:
+        tmp = tempfile.NamedTemporaryFile("wb" if binary else "w", dir=folder,
+                                          prefix=f".{os.path.basename(path)}.", suffix=".tmp", delete=False, **kw)
+    except OSError as exc:      # named as the user gave it, never by the temporary file's name
+        raise OSError(exc.errno, exc.strerror, f"-o {path}") from None
     try:
         yield tmp
     except BaseException:
@@ -338,7 +347,11 @@ def _replacing(path: str, binary: bool = False) -> Iterator:
         os.unlink(tmp.name)
         raise
     tmp.close()
-    os.replace(tmp.name, path)
+    try:
+        os.replace(tmp.name, path)
+    except OSError as exc:
+        os.unlink(tmp.name)
+        raise OSError(exc.errno, exc.strerror, f"-o {path}") from None
 
 
 def _writes_text_output(args: argparse.Namespace) -> bool:
@@ -527,7 +540,9 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _report_not_undone(_not_undone_of(rewriter), err)
     for note in printer.warnings:
         err.write(f"binlog-spec: warning: {note}\n")
-    return EXIT_WARNINGS if warnings[0] else EXIT_OK
+    for exc in printer.row_errors:      # -v: its BINLOG block is written, its ### lines are not
+        err.write(f"binlog-spec: warning: {exc}\n")
+    return EXIT_WARNINGS if warnings[0] or printer.row_errors else EXIT_OK
 
 
 def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
@@ -587,12 +602,17 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         commented=args.commented, tz=args.tz)
     warnings = [0]
     events = _events(args, err, warnings, schema=tracker)
+
+    def refused(exc: BinlogError) -> None:     # a row left out of the script (a comment in its place)
+        warnings[0] += 1
+        err.write(f"binlog-spec: warning: {exc}: row not written\n")
     if args.rollback:
         not_undone = sqlscript.NotUndone()
-        _write_lines(sqlscript.rollback(events, opts, not_undone=not_undone, warn=_warner(err)), _text_output(out))
+        _write_lines(sqlscript.rollback(events, opts, not_undone=not_undone, warn=_warner(err), refused=refused),
+                     _text_output(out))
         _report_not_undone(not_undone, err)
     else:
-        _write_lines(sqlscript.forward(events, opts, warn=_warner(err)), _text_output(out))
+        _write_lines(sqlscript.forward(events, opts, warn=_warner(err), refused=refused), _text_output(out))
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
 
 

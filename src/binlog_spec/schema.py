@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import warnings
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from sqlglot.tokens import Token, TokenType
 
 from binlog_spec import spec
 from binlog_spec.errors import SchemaFileError
+from binlog_spec.sqltext import quote_table
 from binlog_spec.tablemap import CT, NUMERIC_TYPES, TableDef, real_type
 from binlog_spec.values import BINARY_COLLATION, charset_collation, charset_name, codec_for
 
@@ -54,7 +55,8 @@ _OLD_TEMPORALS = {CT.time, CT.datetime, CT.timestamp}
 
 
 class SchemaWarning(UserWarning):
-    """A DDL statement could not be replayed; the table's columns are forgotten."""
+    """A DDL statement could not be replayed; the table's columns are forgotten. (Kept for callers
+    that filter it; the tracker now says so in SchemaTracker.notes, see rows.observe_schema.)"""
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,9 @@ class ColumnSchema:
     collation: int | None = None
     #: A CHAR, VARCHAR, TEXT, ENUM or SET column (decoded as text in its charset).
     text: bool = False
+    #: A generated column (`AS (expr)`, `GENERATED ALWAYS AS (expr)`, VIRTUAL, STORED or PERSISTENT):
+    #: the server computes it, so SQL writes no value for it.
+    generated: bool = False
 
 
 Key = tuple[str, str]
@@ -92,7 +97,8 @@ def _normalise_tokens(tokens: list) -> list:
     sign is in its bits. Spatial subtypes and MariaDB's INET4/INET6 stand in as
     GEOMETRY and VARBINARY, and MariaDB's COMPRESSED[=method] column attribute
     is dropped (the binlog's own column type says so): only the column's name
-    and place matter here.
+    and place matter here. So are MySQL 8's `SRID n`, and MariaDB's PERSISTENT
+    (generated column) reads as STORED.
     """
     out: list = []
     i = 0
@@ -102,6 +108,13 @@ def _normalise_tokens(tokens: list) -> list:
         i += 1
         if word == "UNSIGNED" and out and out[-1].token_type in (TokenType.FLOAT, TokenType.DOUBLE):
             continue
+        if word == "SRID" and tok.token_type == TokenType.VAR and i < len(tokens) \
+                and tokens[i].token_type == TokenType.NUMBER:
+            i += 1          # MySQL 8's `g POINT SRID 4326`: no effect on the row image
+            continue
+        if word == "PERSISTENT" and tok.token_type == TokenType.VAR and out \
+                and out[-1].token_type == TokenType.R_PAREN:     # `AS (expr) PERSISTENT`: MariaDB's STORED
+            tok = Token(TokenType.VAR, "STORED", tok.line, tok.col, tok.start, tok.end, tok.comments)
         if word == "COMPRESSED" and tok.token_type == TokenType.VAR:
             if i + 1 < len(tokens) and tokens[i].token_type == TokenType.EQ:
                 i += 2  # COMPRESSED=method
@@ -133,6 +146,152 @@ def _parse(sql: str) -> list[exp.Expression]:
         return [e for e in dialect.parser().parse(tokens, sql) if e is not None]
     finally:
         _SQLGLOT_LOG.setLevel(level)
+
+
+#: Table options (CREATE / ALTER TABLE) that never change a row image, as an ALTER action may start
+#: with them: `ENGINE=InnoDB`, `ROW_FORMAT=COMPRESSED`, `ALGORITHM=INPLACE`, `LOCK=NONE`, ... The
+#: charset options stay (they give text columns their charset).
+_TABLE_OPTIONS = {
+    "ENGINE", "TYPE", "ROW_FORMAT", "AUTO_INCREMENT", "COMMENT", "KEY_BLOCK_SIZE", "STATS_AUTO_RECALC",
+    "STATS_PERSISTENT", "STATS_SAMPLE_PAGES", "ALGORITHM", "LOCK", "COMPRESSION", "ENCRYPTION", "ENCRYPTED",
+    "ENCRYPTION_KEY_ID", "PACK_KEYS", "CHECKSUM", "TABLE_CHECKSUM", "DELAY_KEY_WRITE", "AVG_ROW_LENGTH",
+    "MAX_ROWS", "MIN_ROWS", "INSERT_METHOD", "PAGE_CHECKSUM", "PAGE_COMPRESSED", "PAGE_COMPRESSION_LEVEL",
+    "TRANSACTIONAL", "SECONDARY_ENGINE", "SECONDARY_ENGINE_ATTRIBUTE", "ENGINE_ATTRIBUTE", "AUTOEXTEND_SIZE",
+    "TABLESPACE", "STORAGE", "CONNECTION", "PASSWORD", "IETF_QUOTES", "SEQUENCE", "UNION"}
+#: Two-word table options: DATA DIRECTORY = '...', INDEX DIRECTORY = '...'.
+_TABLE_OPTIONS_2 = {("DATA", "DIRECTORY"), ("INDEX", "DIRECTORY")}
+#: ALTER actions that change no column (partition maintenance, tablespaces, rebuilds, ORDER BY, keys
+#: switched on or off): skipped up to the next action.
+_NO_COLUMN_ACTIONS = {"DISCARD", "IMPORT", "FORCE", "ANALYZE", "CHECK", "OPTIMIZE", "REBUILD", "REPAIR",
+                      "COALESCE", "REORGANIZE", "EXCHANGE", "TRUNCATE", "ORDER", "ENABLE", "DISABLE", "UPGRADE"}
+
+
+def _top_level(tokens: list[Token]) -> list[int]:
+    """The parenthesis depth before each token."""
+    depth, out = 0, []
+    for t in tokens:
+        if t.token_type == TokenType.R_PAREN:
+            depth -= 1
+        out.append(depth)
+        if t.token_type == TokenType.L_PAREN:
+            depth += 1
+    return out
+
+
+def _text(sql: str, tokens: list[Token]) -> str:
+    """The statement text the tokens span."""
+    return sql[tokens[0].start:tokens[-1].end + 1] if tokens else ""
+
+
+def _partition_by(tokens: list[Token], i: int) -> bool:
+    """Whether `PARTITION BY` starts at token i."""
+    return tokens[i].token_type == TokenType.PARTITION_BY or (
+        tokens[i].token_type == TokenType.PARTITION and i + 1 < len(tokens) and tokens[i + 1].text.upper() == "BY")
+
+
+def _without_partitioning(sql: str, tokens: list[Token]) -> str:
+    """A CREATE TABLE without its partition clause (`PARTITION BY ...`, with its sub-partitions and
+    partition definitions, plain or from a `/*!50100 ... */`): it starts at the top level, after the
+    definitions' closing parenthesis and the table options, and runs to the end or to the `[IGNORE |
+    REPLACE] [AS] SELECT` of a CREATE ... SELECT. The columns are the same on every partition."""
+    depth = _top_level(tokens)
+    opened = next((i for i, t in enumerate(tokens) if t.token_type == TokenType.L_PAREN and depth[i] == 0), None)
+    if opened is None:
+        return sql
+    at = next((i for i in range(opened + 1, len(tokens)) if depth[i] == 0 and _partition_by(tokens, i)), None)
+    if at is None:
+        return sql
+    end = next((i for i in range(at, len(tokens)) if depth[i] == 0 and tokens[i].text.upper() in (
+        "SELECT", "AS", "IGNORE", "REPLACE", "WITH")), len(tokens))
+    return sql[:tokens[at].start] + " " + (sql[tokens[end].start:] if end < len(tokens) else "")
+
+
+def _skip_option(tokens: list[Token], i: int, end: int) -> int:
+    """Past one table option `NAME [=] value` (or `NAME [=] (...)`) at i; i when none starts there."""
+    words = [t.text.upper() for t in tokens[i:min(i + 2, end)]]
+    if words in (["WITH", "VALIDATION"], ["WITHOUT", "VALIDATION"]):
+        return i + 2
+    if words and words[0] in _TABLE_OPTIONS:
+        j = i + 1
+    elif tuple(words) in _TABLE_OPTIONS_2:
+        j = i + 2
+    else:
+        return i
+    if j < end and tokens[j].token_type == TokenType.EQ:
+        j += 1
+    if j < end and tokens[j].text.upper() == "DEFAULT" and words[0] in ("ALGORITHM", "LOCK"):
+        return j + 1
+    if j < end and tokens[j].token_type == TokenType.L_PAREN:
+        depth = 0
+        while j < end:
+            depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(tokens[j].token_type, 0)
+            j += 1
+            if depth == 0:
+                break
+        return j
+    return min(j + 1, end)
+
+
+def _alter_actions(sql: str, tokens: list[Token]) -> str | None:
+    """An ALTER TABLE with only the actions that may change columns or keys, in a form sqlglot reads;
+    None when none is left (the columns stay as they are).
+
+    Dropped: MariaDB's ONLINE and MySQL 5.x's IGNORE after ALTER; table options other than the charset
+    (ENGINE, ROW_FORMAT, ALGORITHM=, LOCK=, ...); partition maintenance (ADD/DROP/TRUNCATE/... PARTITION),
+    and the partition options that end the statement (PARTITION BY ..., REMOVE PARTITIONING);
+    DISCARD/IMPORT TABLESPACE, FORCE, ORDER BY. `ADD [COLUMN] (a INT, b INT)` becomes one ADD per column.
+    """
+    upper = [t.text.upper() for t in tokens]
+    if "TABLE" not in upper[:3]:
+        return sql
+    at = upper.index("TABLE") + 1
+    if at < len(tokens) and upper[at] == "IF":
+        at += 2
+    name_end = at + 1
+    while name_end + 1 < len(tokens) and tokens[name_end].token_type == TokenType.DOT:
+        name_end += 2
+    head = "ALTER TABLE " + _text(sql, tokens[at:name_end])
+    depth = _top_level(tokens)
+    end = len(tokens)
+    for i in range(name_end, len(tokens)):      # partition options: the statement's last clause
+        if depth[i] == 0 and (_partition_by(tokens, i) or upper[i:i + 2] == ["REMOVE", "PARTITIONING"]):
+            end = i
+            break
+    actions: list[str] = []
+    i = name_end
+    partition_names = False     # after `DROP PARTITION p0`: `, p1` is one more name, not an action
+    while i < end:
+        j = i
+        while True:                             # table options, with or without commas between
+            k = _skip_option(tokens, j, end)
+            if k == j:
+                break
+            j = k
+            if j < end and tokens[j].token_type == TokenType.COMMA:
+                j += 1
+        stop = next((k for k in range(j, end) if depth[k] == 0 and tokens[k].token_type == TokenType.COMMA), end)
+        part, words = tokens[j:stop], upper[j:stop]
+        if partition_names and (len(part) == 1 or words[1:] == ["TABLESPACE"]):
+            pass
+        elif not part or words[0] in _NO_COLUMN_ACTIONS or (words[0] in ("ADD", "DROP") and words[1:2] == ["PARTITION"]):
+            partition_names = "PARTITION" in words[1:2] + words[2:3]
+        elif words[0] == "ADD" and (words[1:2] == ["("] or words[1:3] == ["COLUMN", "("]):
+            partition_names = False
+            inner = part[words.index("(") + 1:-1] if part[-1].token_type == TokenType.R_PAREN else []
+            inner_depth = _top_level(inner)
+            start = 0
+            for k, t in enumerate(inner + [None]):
+                if t is None or (inner_depth[k] == 0 and t.token_type == TokenType.COMMA):
+                    if inner[start:k]:
+                        actions.append("ADD COLUMN " + _text(sql, inner[start:k]))
+                    start = k + 1
+            if not inner:
+                actions.append(_text(sql, part))
+        else:
+            actions.append(_text(sql, part))
+            partition_names = False
+        i = stop + 1
+    return head + " " + ", ".join(actions) if actions else None
 
 
 _T = exp.DataType.Type
@@ -167,9 +326,12 @@ def _column(cd: exp.ColumnDef, default_collation: int | None = None) -> ColumnSc
         collation = BINARY_COLLATION
     elif dtype == _T.JSON:
         collation = _JSON_COLLATION
+    # `AS (expr)` and `GENERATED ALWAYS AS (expr)`, VIRTUAL or STORED (PERSISTENT: _normalise_tokens)
+    generated = any(isinstance(c.kind, exp.ComputedColumnConstraint) for c in cd.args.get("constraints") or [])
     return ColumnSchema(name=cd.name, unsigned=dtype in _UNSIGNED,
                         data_type=kind.sql(DIALECT) if kind is not None else "", members=members, fsp=fsp,
-                        kind=dtype.name if dtype is not None else "", collation=collation, text=text)
+                        kind=dtype.name if dtype is not None else "", collation=collation, text=text,
+                        generated=generated)
 
 
 #: Which binlog column types each DDL type may be logged as (a TABLE_MAP of other types
@@ -204,12 +366,8 @@ def _contradiction(table: TableDef, cols: list[ColumnSchema]) -> str | None:
         real = real_type(col.type_code, col.meta)
         if allowed is not None and real not in allowed:
             return (f"column {i + 1} ({known.name}) is {known.data_type} in the schema known here, "
-                    f"{spec.ColumnType(real).name.upper()} in the TABLE_MAP")
+                    f"{spec.COLUMN_TYPE_NAMES.get(real, f'type {real}')} in the TABLE_MAP")
     return None
-
-
-def _quoted(schema: str, table: str) -> str:
-    return f"`{schema}`.`{table}`"
 
 
 class SchemaTracker:
@@ -233,6 +391,13 @@ class SchemaTracker:
         #: Counts the DDL statements seen: what complete() answers changes only with it (and with
         #: server_collation).
         self.generation = 0
+        #: What the reader should be told of the statements replayed (a table forgotten, and why), in
+        #: order; whoever feeds the tracker takes them (rows.observe_schema hands them to its `warn`).
+        self.notes: list[str] = []
+        #: (schema, table) -> why its columns were forgotten (the unknown-names note says it).
+        self.forgotten: dict[Key, str] = {}
+        #: The CREATE TABLE statements that could not be read (from_file names the first).
+        self.unreadable: list[str] = []
 
     @classmethod
     def from_file(cls, path: str | Path, default_db: str = "", default_charset: int | None = None
@@ -240,6 +405,9 @@ class SchemaTracker:
         """The tables of a schema file (mysqldump --no-data); SchemaFileError when it has none."""
         tracker = cls(default_db, default_charset)
         tracker.load_sql(Path(path).read_text(encoding="utf-8", errors="replace"))
+        if not tracker.creates and tracker.unreadable:
+            raise SchemaFileError(f"could not read {_snippet(tracker.unreadable[0])!r} (no CREATE TABLE of the file "
+                                  "could be read)", str(path))
         if not tracker.creates:
             raise SchemaFileError("holds no CREATE TABLE statement (give the output of mysqldump --no-data "
                                   "or mariadb-dump --no-data)", str(path))
@@ -282,16 +450,26 @@ class SchemaTracker:
         if len(words) > 1 and words[1] in ("DATABASE", "SCHEMA"):
             self._database(words[0], tokens[2:])
             return
+        source = query
+        if tokens and "TABLE" in words[:4]:
+            if first == TokenType.ALTER:
+                prepared = _alter_actions(query, tokens)
+                if prepared is None:
+                    return          # no action changes a column
+                if prepared != query:
+                    query, tokens = prepared, _tokenize(prepared)
+            elif first == TokenType.CREATE:
+                query = _without_partitioning(query, tokens)
         if first == TokenType.ALTER and "CONVERT" in (t.text.upper() for t in tokens):
-            self._convert(query, tokens)
+            self._convert(query, tokens, source)
             return
         try:
             statements = _parse(query)
         except (ParseError, TokenError) as exc:
-            self._forget_altered(query, exc)
+            self._unreadable(source, exc)
             return
         for st in statements:
-            self._apply(st, source=query)
+            self._apply(st, source=source)
 
     # ------------------------------------------------------------ replaying
     def _key(self, table: exp.Table) -> Key:
@@ -315,11 +493,15 @@ class SchemaTracker:
     def _apply(self, st: exp.Expression, source: str = "") -> None:
         if isinstance(st, exp.Use):
             self.default_db = st.this.name if st.this is not None else self.default_db
-        elif isinstance(st, exp.Create) and st.kind == "TABLE" and isinstance(st.this, exp.Schema):
+        elif isinstance(st, (exp.Create, exp.Drop)) and st.kind == "TABLE" and _temporary(st):
+            return          # a temporary table never reaches a row event, nor changes the real one
+        elif isinstance(st, exp.Create) and st.kind == "TABLE" and isinstance(st.this, exp.Schema) \
+                and st.args.get("expression") is None:
             self.creates += 1
             key = self._key(st.this.this)
             if st.args.get("exists") and key in self.tables:
                 return      # CREATE TABLE IF NOT EXISTS of a known table changes nothing
+            self.forgotten.pop(key, None)
             # the table's default: its own, else its database's at this moment (kept for ADD COLUMN)
             own = _charset_option((st.args.get("properties") or exp.Properties()).expressions)
             default = own if own is not None else self.database_charsets.get(key[0])
@@ -329,8 +511,15 @@ class SchemaTracker:
                 self.table_charsets.pop(key, None)
             self.tables[key] = [_column(cd, default) for cd in st.this.expressions if isinstance(cd, exp.ColumnDef)]
             self.keys[key] = _create_keys(st.this.expressions)
+        elif isinstance(st, exp.Create) and st.kind == "TABLE" and _like_source(st) is not None:
+            self._like(self._key(st.this), self._key(_like_source(st)), bool(st.args.get("exists")), source)
         elif isinstance(st, exp.Create) and st.kind == "TABLE" and st.args.get("expression") is not None:
-            self._drop(self._key(st.this))  # CREATE TABLE ... SELECT/LIKE: columns unknown here
+            # CREATE TABLE ... [AS] SELECT: the SELECT's columns cannot be known offline
+            table = st.this.this if isinstance(st.this, exp.Schema) else st.this
+            key = self._key(table)
+            if not (st.args.get("exists") and key in self.tables):
+                self._forget(key, source, "the columns of CREATE TABLE ... SELECT cannot be known offline",
+                             always=True)
         elif isinstance(st, exp.Drop) and st.kind == "TABLE":
             for t in st.expressions if st.expressions else []:
                 self._drop(self._key(t))
@@ -339,9 +528,25 @@ class SchemaTracker:
         elif isinstance(st, (exp.Create, exp.Drop)) and st.kind == "INDEX":
             self._index_statement(st)
         elif isinstance(st, exp.Alter) and st.args.get("kind") == "TABLE":
-            self._alter(st)
+            self._alter(st, source)
         elif isinstance(st, exp.Command) and st.this.upper() == "ALTER":
             self._forget_altered(source or st.sql(DIALECT), "unsupported ALTER syntax")
+
+    def _like(self, key: Key, src: Key, exists: bool, source: str) -> None:
+        """CREATE TABLE key LIKE src: src's known shape, keys and default charset."""
+        if exists and key in self.tables:
+            return
+        self.creates += 1
+        if src not in self.tables:
+            self._forget(key, source, f"the shape of {quote_table(*src)} is not known", always=True)
+            return
+        self.forgotten.pop(key, None)
+        self.tables[key] = list(self.tables[src])
+        self.keys[key] = dict(self.keys.get(src, {}))
+        if src in self.table_charsets:
+            self.table_charsets[key] = self.table_charsets[src]
+        else:
+            self.table_charsets.pop(key, None)
 
     def _database(self, verb: str, tokens: list[Token]) -> None:
         """CREATE / ALTER / DROP DATABASE (or SCHEMA): the database's default charset."""
@@ -363,28 +568,28 @@ class SchemaTracker:
         if collation is not None:
             self.database_charsets[name] = collation
 
-    def _convert(self, query: str, tokens: list[Token]) -> None:
+    def _convert(self, query: str, tokens: list[Token], source: str = "") -> None:
         """ALTER TABLE t CONVERT TO CHARACTER SET x [COLLATE y]: every text column and the default."""
         upper = [t.text.upper() for t in tokens]
         try:
             at = upper.index("TABLE") + 1
             conv = upper.index("CONVERT")
         except ValueError:
-            self._forget_altered(query, "unsupported ALTER syntax")
+            self._forget_altered(source or query, "unsupported ALTER syntax")
             return
         parts = [t.text for t in tokens[at:conv] if t.token_type != TokenType.DOT]
         key = (parts[0], parts[1]) if len(parts) == 2 else (self.default_db, parts[0] if parts else "")
         collation = _charset_option_tokens(tokens[conv + 2:])
         others = [w for w in upper[conv + 2:] if w == ","]
         if collation is None or others:
-            self._forget_altered(query, "unsupported ALTER syntax")
+            self._forget_altered(source or query, "CONVERT TO CHARACTER SET with other actions is not replayed")
             return
         self.table_charsets[key] = collation
         cols = self.tables.get(key)
         if cols is not None:
             cols[:] = [dataclasses.replace(c, collation=collation) if c.text else c for c in cols]
 
-    def _alter(self, st: exp.Alter) -> None:
+    def _alter(self, st: exp.Alter, source: str = "") -> None:
         key = self._key(st.this)
         cols = self.tables.get(key)
         own = _charset_option(st.args.get("options") or [])
@@ -404,15 +609,8 @@ class SchemaTracker:
                 _alter_keys(self.keys[key], action)
             if isinstance(action, exp.ColumnDef):
                 new = _column(action, default)
-                pos = action.args.get("position")
-                if pos is None:
+                if not _place(cols, new, action.args.get("position")):
                     cols.append(new)
-                elif pos.args.get("position") == "FIRST":
-                    cols.insert(0, new)
-                else:
-                    after = pos.this.name
-                    idx = next((i for i, c in enumerate(cols) if c.name.lower() == after.lower()), len(cols) - 1)
-                    cols.insert(idx + 1, new)
             elif isinstance(action, exp.Drop) and str(action.args.get("kind", "")).upper() == "COLUMN":
                 names = {t.name.lower() for t in action.args.get("tables") or []}
                 cols[:] = [c for c in cols if c.name.lower() not in names]
@@ -420,9 +618,18 @@ class SchemaTracker:
                 new = _column(action.this, default)
                 old = action.args.get("rename_from")
                 old_name = (old.name if old is not None else new.name).lower()
-                for i, c in enumerate(cols):
-                    if c.name.lower() == old_name:
-                        cols[i] = new
+                at = next((i for i, c in enumerate(cols) if c.name.lower() == old_name), None)
+                if at is None:
+                    self._forget(key, source, f"it has no column {old_name}")
+                    return
+                position = action.this.args.get("position")
+                if position is None:
+                    cols[at] = new
+                else:                   # MODIFY / CHANGE ... FIRST | AFTER x: the column moves
+                    del cols[at]
+                    if not _place(cols, new, position):
+                        self._forget(key, source, f"it has no column {position.this.name}")
+                        return
             elif isinstance(action, exp.RenameColumn):
                 old, new_name = action.this.name.lower(), action.args["to"].name
                 for i, c in enumerate(cols):
@@ -450,6 +657,20 @@ class SchemaTracker:
             if s in self.tables:
                 self._move(s, d)
 
+    def _unreadable(self, query: str, exc: Exception) -> None:
+        """A CREATE or ALTER TABLE sqlglot cannot read."""
+        if _first_token(query) == TokenType.CREATE and "TABLE" in (t.text.upper() for t in leading_tokens(query)[:4]):
+            self.unreadable.append(query)
+        self._forget_altered(query, _why(exc))
+
+    def _forget(self, key: Key, query: str, why: str, always: bool = False) -> None:
+        """Forget a table's columns rather than keep a wrong shape, and say so (once per statement)
+        when it was known (`always`: also when it was not)."""
+        known = self._drop(key) is not None
+        self.forgotten[key] = f"{_snippet(query)!r}: {why}" if query else why
+        if known or always:
+            self.notes.append(f"cannot replay {_snippet(query)!r} ({why}); forgetting {quote_table(*key)}")
+
     def _forget_altered(self, query: str, why: object) -> None:
         """An ALTER (or CREATE) TABLE we cannot replay: forget the table rather than keep wrong names."""
         try:
@@ -457,20 +678,20 @@ class SchemaTracker:
         except TokenError:
             return
         upper = [t.text.upper() for t in tokens]
-        if not upper or upper[0] not in ("ALTER", "CREATE") or "TABLE" not in upper[:4]:
+        if not upper or upper[0] not in ("ALTER", "CREATE") or "TABLE" not in upper[:4] or "TEMPORARY" in upper[:3]:
             return
         at = upper.index("TABLE") + 1
         if upper[at:at + 3] == ["IF", "NOT", "EXISTS"]:
             return      # a table already known stays as it is; an unknown one stays unknown
+        if upper[at:at + 2] == ["IF", "EXISTS"]:
+            at += 2
         parts = [tokens[at].text] if at < len(tokens) else []
         if at + 2 < len(tokens) and tokens[at + 1].token_type == TokenType.DOT:
             parts = [tokens[at].text, tokens[at + 2].text]
         if not parts:
             return
         key = (parts[0], parts[1]) if len(parts) == 2 else (self.default_db, parts[0])
-        if self._drop(key) is not None:
-            warnings.warn(SchemaWarning(f"cannot replay {query[:80]!r} ({why}); forgetting {key[0]}.{key[1]}"),
-                          stacklevel=3)
+        self._forget(key, query, str(why), always=upper[0] == "CREATE")
 
     # ------------------------------------------------------------ answering
     def columns(self, schema: str, table: str) -> list[ColumnSchema] | None:
@@ -481,11 +702,13 @@ class SchemaTracker:
         columns match it (`ev`: the TABLE_MAP_EVENT, named in the notes). What the TABLE_MAP's own
         metadata says is kept."""
         cols = self.columns(table.schema, table.table)
-        where = _quoted(table.schema, table.table)
+        where = quote_table(table.schema, table.table)
         if cols is None:
             if table.has_names:
                 return table
-            return _noted(table, ("names", f"column names of {where} are unknown (shown as @1, @2, ...): "
+            why = self.forgotten.get((table.schema, table.table))
+            why = f" (its columns were forgotten: {why})" if why else ""
+            return _noted(table, ("names", f"column names of {where} are unknown{why} (shown as @1, @2, ...): "
                                            "give its CREATE TABLE with --schema FILE (mysqldump --no-data), "
                                            "or log with binlog_row_metadata=FULL"))
         wrong = _contradiction(table, cols)
@@ -525,8 +748,10 @@ class SchemaTracker:
                 # neither that nor n (see values.old_temporal_size).
                 changes["meta"] = {"fsp": known.fsp}
             new_columns.append(dataclasses.replace(col, **changes) if changes else col)
+        generated = tuple(known.generated for known in cols)
         done = self._with_keys(dataclasses.replace(table, columns=tuple(new_columns), has_names=True,
-                                                   has_signedness=True))
+                                                   has_signedness=True,
+                                                   generated=generated if any(generated) else table.generated))
         if guessed:
             done = _noted(done, ("charset", f"{where}: the charset of {', '.join(guessed)} is in no DDL: guessed "
                                             f"{charset_name(self.server_collation)}, the server's (Q_CHARSET_CODE); "
@@ -567,6 +792,50 @@ class SchemaTracker:
         unique = tuple(k for k in (resolve(cols) for name, cols in keys.items() if name != "primary") if k)
         return dataclasses.replace(table, primary_key=primary, unique_keys=unique)
 
+
+
+def _snippet(query: str) -> str:
+    """A statement as a message names it: white space collapsed, its first 80 characters."""
+    return " ".join(query.split())[:80]
+
+
+def _why(exc: Exception) -> str:
+    """A parse error's first line, without the terminal's underline codes sqlglot puts in it."""
+    lines = str(exc).splitlines()
+    return re.sub(r"\x1b\[[0-9;]*m", "", lines[0] if lines else type(exc).__name__)
+
+
+def _temporary(st: exp.Create | exp.Drop) -> bool:
+    """CREATE TEMPORARY TABLE / DROP TEMPORARY TABLE."""
+    if isinstance(st, exp.Drop):
+        return bool(st.args.get("temporary"))
+    props = st.args.get("properties")
+    return props is not None and any(isinstance(p, exp.TemporaryProperty) for p in props.expressions)
+
+
+def _like_source(st: exp.Create) -> exp.Table | None:
+    """The table of CREATE TABLE ... LIKE t (None for other CREATEs)."""
+    props = st.args.get("properties")
+    for p in props.expressions if props is not None else ():
+        if isinstance(p, exp.LikeProperty) and isinstance(p.this, exp.Table):
+            return p.this
+    return None
+
+
+def _place(cols: list[ColumnSchema], new: ColumnSchema, position: exp.ColumnPosition | None) -> bool:
+    """Put a column where `FIRST` / `AFTER x` says (False, and nothing done, when there is no such
+    place: no position, or no column x)."""
+    if position is None:
+        return False
+    if position.args.get("position") == "FIRST":
+        cols.insert(0, new)
+        return True
+    after = position.this.name.lower() if position.this is not None else None
+    idx = next((i for i, c in enumerate(cols) if c.name.lower() == after), None)
+    if idx is None:
+        return False
+    cols.insert(idx + 1, new)
+    return True
 
 
 def _noted(table: TableDef, note: tuple[str, str]) -> TableDef:
@@ -621,6 +890,15 @@ def _charset_option_tokens(tokens: list[Token]) -> int | None:
     return charset or collate
 
 
+def _past_quoted(sql: str, i: int) -> int:
+    """Where the quoted string or identifier starting at `sql[i]` ends (past its closing quote):
+    backslash escapes in strings, none in `identifiers`."""
+    quote, j, n = sql[i], i + 1, len(sql)
+    while j < n and sql[j] != quote:
+        j += 2 if sql[j] == "\\" and quote != "`" else 1
+    return j + 1
+
+
 def unwrap_executable_comments(sql: str) -> str:
     """The text with `/*!NNNNN ... */` and `/*M!NNNNNN ... */` opened: MySQL and MariaDB run what
     they hold (mysqldump writes `CREATE DATABASE ... /*!40100 DEFAULT CHARACTER SET utf8mb4 */`).
@@ -630,10 +908,7 @@ def unwrap_executable_comments(sql: str) -> str:
     while i < n:
         c = sql[i]
         if c in "'\"`":
-            j = i + 1
-            while j < n and sql[j] != c:
-                j += 2 if sql[j] == "\\" and c != "`" else 1
-            i = j + 1
+            i = _past_quoted(sql, i)
         elif sql.startswith("/*", i):
             j = i + 2 + sql.startswith("M!", i + 2)
             if sql.startswith("!", j):
@@ -683,10 +958,7 @@ def script_statements(sql: str) -> list[str]:
             at_line_start = True
             i += 1
         elif c in "'\"`":
-            j = i + 1
-            while j < n and sql[j] != c:
-                j += 2 if sql[j] == "\\" and c != "`" else 1
-            i = j + 1
+            i = _past_quoted(sql, i)
         elif sql.startswith("/*", i):
             end = sql.find("*/", i + 2)
             i = n if end < 0 else end + 2

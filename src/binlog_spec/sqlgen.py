@@ -16,6 +16,11 @@ class SqlGenerationError(BinlogError):
     """A row change cannot be written as SQL that would run (names unknown, partial images)."""
 
 
+class RowRefusedError(SqlGenerationError):
+    """One row cannot be written exactly (a column of its WHERE clause no condition matches): the
+    script leaves that row out, with a comment in its place, and goes on (sqlscript)."""
+
+
 @dataclass(frozen=True)
 class SqlOptions:
     complete_insert: bool = False
@@ -31,8 +36,10 @@ _INVERSE = {rows.INSERT: rows.DELETE, rows.DELETE: rows.INSERT, rows.UPDATE: row
 
 
 def _columns(t: TableDef) -> list[tuple[int, str]]:
-    """(index, name) of the columns to write: invisible ones (COLUMN_VISIBILITY) are left out."""
-    return [(i, n) for i, n in enumerate(t.names) if not t.visible or t.visible[i]]
+    """(index, name) of the columns to write: invisible ones (COLUMN_VISIBILITY) are left out, and
+    generated ones (TableDef.generated: the server computes them and refuses a value, error 3105)."""
+    return [(i, n) for i, n in enumerate(t.names) if (not t.visible or t.visible[i])
+            and not (t.generated and t.generated[i])]
 
 
 def _check(rc: RowChange, image: dict[str, Any], full: bool) -> None:
@@ -67,7 +74,7 @@ def _where(rc: RowChange, image: dict[str, Any], opts: SqlOptions) -> tuple[str,
         try:
             parts.append(match(quote_identifier(n), image[n], t.columns[i], opts.mysql_json))
         except InexactMatch as exc:
-            raise SqlGenerationError(f"row {rc.row_index} of `{t.schema}`.`{t.table}`: column `{n}` cannot be "
+            raise RowRefusedError(f"row {rc.row_index} of `{t.schema}`.`{t.table}`: column `{n}` cannot be "
                                      f"matched exactly in a WHERE clause ({exc}), and the table has no key "
                                      "known (binlog_row_metadata=FULL, its CREATE TABLE in the binlog, or "
                                      "--schema give it)", file=rc.file, offset=rc.pos) from None
@@ -83,7 +90,7 @@ def build_insert(rc: RowChange, image: dict[str, Any], opts: SqlOptions) -> str:
     verb = "REPLACE" if opts.replace else "INSERT"
     cols = [(i, n) for i, n in _columns(t) if n in image]
     values = ", ".join(_lit(t, i, image[n], opts) for i, n in cols)
-    if opts.complete_insert or len(cols) != len(_columns(t)):
+    if opts.complete_insert or len(cols) != len(_columns(t)) or any(t.generated):
         names = ", ".join(quote_identifier(n) for _, n in cols)
         return f"{verb} INTO {_target(t, opts)} ({names}) VALUES ({values});"
     return f"{verb} INTO {_target(t, opts)} VALUES ({values});"
