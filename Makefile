@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 DEMO_FILE := fixtures/demo/mariadb-bin.000001
 
-.PHONY: all setup apt demo test build check-generated fuzz bench bench-rows bench-analyze bench-spark clean
+.PHONY: all setup apt demo test build check-generated fuzz bench bench-rows bench-analyze bench-spark bench-speed clean
 
 all: demo
 
@@ -68,6 +68,10 @@ bench-analyze: setup
 
 bench-spark: setup
 	$(PY) benchmarks/bench_spark.py
+
+# Issue 16's targets side by side with mariadb-binlog: `make bench-speed SCALE=0.2 ROUNDS=5`.
+bench-speed: setup
+	$(PY) benchmarks/bench_speed.py $(if $(SCALE),--scale $(SCALE)) $(if $(ROUNDS),--rounds $(ROUNDS))
 
 clean:
 	rm -rf $(VENV) node_modules build dist src/*.egg-info

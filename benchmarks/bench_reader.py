@@ -39,11 +39,12 @@ import re
 import shutil
 import statistics
 import subprocess
-import tempfile
 import sys
 import time
 from pathlib import Path
 
+import child
+from child import GNU_TIME
 from machine import describe
 from revision import git, package_snapshot
 from docsection import OUT, publish, without_output
@@ -122,38 +123,14 @@ def command_for(mode: str, path: str) -> list[str]:
     raise ValueError(mode)
 
 
-#: GNU time measures each child's peak RSS. os.wait4/RUSAGE_CHILDREN would not do: Linux gives a
-#: child at least the parent's own high-water RSS (fork/vfork + exec), so a child spawned by a
-#: 200 MiB parent reports 200 MiB even for `python -c pass`. GNU time is a ~2 MiB parent.
-GNU_TIME = shutil.which("time", path="/usr/bin:/bin")
-TIME_FORMAT = "maxrss_kib=%M user_s=%U sys_s=%S"
-
 #: Environment of every child (PYTHONPATH points at a snapshot with --rev).
 CHILD_ENV = dict(os.environ)
 
 
 def run_child(cmd: list[str], capture: bool) -> dict:
-    """Spawn cmd: its wall time (spawn to exit), CPU time and peak RSS (that child only)."""
-    # Output goes to /dev/null or to temporary files, never to pipes: the child can never block
-    # on a full pipe while the parent waits.
-    with open(os.devnull, "wb") as devnull, tempfile.TemporaryFile() as out, \
-            tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile("r") as tm:
-        full = [GNU_TIME, "-o", tm.name, "-f", TIME_FORMAT, *cmd] if GNU_TIME else cmd
-        t0 = time.perf_counter()
-        p = subprocess.Popen(full, stdout=out if capture else devnull, stderr=err, env=CHILD_ENV)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t0
-        p.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
-        timed = dict(re.findall(r"(\w+)=([\d.]+)", tm.read()))
-    if GNU_TIME and timed:
-        rss_mib, cpu = int(timed["maxrss_kib"]) / 1024, float(timed["user_s"]) + float(timed["sys_s"])
-    else:  # fallback: an upper bound, see GNU_TIME
-        rss_mib, cpu = ru.ru_maxrss / 1024, ru.ru_utime + ru.ru_stime
-    return {"cmd": cmd, "rc": p.returncode, "wall_s": wall, "cpu_s": cpu, "maxrss_mib": rss_mib,
-            "stdout": stdout, "stderr": stderr[-2000:]}
+    """Spawn cmd, unpinned: its wall time (spawn to exit), CPU time and peak RSS (child.run_child;
+    GNU time measures the child's own peak RSS, see there)."""
+    return child.run_child(cmd, env=CHILD_ENV, capture=capture, cpus=None)
 
 
 def measure(mode: str, path: str) -> dict:
@@ -244,6 +221,8 @@ def qualname(file: str, line: int, func: str) -> str:
     try:
         lines = _SOURCE_LINES.setdefault(file, Path(file).read_text(encoding="utf-8").splitlines())
     except OSError:
+        return func
+    if line > len(lines):   # code made at run time and credited to a file (e.g. by exec)
         return func
     names, indent = [func], len(lines[line - 1]) - len(lines[line - 1].lstrip())
     for text in reversed(lines[:line - 1]):

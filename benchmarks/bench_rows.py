@@ -5,8 +5,8 @@
     .venv/bin/python benchmarks/bench_rows.py --quick          # smoke run: 100k-row workload, 1 repetition
     .venv/bin/python benchmarks/bench_rows.py --baseline HEAD  # also measure that commit's decoder
 
-Workload (WORKLOAD_VERSION; made once by a private MariaDB server, fixtures/mariadb_server.py,
-and cached under benchmarks/data/, which git ignores): a sysbench table
+Workload (workloads.sbtest: made once by a private MariaDB server, fixtures/mariadb_server.py,
+and cached outside the repository, see benchmarks/workloads.py): a sysbench table
 `sbtest1(id INT PRIMARY KEY, k INT, c CHAR(120), pad CHAR(60))`, N rows inserted 1000 per
 INSERT and 10 INSERTs per transaction, then N/5 rows updated (`UPDATE ... SET k=k+1 WHERE id
 BETWEEN`, 1000 rows per statement) and N/10 deleted (1000 per statement); N = 1,000,000.
@@ -38,120 +38,33 @@ import cProfile
 import json
 import os
 import pstats
-import random
 import re
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+from child import run_child
 from machine import describe
 from revision import git, package_snapshot
 from docsection import DOC, OUT, publish, without_output
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"
-DATA = BENCH / "data"
 SECTION = "## Row decoder (issue: row decoding)"
 COMMAND = ".venv/bin/python benchmarks/bench_rows.py"
 sys.path.insert(0, str(ROOT / "fixtures"))
 
 from mariadb_server import MariaDBServer  # noqa: E402
+from workloads import BINLOG_NAME, ensure, sbtest  # noqa: E402
 
-#: Bump when the workload changes: the cache key of the generated binlog.
-WORKLOAD_VERSION = 1
 DEFAULT_ROWS = 1_000_000
-ROWS_PER_STATEMENT = 1000
-STATEMENTS_PER_TRANSACTION = 10
-BINLOG_NAME = "mariadb-bin.000001"
-
-#: Server settings for the generation: a bigger buffer pool and lazy flushing (the data does not
-#: need to survive a crash; the binlog is closed cleanly by FLUSH BINARY LOGS and shutdown).
-GEN_ARGS = ["--innodb-buffer-pool-size=1G", "--innodb-log-file-size=256M", "--innodb-flush-log-at-trx-commit=0",
-            "--sync-binlog=0", "--max-binlog-size=1G"]
 
 PMR_VENV = Path("/tmp/bench-rows-pmr-venv")
 PMR_PACKAGES = ["mysql-replication", "PyMySQL"]
 PMR_USER = "bench"
-
-
-# ---------------------------------------------------------------- workload
-def workload_dir(rows: int) -> Path:
-    return DATA / f"sbtest-v{WORKLOAD_VERSION}-{rows}"
-
-
-def _sysbench_text(rng: random.Random, groups: int) -> str:
-    """sysbench's c/pad values: groups of 11 random digits joined by '-' (119 / 59 characters)."""
-    return "-".join(f"{rng.randrange(10 ** 11):011d}" for _ in range(groups))
-
-
-def workload_sql(rows: int, seed: int = 1):
-    """The workload as chunks of SQL text (a few MB each), in order."""
-    rng = random.Random(seed)
-    yield ("CREATE DATABASE sbtest;\n"
-           "CREATE TABLE sbtest.sbtest1 (id INT NOT NULL, k INT NOT NULL DEFAULT 0, "
-           "c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', PRIMARY KEY (id), KEY k_1 (k)) "
-           "ENGINE=InnoDB;\n")
-    per_tx = ROWS_PER_STATEMENT * STATEMENTS_PER_TRANSACTION
-    for tx_start in range(1, rows + 1, per_tx):
-        parts = ["BEGIN;\n"]
-        for st_start in range(tx_start, min(tx_start + per_tx, rows + 1), ROWS_PER_STATEMENT):
-            values = ",".join(f"({i},{rng.randint(1, rows)},'{_sysbench_text(rng, 10)}','{_sysbench_text(rng, 5)}')"
-                              for i in range(st_start, min(st_start + ROWS_PER_STATEMENT, rows + 1)))
-            parts.append(f"INSERT INTO sbtest.sbtest1 (id, k, c, pad) VALUES {values};\n")
-        parts.append("COMMIT;\n")
-        yield "".join(parts)
-    # Updates: the first N/5 ids; deletes: the last N/10 ids (both in 1000-row statements).
-    yield from _range_statements("UPDATE sbtest.sbtest1 SET k=k+1", 1, rows // 5)
-    yield from _range_statements("DELETE FROM sbtest.sbtest1", rows - rows // 10 + 1, rows)
-
-
-def _range_statements(head: str, first: int, last: int):
-    statements = [f"{head} WHERE id BETWEEN {a} AND {min(a + ROWS_PER_STATEMENT - 1, last)};\n"
-                  for a in range(first, last + 1, ROWS_PER_STATEMENT)]
-    for i in range(0, len(statements), STATEMENTS_PER_TRANSACTION):
-        yield "BEGIN;\n" + "".join(statements[i:i + STATEMENTS_PER_TRANSACTION]) + "COMMIT;\n"
-
-
-def ensure_workload(rows: int) -> dict:
-    """The cached binlog of the workload (generated first when missing) and its description."""
-    wdir = workload_dir(rows)
-    meta_file = wdir / "workload.json"
-    if meta_file.exists():
-        meta = json.loads(meta_file.read_text(encoding="utf-8"))
-        if (wdir / BINLOG_NAME).exists() and meta.get("version") == WORKLOAD_VERSION:
-            return meta
-    print(f"generating the workload ({rows:,} rows) into {wdir.relative_to(ROOT)} ...", file=sys.stderr)
-    t0 = time.perf_counter()
-    tmp = wdir.with_name(wdir.name + ".part")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    with MariaDBServer(extra_args=GEN_ARGS) as srv:
-        version = srv.sql("SELECT VERSION()").strip()
-        for chunk in workload_sql(rows):
-            srv.sql(chunk)
-        srv.sql("FLUSH BINARY LOGS")
-        first = srv.binlogs()[0]
-        if first.name != BINLOG_NAME:
-            raise SystemExit(f"bench_rows: the server's first binlog is {first.name}, expected {BINLOG_NAME}")
-        count = int(srv.sql("SELECT COUNT(*) FROM sbtest.sbtest1").strip())
-        srv.stop()    # a clean shutdown: the binlog is complete and closed
-        shutil.copyfile(first, tmp / BINLOG_NAME)
-    expected = rows - rows // 10
-    if count != expected:
-        raise SystemExit(f"bench_rows: the table holds {count} rows, expected {expected}")
-    meta = {"version": WORKLOAD_VERSION, "rows": rows, "inserts": rows, "updates": rows // 5,
-            "deletes": rows // 10, "row_changes": rows + rows // 5 + rows // 10,
-            "server_version": version, "binlog": BINLOG_NAME,
-            "bytes": (tmp / BINLOG_NAME).stat().st_size, "generated_in_s": round(time.perf_counter() - t0, 1)}
-    (tmp / "workload.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
-    shutil.rmtree(wdir, ignore_errors=True)
-    tmp.rename(wdir)
-    print(f"  done in {meta['generated_in_s']} s: {meta['bytes']:,} bytes", file=sys.stderr)
-    return meta
 
 
 # ---------------------------------------------------------------- python-mysql-replication
@@ -256,10 +169,6 @@ TOOL_TITLES = {
     "startup": "`python -c 'import binlog_spec.rows.decoder'` (interpreter start and imports)",
 }
 
-GNU_TIME = shutil.which("time", path="/usr/bin:/bin")
-TASKSET = shutil.which("taskset")
-TIME_FORMAT = "maxrss_kib=%M user_s=%U sys_s=%S"
-
 
 def cli_path() -> str:
     exe = Path(sys.executable).parent / "binlog-spec"
@@ -287,34 +196,6 @@ def command_for(tool: str, path: str, ctx: dict) -> tuple[list[str], dict | None
     if tool == "pmr":
         return [ctx["pmr"]["python"], "-c", PMR_CODE, "127.0.0.1", str(ctx["port"]), PMR_USER, BINLOG_NAME], None
     raise ValueError(tool)
-
-
-def run_child(cmd: list[str], env: dict | None, capture: bool, pin: bool = True) -> dict:
-    """Spawn cmd (pinned to CPU 0 with taskset): wall time from spawn to exit, CPU time and peak RSS.
-
-    GNU time measures the peak RSS of its child alone (os.wait4 would report at least this
-    script's own high-water mark, inherited through fork). Output goes to /dev/null or a file,
-    never a pipe, so that a child never waits on this script."""
-    with open(os.devnull, "wb") as devnull, tempfile.TemporaryFile() as out, \
-            tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile("r") as tm:
-        full = ([TASKSET, "-c", "0"] if pin and TASKSET else []) + cmd
-        if GNU_TIME:
-            full = [GNU_TIME, "-o", tm.name, "-f", TIME_FORMAT, *full]
-        t0 = time.perf_counter()
-        p = subprocess.Popen(full, stdout=out if capture else devnull, stderr=err, env=env)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t0
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
-        timed = dict(re.findall(r"(\w+)=([\d.]+)", tm.read()))
-    rc = os.waitstatus_to_exitcode(status)
-    if GNU_TIME and timed:
-        rss, cpu = int(timed["maxrss_kib"]) / 1024, float(timed["user_s"]) + float(timed["sys_s"])
-    else:  # an upper bound, see above
-        rss, cpu = ru.ru_maxrss / 1024, ru.ru_utime + ru.ru_stime
-    return {"cmd": cmd, "rc": rc, "wall_s": wall, "cpu_s": cpu, "maxrss_mib": rss, "stdout": stdout,
-            "stderr": stderr[-3000:]}
 
 
 def measure(tool: str, path: str, ctx: dict) -> dict:
@@ -466,11 +347,11 @@ def report(mach: dict, meta: dict, args, summary: list[dict], startup: dict, tg:
         "Reproduce:",
         "",
         "```sh",
-        f"{COMMAND}                     # generates the workload first when benchmarks/data/ lacks it",
+        f"{COMMAND}                     # generates the workload first when the cache lacks it",
         f"{COMMAND} --baseline {ctx['baseline_sha'][:12] if args.baseline else 'REV'}   # also that commit's decoder",
         "```",
         "",
-        f"Workload (version {meta['version']}, made by {meta['server_version']} in {meta['generated_in_s']} s): "
+        f"Workload (key {meta['key']}, made by {meta['server_version']} in {meta['generated_in_s']} s): "
         f"`sbtest1(id INT PRIMARY KEY, k INT, c CHAR(120), pad CHAR(60))` in the server's default charset "
         f"(latin1), {meta['inserts']:,} rows inserted 1000 per INSERT and 10 INSERTs per transaction, "
         f"{meta['updates']:,} updated (`SET k=k+1`, 1000 rows per statement) and {meta['deletes']:,} deleted "
@@ -564,8 +445,9 @@ def main(argv: list[str] | None = None) -> int:
     t_start = time.perf_counter()
     date_start = time.strftime("%Y-%m-%d %H:%M %Z")
     load_start = f"{os.getloadavg()[0]:.2f}"
-    meta = ensure_workload(rows)
-    path = str(workload_dir(rows) / BINLOG_NAME)
+    workload = sbtest(rows)
+    meta = ensure(workload)
+    path = str(workload.path())
     if args.generate_only:
         print(json.dumps(meta))
         return 0

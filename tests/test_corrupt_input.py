@@ -64,11 +64,43 @@ def test_a_rows_event_of_no_columns_stops_every_command_with_its_offset(tmp_path
     r = run_cli("analyze", "--format", "json", str(p))
     assert r.returncode == 1 and f"offset {ROWS_AT}" in r.stderr and "Traceback" not in r.stderr
     r = run_cli("sql", "-v", str(p))
-    # exit 0, nothing on stderr but the warning that the table's names are unknown (or exit 3)
-    warnings_only = all(line.startswith("binlog-spec: warning: column names of `d`.`t` are unknown")
-                        for line in r.stderr.splitlines())
-    assert (r.returncode == 0 and warnings_only) or r.returncode == 3
-    assert r.returncode == 3 or f"# rows not decoded: {p}: offset {ROWS_AT}: WRITE_ROWS_EVENT" in r.stdout
+    # a count the writer cannot read (0xFB, 0xFF) stops it (exit 3, the offset named); a count of 0:
+    # the BINLOG block is written, its rows are a comment, a warning and exit 1 (as analyze)
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+    if count != b"\x00" and r.returncode == 3:
+        assert f"{p}: offset {ROWS_AT}: WRITE_ROWS_EVENT" in r.stderr
+        return
+    assert r.returncode == 1, r.stderr
+    assert f"# rows not decoded: {p}: offset {ROWS_AT}: WRITE_ROWS_EVENT" in r.stdout
+    assert f"binlog-spec: warning: {p}: offset {ROWS_AT}: WRITE_ROWS_EVENT" in r.stderr
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+
+
+def test_sql_verbose_names_rows_it_cannot_decode_on_stderr_and_exits_1(tmp_path):
+    """The reviewer's case: sakila with the WRITE_ROWS column count set to 0. The script keeps the
+    event's BINLOG block (its bytes are the event's) and a comment under it; stderr names the event."""
+    p = binlog(tmp_path, event(19, TM), event(30, rows_body(b"\x00")))
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(["sql", "-vv", str(p)], out, err)
+    assert code == cli.EXIT_WARNINGS
+    script = out.getvalue()
+    assert "BINLOG '" in script and f"# at {ROWS_AT}" in script
+    assert f"# rows not decoded: {p}: offset {ROWS_AT}: WRITE_ROWS_EVENT" in script
+    assert f"binlog-spec: warning: {p}: offset {ROWS_AT}: WRITE_ROWS_EVENT" in err.getvalue()
+
+
+def test_sql_verbose_lets_an_unexpected_exception_reach_the_internal_error_rule(tmp_path, monkeypatch):
+    """Only typed decode errors (BinlogError) become a `# rows not decoded` comment: a bare
+    ValueError/TypeError/KeyError in the decoder is a bug, exit 70."""
+    p = binlog(tmp_path, event(19, TM), event(30, rows_body(b"\x01", b"\x01")))
+
+    def broken(self, ev):
+        raise KeyError("bug")
+        yield  # pragma: no cover
+    monkeypatch.setattr(rows.RowDecoder, "feed", broken)
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["sql", "-v", str(p)], out, err) == cli.EXIT_INTERNAL
+    assert "internal error" in err.getvalue() and "rows not decoded" not in out.getvalue()
 
 
 def test_a_rows_event_of_no_columns_is_a_rows_layout_error_in_the_library(tmp_path):

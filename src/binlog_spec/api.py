@@ -27,23 +27,27 @@ from binlog_spec.stream.filters import FilterOptions, filter_events
 
 
 def select_events(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None,
-                  notify: Callable[[str, str], None] | None = None) -> Iterable[Event]:
+                  notify: Callable[[str, str], None] | None = None,
+                  warn: Callable[[str], None] | None = None) -> Iterable[Event]:
     """The events the filters keep; with `schema` (a SchemaTracker), every event is seen by it first, so
     the filters choose what is output, never what is learnt. `files` are the names of the run's files
-    (for --start-position / --stop-position), `notify(kind, message)` hears the filters' notes."""
+    (for --start-position / --stop-position), `notify(kind, message)` hears the filters' notes, `warn`
+    what the schema says of a statement it replays (a table forgotten, and why)."""
     if schema is not None:
-        events = observe_schema(events, schema)
+        events = observe_schema(events, schema, warn)
     return filter_events(events, filters, files, notify) if filters.active else events
 
 
-def write_sql(events: Iterable[Event], options, rollback: bool = False, not_undone=None, warn=None) -> Iterator[str]:
+def write_sql(events: Iterable[Event], options, rollback: bool = False, not_undone=None, warn=None,
+              refused=None) -> Iterator[str]:
     """The lines of a SQL script of the events (--sql, --sql2): forward, or with `rollback` what undoes
     their row changes, last transaction first (the statements it cannot undo counted in `not_undone`).
-    `options`: an output.sql_script.ScriptOptions."""
+    A row no statement can write exactly is left out, a comment in its place, and `refused(error)` is
+    told. `options`: an output.sql_script.ScriptOptions."""
     from binlog_spec.output import sql_script
     if rollback:
-        return sql_script.rollback(events, options, not_undone=not_undone, warn=warn)
-    return sql_script.forward(events, options, warn=warn)
+        return sql_script.rollback(events, options, not_undone=not_undone, warn=warn, refused=refused)
+    return sql_script.forward(events, options, warn=warn, refused=refused)
 
 
 def write_binlog(events: Iterable[Event], out, options=None):

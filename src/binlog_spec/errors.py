@@ -125,7 +125,8 @@ class RowWalkError(ValueError):
 
 
 class SchemaWarning(UserWarning):
-    """A DDL statement could not be replayed; the table's columns are forgotten."""
+    """A DDL statement could not be replayed; the table's columns are forgotten. (Kept for callers
+    that filter it; the tracker now says so in SchemaTracker.notes, see rows.decoder.observe_schema.)"""
 
 
 class JsonPathError(ValueError):
@@ -138,6 +139,11 @@ class InexactMatch(ValueError):
 
 class SqlGenerationError(BinlogError):
     """A row change cannot be written as SQL that would run (names unknown, partial images)."""
+
+
+class RowRefusedError(SqlGenerationError):
+    """One row cannot be written exactly (a column of its WHERE clause no condition matches): the
+    script leaves that row out, with a comment in its place, and goes on (output/sql_script)."""
 
 
 class GtidSetError(ValueError):

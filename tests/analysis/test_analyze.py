@@ -625,3 +625,25 @@ def test_a_file_with_no_readable_event_is_listed_in_its_place():
     assert [(f["file"], f["events"], f["bytes"]) for f in r["files"]] == \
         [(str(broken), 0, 0), (str(demo), r["summary"]["events"], file_size(demo) - 4)]
     assert [(f["file"], f["offset"], f["error"]) for f in r["faults"]] == [(str(broken), 4, "TruncatedEventError")]
+
+
+def test_analyze_counts_the_rows_of_pre_10_1_temporal_tables_created_before_the_first_file_with_schema(tmp_path):
+    """types-legacy-temporal (MariaDB, mysql56_temporal_format=OFF) without its CREATE TABLE, as if the table
+    was created before the file: TIME(n)/DATETIME(n)/TIMESTAMP(n) rows cannot be delimited without the
+    precision, so they are row errors (exit 1); --schema (the dump of the fixture server) gives it, and the
+    counts equal those of the whole file, whose CREATE TABLE is replayed."""
+    src = FIXTURES / "types-legacy-temporal"
+    cut = tmp_path / "cut.000001"
+    assert cli.main(["sql", "--output-format", "binlog", "--start-position", "924", "-o", str(cut),
+                     str(src / "mariadb-bin.000001")], io.StringIO(), io.StringIO()) == 0
+
+    def analysis(*argv):
+        out, err = io.StringIO(), io.StringIO()
+        code = cli.main(["analyze", "--format", "json", *map(str, argv)], out, err)
+        return code, json.loads(out.getvalue()), err.getvalue()
+    code, without, err = analysis(cut)
+    assert code == cli.EXIT_WARNINGS and without["summary"]["row_errors"] > 0 and "not counted" in err
+    code, with_schema, err = analysis("--schema", src / "schema.sql", "--default-charset", "utf8mb4", cut)
+    assert code == cli.EXIT_OK and with_schema["summary"]["row_errors"] == 0 and err == ""
+    _, whole, _ = analysis(src / "mariadb-bin.000001")
+    assert with_schema["tables"] == whole["tables"] and whole["tables"][0]["rows"] > 0

@@ -86,6 +86,19 @@ def test_a_missing_file_exits_4():
     assert err.startswith("binlog-spec: error: /nonexistent/binlog.000001:")
 
 
+def test_an_output_file_that_cannot_be_created_is_named_as_given_with_the_option(tmp_path):
+    """Not the temporary file's name: -o and the path the user typed; exit 4 (a file could not be opened),
+    and nothing left behind."""
+    for argv in (["events"], ["sql", "--output-format", "binlog"]):
+        code, out, err = run(*argv, "-o", "/nonexistent/dir/x.txt", str(FIXTURES / "demo/mariadb-bin.000001"))
+        assert code == cli.EXIT_IO == 4
+        assert err == "binlog-spec: error: -o /nonexistent/dir/x.txt: No such file or directory\n"
+    (tmp_path / "d").mkdir()
+    code, _, err = run("events", "-o", str(tmp_path / "d"), str(FIXTURES / "demo/mariadb-bin.000001"))
+    assert code == 4 and err == f"binlog-spec: error: -o {tmp_path / 'd'}: Is a directory\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["d"]
+
+
 def test_several_files_are_read_in_order():
     a, b = CORPUS / "MyFlash/haha.000008", CORPUS / "MyFlash/haha.000009"
     code, out, _ = run("events", "--format", "jsonl", str(a), str(b))

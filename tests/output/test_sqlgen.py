@@ -31,7 +31,8 @@ def run(*argv) -> tuple[int, str, str]:
 
 # ---------------------------------------------------------------- JSON partial updates
 
-_CALL = re.compile(r"^UPDATE `mysql`.`t` SET `json_col`=(JSON_\w+)\(`json_col`, (.*)\), `name`=")
+#: `name` and `age` are generated columns (its CREATE TABLE): the SET leaves them to the server.
+_CALL = re.compile(r"^UPDATE `mysql`.`t` SET `json_col`=(JSON_\w+)\(`json_col`, (.*)\) WHERE ")
 _PAIR = re.compile(r"'([^']*)', CAST\('([^']*)' AS JSON\)")
 
 
@@ -54,6 +55,23 @@ def test_partial_json_updates_without_the_document_are_written_as_the_diffs_mysq
         assert function == "JSON_REPLACE" and _PAIR.sub("", args).strip(", ") == ""
         assert json.loads(_PAIR.findall(args)[0][1]) == r.after["@4"]      # `age`, computed by the server
         assert line.endswith(f"WHERE `id`={r.before['@1']};")               # the PRIMARY KEY of its CREATE TABLE
+
+
+def test_generated_columns_of_the_binlogs_create_table_get_no_value_in_insert_or_update():
+    """json.binlog's CREATE TABLE: `name ... AS (json_col->>'$.name')`, `age INT AS (...)`: MySQL refuses
+    a value for them (error 3105), so INSERT names the other columns and UPDATE sets only those."""
+    code, out, err = run("--sql2", JSON_FILE)
+    assert code == 0, err
+    inserts = [line for line in out.splitlines() if line.startswith("INSERT")]
+    updates = [line for line in out.splitlines() if line.startswith("UPDATE")]
+    assert inserts and updates
+    assert inserts[0] == ("INSERT INTO `mysql`.`t` (`id`, `json_col`) VALUES (1, CAST('{\"age\": 24, \"data\": "
+                          "\"xxxxxxxxxx\", \"name\": \"Joe\"}' AS JSON));")
+    assert all("`name`" not in line and "`age`" not in line for line in inserts + updates)
+    code, out, err = run("--sql2", "--replace", JSON_FILE)
+    replaces = [line for line in out.splitlines() if line.startswith("REPLACE")]
+    assert code == 0 and len(replaces) == 12      # the 6 INSERTs and the 6 UPDATEs of whole documents
+    assert all(line.startswith("REPLACE INTO `mysql`.`t` (`id`, `json_col`) VALUES (") for line in replaces)
 
 
 def test_a_rollback_of_json_diffs_is_refused_because_the_old_values_are_not_in_the_binlog():
@@ -123,3 +141,48 @@ def test_a_row_with_a_column_no_where_can_match_is_refused_naming_the_column():
     assert (exc.value.file, exc.value.offset) == ("f", 4)
     keyed = _change([INT, DOC], [False, True], {"a": 1, "j": {"at": JsonOpaque(12, b"\x00" * 8)}}, primary_key=(0,))
     assert statement(keyed, SqlOptions()) == "DELETE FROM `d`.`t` WHERE `a`=1;"
+
+
+def _keyless_json_binlog(tmp_path, type_code: int):
+    """A byte-literal binlog: `d`.`t` (a INT, j JSON) with no key; one rows event (WRITE 30, DELETE 32) of
+    two rows, the first with a JSON DATETIME (opaque) no WHERE can match, the second `true`."""
+    import struct
+    from test_reader_errors import FDE, MAGIC, event
+    tid = b"\x2a\x00\x00\x00\x00\x00"
+    table_map = tid + b"\x00\x00" + b"\x01d\x00" + b"\x01t\x00" + b"\x02\x03\xf5" + b"\x01\x04" + b"\x03"
+    datetime = ((((2024 * 13 + 1) << 5 | 2) << 17 | 3 << 12 | 4 << 6 | 5) << 24)    # 2024-01-02 03:04:05
+    doc = (b"\x00" + struct.pack("<HHHHBH", 1, 23, 11, 2, 0x0F, 13) + b"at"         # {"at": <opaque>}
+           + b"\x0c\x08" + struct.pack("<q", datetime))
+    rows_ = b"".join(b"\x00" + struct.pack("<iI", a, len(d)) + d for a, d in ((1, doc), (2, b"\x04\x01")))
+    body = tid + b"\x01\x00" + b"\x02\x00" + b"\x02\x03" + rows_
+    (tmp_path / "t.sql").write_text("CREATE TABLE `t` (`a` int, `j` json);\n")
+    p = tmp_path / "t.000001"
+    p.write_bytes(MAGIC + FDE + event(19, table_map) + event(type_code, body))
+    return p, ["--schema", tmp_path / "t.sql", "--schema-database", "d"]
+
+
+REFUSED = "row 0 of `d`.`t`: column `j` cannot be matched exactly"
+
+
+def test_a_row_no_where_can_match_is_left_out_with_a_comment_and_a_warning_and_the_script_goes_on(tmp_path):
+    p, schema = _keyless_json_binlog(tmp_path, 32)
+    code, out, err = run("--sql2", *schema, p)
+    assert code == cli.EXIT_WARNINGS
+    lines = out.splitlines()
+    assert f"-- row not written: {p}: offset 166: {REFUSED}" in "\n".join(lines)
+    assert [line for line in lines if line.startswith("DELETE")] == \
+        ["DELETE FROM `d`.`t` WHERE `a`=2 AND `j`=CAST('true' AS JSON) LIMIT 1;"]
+    assert f"binlog-spec: warning: {p}: offset 166: {REFUSED}" in err and "row not written" in err
+    code, out, err = run("--sql", *schema, p)         # the commented script: the same
+    assert code == 1 and "-- row not written: " in out and "-- DELETE FROM `d`.`t` WHERE `a`=2" in out
+
+
+def test_a_rollback_leaves_out_the_row_no_where_can_match_and_undoes_the_others(tmp_path):
+    p, schema = _keyless_json_binlog(tmp_path, 30)
+    code, out, err = run("--sql2", "--rollback", *schema, p)
+    assert code == cli.EXIT_WARNINGS
+    body = out.splitlines()[out.splitlines().index("BEGIN;"):]
+    assert body[0] == "BEGIN;" and body[-1] == "COMMIT;"
+    assert body[1] == "DELETE FROM `d`.`t` WHERE `a`=2 AND `j`=CAST('true' AS JSON) LIMIT 1;"
+    assert body[2].startswith(f"-- row not written: {p}: offset 166: {REFUSED}") and len(body) == 4
+    assert f"binlog-spec: warning: {p}: offset 166: {REFUSED}" in err

@@ -178,3 +178,44 @@ def test_mariadb_and_5x_corpus_files_with_ddl_give_no_hex_text():
             pass            # a broken file: the rows before its fault are checked
     assert hex_text == []
     assert text_values > 10000 and len(files) > 10, (text_values, len(files))
+
+
+CANAL = str(CORPUS / "canal/mysql-bin.000003")
+#: mysqldump's form of a partitioned table: the PARTITION clause in an executable comment.
+PARTITIONED = """CREATE TABLE `wanshao_test` (
+  `id` int(11) NOT NULL AUTO_INCREMENT,
+  `name` varchar(20) DEFAULT NULL,
+  `c` int(11) DEFAULT NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4
+/*!50100 PARTITION BY HASH (`id`)
+PARTITIONS 4 */;
+"""
+
+
+def test_a_schema_dump_with_a_partitioned_table_gives_its_names_and_charset(tmp_path):
+    schema = _schema_file(tmp_path, "CREATE TABLE other (x INT);\n" + PARTITIONED)
+    code, rows_, err = jsonl_rows("--schema", schema, "--schema-database", "wanshao", CANAL)
+    assert code == 0 and _warnings(err) == []
+    assert rows_[0]["after"] == {"id": 35, "name": "helol", "c": 123, "col2": 123}   # col2: an ALTER in the binlog
+    code, out, err = run("sql", "--sql2", "--complete-insert", "--schema", schema, "--schema-database", "wanshao",
+                         CANAL)
+    assert code == 0
+    assert "INSERT INTO `wanshao`.`wanshao_test` (`id`, `name`, `c`, `col2`) VALUES (35, 'helol', 123, 123);" in out
+
+
+def test_a_schema_file_whose_create_table_cannot_be_read_names_it_and_is_a_usage_error(tmp_path):
+    schema = _schema_file(tmp_path, "CREATE TABLE (((;\n")
+    code, out, err = run("rows", "--schema", schema, ZALORA)
+    assert code == 2 and out == ""
+    assert "could not read 'CREATE TABLE (((' " in err and "no CREATE TABLE statement" not in err
+
+
+def test_a_schema_create_table_that_cannot_be_read_beside_good_ones_is_a_warning(tmp_path):
+    schema = _schema_file(tmp_path, PARTITIONED + "CREATE TABLE bad (a LONG VARCHAR);\n")
+    code, rows_, err = jsonl_rows("--schema", schema, "--schema-database", "wanshao", CANAL)
+    assert code == 0 and rows_[0]["after"]["name"] == "helol"
+    said = _warnings(err)
+    assert len(said) == 1 and said[0].startswith(f"binlog-spec: warning: --schema {schema}: cannot replay "
+                                                 "'CREATE TABLE bad (a LONG VARCHAR)' (")
+    assert "\x1b" not in err and "Warning" not in err

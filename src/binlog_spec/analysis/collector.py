@@ -229,8 +229,7 @@ class Analyzer:
 
     # ------------------------------------------------------------------
     def _table_map(self, ev: Event) -> None:
-        raw = ev.raw
-        body = raw[spec.LEN_EVENT_HEADER:len(raw) - 4 if ev.checksum is not None else len(raw)]
+        body = ev.body_bytes()
         if ev.table_def is not None:        # rows.observe_schema saw every event: no replay here
             self._pending_ddl = None
             table = ev.table_def

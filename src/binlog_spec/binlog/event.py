@@ -109,6 +109,11 @@ class Event:
         return (f["table_id"], f["num_columns"], f["columns_before_image"], f.get("columns_after_image"),
                 f["rows"])
 
+    def body_bytes(self) -> bytes:
+        """The event's body as stored: its bytes after the common header, less the checksum."""
+        raw = self.raw
+        return raw[spec.LEN_EVENT_HEADER:len(raw) - 4 if self.checksum is not None else len(raw)]
+
     def statement_bytes(self) -> bytes:
         """The statement of a statement event as bytes (b"" when it has none), as `fields["query"]`
         has it, but without building `fields` when it has not been built yet."""

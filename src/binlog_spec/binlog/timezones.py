@@ -61,15 +61,15 @@ def local_zone() -> tzinfo:
 
 
 def zone_name(tz: tzinfo) -> str:
-    """'UTC', '+08:00', or an IANA name with its offset now: 'Asia/Shanghai (+08:00)'."""
+    """'UTC', an IANA name ('Asia/Shanghai'), or a fixed offset, which is its own name ('+08:00'). No
+    offset is printed for a named zone: today's would differ from the printed times' across DST."""
     if tz is UTC:
         return "UTC"
-    offset = datetime.now(tz).strftime("%z")
-    offset = f"{offset[:3]}:{offset[3:]}"
     key = getattr(tz, "key", None)
-    if key and key != "localtime":
-        return f"{key} ({offset} now)"
-    return offset
+    if key:
+        return key
+    offset = datetime.now(tz).strftime("%z")
+    return f"{offset[:3]}:{offset[3:]}"
 
 
 def parse_datetime(text: str, tz: tzinfo) -> datetime:

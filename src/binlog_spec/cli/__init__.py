@@ -2,7 +2,8 @@
 
 Exit codes:
     0  every event was read
-    1  read to the end, but some event bodies did not match their layout (warnings on stderr)
+    1  read to the end, but some event bodies did not match their layout, or some rows could not be
+       counted (analyze), decoded (sql -v) or written exactly (sql --sql/--sql2): warnings on stderr
     2  bad command line (a message names the option), a --start-position that is no event boundary, or a
        --schema file with no CREATE TABLE
     3  a binlog is broken (not a binlog, truncated, bad checksum, impossible size); the events
@@ -84,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="flag transactions longer than this (default 10 s)")
     an.add_argument("--bucket", type=int, default=60, metavar="SECONDS",
                     help="timeline interval in seconds (default 60)")
+    add_schema_arguments(an)
     an.set_defaults(run=run_analyze)
     return ap
 

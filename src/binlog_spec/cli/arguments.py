@@ -108,8 +108,8 @@ def _add_filter_arguments(p: argparse.ArgumentParser) -> None:
                         "transaction, that transaction is kept whole), or after a MariaDB GTID position "
                         "(domain-server-seq,...)")
     g.add_argument("--stop-position", type=_position, metavar="POS",
-                   help="nothing that starts at or after byte POS of the last file (a transaction POS cuts is "
-                        "left out), or up to a MariaDB GTID position, inclusive")
+                   help="only what lies wholly before byte POS of the last file (a transaction POS cuts, between "
+                        "its events or inside one, is left out), or up to a MariaDB GTID position, inclusive")
 
 
 def filter_options(args: argparse.Namespace) -> FilterOptions:

@@ -63,7 +63,12 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
 
     def notify(kind: str, message: str) -> None:
         err.write(f"binlog-spec: {kind}: {message}\n")
-    return api.select_events(read(), args.filters, [display_name(f) for f in args.files], schema, notify)
+    if schema is not None:
+        for note in schema.notes:       # what --schema FILE could not give
+            err.write(f"binlog-spec: warning: --schema {getattr(args, 'schema', '')}: {note}\n")
+        schema.notes.clear()
+    return api.select_events(read(), args.filters, [display_name(f) for f in args.files], schema, notify,
+                             warn=warner(err))
 
 
 class _Failed(Exception):
@@ -80,8 +85,11 @@ def _replacing(path: str, binary: bool = False) -> Iterator:
     otherwise: a failed run never leaves a half-written file under the final name."""
     folder = os.path.dirname(os.path.abspath(path))
     kw = {} if binary else {"encoding": "utf-8", "errors": "surrogateescape", "newline": ""}
-    tmp = tempfile.NamedTemporaryFile("wb" if binary else "w", dir=folder, prefix=f".{os.path.basename(path)}.",
-                                      suffix=".tmp", delete=False, **kw)
+    try:
+        tmp = tempfile.NamedTemporaryFile("wb" if binary else "w", dir=folder,
+                                          prefix=f".{os.path.basename(path)}.", suffix=".tmp", delete=False, **kw)
+    except OSError as exc:      # named as the user gave it, never by the temporary file's name
+        raise OSError(exc.errno, exc.strerror, f"-o {path}") from None
     try:
         yield tmp
     except BaseException:
@@ -89,7 +97,11 @@ def _replacing(path: str, binary: bool = False) -> Iterator:
         os.unlink(tmp.name)
         raise
     tmp.close()
-    os.replace(tmp.name, path)
+    try:
+        os.replace(tmp.name, path)
+    except OSError as exc:
+        os.unlink(tmp.name)
+        raise OSError(exc.errno, exc.strerror, f"-o {path}") from None
 
 
 def _writes_text_output(args: argparse.Namespace) -> bool:
@@ -267,7 +279,9 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _report_not_undone(_not_undone_of(rewriter), err)
     for note in printer.warnings:
         err.write(f"binlog-spec: warning: {note}\n")
-    return EXIT_WARNINGS if warnings[0] else EXIT_OK
+    for exc in printer.row_errors:      # -v: its BINLOG block is written, its ### lines are not
+        err.write(f"binlog-spec: warning: {exc}\n")
+    return EXIT_WARNINGS if warnings[0] or printer.row_errors else EXIT_OK
 
 
 def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
@@ -325,11 +339,15 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         commented=args.commented, tz=args.tz)
     warnings = [0]
     events = _events(args, err, warnings, schema=tracker)
+
+    def refused(exc: BinlogError) -> None:     # a row left out of the script (a comment in its place)
+        warnings[0] += 1
+        err.write(f"binlog-spec: warning: {exc}: row not written\n")
     if args.rollback:
         not_undone = sqlscript.NotUndone()
-        _write_lines(api.write_sql(events, opts, rollback=True, not_undone=not_undone, warn=warner(err)),
-                     _text_output(out))
+        _write_lines(api.write_sql(events, opts, rollback=True, not_undone=not_undone, warn=warner(err),
+                                   refused=refused), _text_output(out))
         _report_not_undone(not_undone, err)
     else:
-        _write_lines(api.write_sql(events, opts, warn=warner(err)), _text_output(out))
+        _write_lines(api.write_sql(events, opts, warn=warner(err), refused=refused), _text_output(out))
     return EXIT_WARNINGS if warnings[0] else EXIT_OK

@@ -44,7 +44,7 @@ from binlog_spec.rows.charsets import COLLATION_IDS
 from binlog_spec.output import verbose
 from binlog_spec.binlog.writer import Item
 from binlog_spec.output.rewriter import Rewriter
-from binlog_spec.output.sql_text import quote_identifier
+from binlog_spec.rows.statement_text import quote_identifier
 from binlog_spec.errors import BinlogError
 from binlog_spec.binlog.event_types import FL_STANDALONE, ROWS_EVENTS, STMT_END_F
 
@@ -170,6 +170,9 @@ class Base64Script:
         #: Events that could not be written executable (LOAD DATA, incidents, ...), and what the
         #: rows decoder says of the tables whose rows it prints (-v: names unknown, ...).
         self.warnings: list[str] = []
+        #: -v: the rows events whose rows could not be decoded (their BinlogErrors, in order): each
+        #: has a ``# rows not decoded`` comment under its BINLOG block (the block itself is right).
+        self.row_errors: list[BinlogError] = []
         # -v: the names and charsets are the TABLE_MAPs' (rows.observe_schema under the filters)
         self.decoder = rows.RowDecoder(warn=self.warnings.append) if options.verbose else None
         #: A MySQL GTID or PREVIOUS_GTIDS event was seen: the script ends with GTID_NEXT='AUTOMATIC'.
@@ -444,7 +447,8 @@ class Base64Script:
             try:
                 for rc in self.decoder.feed(ev):
                     yield from verbose.render_row_change(rc, self.options.verbose, flavor)
-            except (BinlogError, ValueError, TypeError, KeyError) as exc:
+            except BinlogError as exc:      # bad bytes; anything else is a bug and propagates
+                self.row_errors.append(exc)
                 yield f"# rows not decoded: {exc}"
 
 

@@ -7,7 +7,7 @@ from typing import Callable
 from binlog_spec.binlog import spec
 from binlog_spec.binlog import timezones
 from binlog_spec.binlog.event import Event
-from binlog_spec.output.sql_text import quote_identifier
+from binlog_spec.rows.statement_text import quote_identifier
 
 ET = spec.EventType
 MAX_QUERY = 200

@@ -7,7 +7,7 @@ from typing import Any
 from binlog_spec.binlog.event_types import DELETE, INSERT
 from binlog_spec.binlog.timezones import local_text
 from binlog_spec.output import jsonenc
-from binlog_spec.output.sql_text import quote_identifier
+from binlog_spec.rows.statement_text import quote_identifier
 from binlog_spec.rows.decoder import RowChange
 
 

@@ -13,7 +13,7 @@ import tempfile
 from array import array
 from dataclasses import dataclass
 from datetime import tzinfo
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from binlog_spec.rows import decoder as rows
 from binlog_spec.binlog import spec
@@ -22,8 +22,9 @@ from binlog_spec.binlog.event import Event
 from binlog_spec.rows.statement_text import DML_STATEMENTS, is_ddl, leading_tokens
 from binlog_spec.binlog.event_types import QUERY_EVENTS
 from binlog_spec.stream.transactions import Transactions, implies_begin, is_begin, is_commit
+from binlog_spec.errors import BinlogError, RowRefusedError
 from binlog_spec.output.statements import SqlOptions, statement
-from binlog_spec.output.sql_text import quote_identifier
+from binlog_spec.rows.statement_text import quote_identifier
 
 ET = spec.EventType
 
@@ -75,8 +76,18 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None, warn=None) -> Iterator[str]:
-    """The lines of a forward script."""
+def _refused(exc: BinlogError, refused: Callable[[BinlogError], None] | None) -> str:
+    """The comment that stands for a row the script does not write (sqlgen.RowRefusedError); `refused`
+    is told of it."""
+    if refused is not None:
+        refused(exc)
+    return f"-- row not written: {_one_line(str(exc))}"
+
+
+def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None, warn=None,
+            refused: Callable[[BinlogError], None] | None = None) -> Iterator[str]:
+    """The lines of a forward script. A row that cannot be written exactly is left out, a comment in its
+    place, and `refused` is told (the rest goes on)."""
     yield from HEADER
     if opts.commented:
         yield f"-- times in {timezones.zone_name(opts.tz)}"
@@ -106,7 +117,11 @@ def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None, wa
         elif ev.type_code == ET.xid_event:
             yield "COMMIT;"
         for rc in changes:
-            text = statement(rc, opts.sql)
+            try:
+                text = statement(rc, opts.sql)
+            except RowRefusedError as exc:
+                yield _refused(exc, refused)
+                continue
             if opts.commented:
                 yield _where(ev, rc.gtid, opts.tz)
                 yield f"-- {text}"
@@ -149,9 +164,10 @@ class _Spool:
 
 
 def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
-             not_undone: NotUndone | None = None, warn=None) -> Iterator[str]:
+             not_undone: NotUndone | None = None, warn=None,
+             refused: Callable[[BinlogError], None] | None = None) -> Iterator[str]:
     """The lines of a script undoing the row changes, last transaction first; the statements it cannot
-    undo go to `not_undone`."""
+    undo go to `not_undone`; a row whose undo cannot be written exactly is left out as in `forward`."""
     sql_opts = SqlOptions(**{**opts.sql.__dict__, "rollback": True})
     decoder = rows.RowDecoder(schema_source, warn)
     tx = Transactions()
@@ -162,10 +178,15 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
             if starts:
                 spool.begin()
             for rc in decoder.feed(ev):
+                try:
+                    text = statement(rc, sql_opts)
+                except RowRefusedError as exc:
+                    spool.add(_refused(exc, refused))
+                    continue
                 if opts.commented:
-                    spool.add(f"-- {statement(rc, sql_opts)}\t{_where(ev, rc.gtid, opts.tz)}")
+                    spool.add(f"-- {text}\t{_where(ev, rc.gtid, opts.tz)}")
                 else:
-                    spool.add(statement(rc, sql_opts))
+                    spool.add(text)
             if (ev.error is None and ev.type_code in QUERY_EVENTS and not is_begin(ev) and not is_commit(ev)):
                 if not_undone is not None:
                     not_undone.add(f"{ev.file}:{ev.pos}", ev.query)

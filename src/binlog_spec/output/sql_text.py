@@ -27,20 +27,13 @@ from binlog_spec.rows.tablemap import CHARACTER_TYPES, real_type
 from binlog_spec.rows.column_types import Column
 from binlog_spec.rows.json_binary import JsonDiff, JsonDiffs, JsonOpaque
 from binlog_spec.rows.json_text import json_text
+from binlog_spec.rows.charsets import codec_for
 from binlog_spec.errors import InexactMatch
 
 CT = spec.ColumnType
 
 #: Text written between quotes as it is: printable ASCII but the backslash.
 _PLAIN_TEXT = re.compile(r"[\x20-\x5b\x5d-\x7e]*")
-
-
-def quote_identifier(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def quote_table(schema: str, table: str) -> str:
-    return f"{quote_identifier(schema)}.{quote_identifier(table)}"
 
 
 def string_literal(text: str) -> str:
@@ -126,7 +119,13 @@ def literal(value: Any, col: Column | None = None, mysql: bool = True) -> str:
     if isinstance(value, dt.timedelta):
         return _time(value)
     if isinstance(value, (frozenset, set)):
-        return string_literal(",".join(sorted(value, key=_set_order(col))))
+        members = sorted(value, key=_set_order(col))
+        if all(isinstance(m, str) for m in members):
+            return string_literal(",".join(members))
+        # a member that did not decode in the column's charset stays bytes: the SET as the bytes
+        # the column stores, its text members encoded back in the charset they were decoded from
+        codec = (codec_for(col.charset) if col is not None else None) or "utf-8"
+        return hex_literal(b",".join(m if isinstance(m, bytes) else m.encode(codec) for m in members))
     if isinstance(value, dict) and "wkb" in value:
         return f"ST_GeomFromWKB({hex_literal(value['wkb'])}, {int(value['srid'])})"
     if isinstance(value, list):  # VECTOR
@@ -141,9 +140,18 @@ def literal(value: Any, col: Column | None = None, mysql: bool = True) -> str:
 
 
 def _set_order(col: Column | None):
-    members = [m.decode("utf-8", "replace") for m in (col.set_values or ())] if col is not None else []
-    order = {m: i for i, m in enumerate(members)}
-    return lambda m: (order.get(m, len(order)), m)
+    """Sort key of SET members in the column's order: a member is its text (in the column's
+    charset) or, when it did not decode, its stored bytes."""
+    raw = col.set_values or () if col is not None else ()
+    codec = (codec_for(col.charset) if col is not None else None) or "utf-8"
+    order: dict[str | bytes, int] = {}
+    for i, m in enumerate(raw):
+        order.setdefault(m, i)
+        order.setdefault(m.decode(codec, "replace"), i)
+
+    def key(m: str | bytes) -> tuple[int, str]:
+        return order.get(m, len(order)), m if isinstance(m, str) else m.decode("utf-8", "replace")
+    return key
 
 
 def _opaque_inside(value: Any) -> bool:

@@ -6,10 +6,11 @@ from typing import Any
 
 from binlog_spec.rows import decoder as rows
 from binlog_spec.rows.decoder import RowChange
-from binlog_spec.output.sql_text import InexactMatch, json_diff_sql, literal, match, quote_identifier, quote_table
+from binlog_spec.output.sql_text import InexactMatch, json_diff_sql, literal, match
+from binlog_spec.rows.statement_text import quote_identifier, quote_table
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.rows.json_binary import JsonDiffs
-from binlog_spec.errors import SqlGenerationError
+from binlog_spec.errors import RowRefusedError, SqlGenerationError
 
 
 @dataclass(frozen=True)
@@ -27,8 +28,10 @@ _INVERSE = {rows.INSERT: rows.DELETE, rows.DELETE: rows.INSERT, rows.UPDATE: row
 
 
 def _columns(t: TableDef) -> list[tuple[int, str]]:
-    """(index, name) of the columns to write: invisible ones (COLUMN_VISIBILITY) are left out."""
-    return [(i, n) for i, n in enumerate(t.names) if not t.visible or t.visible[i]]
+    """(index, name) of the columns to write: invisible ones (COLUMN_VISIBILITY) are left out, and
+    generated ones (TableDef.generated: the server computes them and refuses a value, error 3105)."""
+    return [(i, n) for i, n in enumerate(t.names) if (not t.visible or t.visible[i])
+            and not (t.generated and t.generated[i])]
 
 
 def _check(rc: RowChange, image: dict[str, Any], full: bool) -> None:
@@ -63,7 +66,7 @@ def _where(rc: RowChange, image: dict[str, Any], opts: SqlOptions) -> tuple[str,
         try:
             parts.append(match(quote_identifier(n), image[n], t.columns[i], opts.mysql_json))
         except InexactMatch as exc:
-            raise SqlGenerationError(f"row {rc.row_index} of `{t.schema}`.`{t.table}`: column `{n}` cannot be "
+            raise RowRefusedError(f"row {rc.row_index} of `{t.schema}`.`{t.table}`: column `{n}` cannot be "
                                      f"matched exactly in a WHERE clause ({exc}), and the table has no key "
                                      "known (binlog_row_metadata=FULL, its CREATE TABLE in the binlog, or "
                                      "--schema give it)", file=rc.file, offset=rc.pos) from None
@@ -79,7 +82,7 @@ def build_insert(rc: RowChange, image: dict[str, Any], opts: SqlOptions) -> str:
     verb = "REPLACE" if opts.replace else "INSERT"
     cols = [(i, n) for i, n in _columns(t) if n in image]
     values = ", ".join(_lit(t, i, image[n], opts) for i, n in cols)
-    if opts.complete_insert or len(cols) != len(_columns(t)):
+    if opts.complete_insert or len(cols) != len(_columns(t)) or any(t.generated):
         names = ", ".join(quote_identifier(n) for _, n in cols)
         return f"{verb} INTO {_target(t, opts)} ({names}) VALUES ({values});"
     return f"{verb} INTO {_target(t, opts)} VALUES ({values});"

@@ -75,7 +75,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator
 
-from binlog_spec.output.sql_text import quote_identifier
+from binlog_spec.rows.statement_text import quote_identifier
 from binlog_spec.output.verbose_values import (Dialect, _cannot_print, _print_type, _resolve, _type_string,
                                                _value_text, dialect, raw_meta)
 

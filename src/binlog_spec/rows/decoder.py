@@ -302,6 +302,7 @@ class RowDecoder:
             yield from self._rows(ev, ROW_OPS[code])
         elif self.schema_source is not None and code in (ET.query_event, ET.query_compressed_event):
             self.schema_source.observe_query(ev.fields.get("db", ""), ev.fields["query"], server_collation(ev))
+            _tell_schema_notes(self.schema_source, ev, self.warn)
 
     def _rows(self, ev: Event, op: str) -> Iterator[RowChange]:
         """The row changes of a rows event (called from generators only: its errors are raised
@@ -375,8 +376,22 @@ def server_collation(ev: Event) -> int | None:
     return None
 
 
-def observe_schema(events: Iterable[Event], schema_source: Any) -> Iterator[Event]:
+def _tell_schema_notes(schema_source: Any, ev: Event, warn: Callable[[str], None] | None) -> None:
+    """What the schema has to say of the statement it just replayed (a table forgotten, and why),
+    told as at the QUERY_EVENT: `FILE: offset N: ...`."""
+    notes = getattr(schema_source, "notes", None)
+    if notes:
+        if warn is not None:
+            for note in notes:
+                warn(f"{ev.file}: offset {ev.pos}: {note}")
+        notes.clear()
+
+
+def observe_schema(events: Iterable[Event], schema_source: Any,
+                   warn: Callable[[str], None] | None = None) -> Iterator[Event]:
     """The events, each seen by the schema before it goes on: put this stage under the filters.
+    `warn` is told what the schema says of a statement it replays (SchemaTracker.notes: a table
+    forgotten, and why), once per statement, with the QUERY_EVENT's file and offset.
 
     Every QUERY_EVENT's DDL is replayed into `schema_source` (a schema.SchemaTracker) and every
     TABLE_MAP_EVENT gets its `table_def`, completed with the schema as it is at that event. Filters
@@ -390,9 +405,7 @@ def observe_schema(events: Iterable[Event], schema_source: Any) -> Iterator[Even
         if ev.error is None:
             code = ev.type_code
             if code == ET.table_map_event:
-                raw = ev.raw
-                key = (raw[spec.LEN_EVENT_HEADER:len(raw) - 4 if ev.checksum is not None else len(raw)], mariadb,
-                       schema_source.generation, schema_source.server_collation)
+                key = (ev.body_bytes(), mariadb, schema_source.generation, schema_source.server_collation)
                 table = cache.get(key)
                 if table is None:
                     try:
@@ -408,6 +421,7 @@ def observe_schema(events: Iterable[Event], schema_source: Any) -> Iterator[Even
                 # BEGIN, COMMIT, DML: not parsed, but for the server's collation of a file's first
                 if collation_wanted or not ev.statement_bytes().lstrip()[:9].upper().startswith(NOT_DDL):
                     observe(ev.fields.get("db", ""), ev.fields["query"], server_collation(ev))
+                    _tell_schema_notes(schema_source, ev, warn)
                     collation_wanted = False
             elif code == ET.format_description_event:
                 mariadb = is_mariadb(ev.fields["num_post_header_lens"])

@@ -25,7 +25,6 @@ The same statements give each table's PRIMARY KEY and UNIQUE keys (schema_sql.py
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +33,15 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from binlog_spec.errors import SchemaFileError
-from binlog_spec.rows.statement_text import (DIALECT, first_token, script_statements, tokenize,
-                                             unwrap_executable_comments)
+from binlog_spec.rows.statement_text import (DIALECT, first_token, leading_tokens, quote_table, script_statements,
+                                             tokenize, unwrap_executable_comments)
 from binlog_spec.rows.tablemap import CT, NUMERIC_TYPES, TableDef, real_type
 from binlog_spec.rows.charsets import charset_name
 from binlog_spec.rows.schema_sql import (ColumnSchema, Key, _CHARACTER_TYPES, _add_key, _alter_keys, _charset_option,
                                          _charset_option_tokens, _column, _contradiction, _create_keys,
-                                         _key_columns, _members, _parse)
-from binlog_spec.errors import SchemaWarning
+                                         _key_columns, _like_source, _members, _parse, _place, _snippet,
+                                         _temporary, _why)
+from binlog_spec.rows.ddl_tokens import alter_actions, without_partitioning
 
 
 #: Statements the tracker replays, by their first token.
@@ -51,8 +51,6 @@ DDL_START = {TokenType.CREATE, TokenType.ALTER, TokenType.DROP, TokenType.RENAME
 _OLD_TEMPORALS = {CT.time, CT.datetime, CT.timestamp}
 
 
-def _quoted(schema: str, table: str) -> str:
-    return f"`{schema}`.`{table}`"
 
 
 class SchemaTracker:
@@ -76,6 +74,13 @@ class SchemaTracker:
         #: Counts the DDL statements seen: what complete() answers changes only with it (and with
         #: server_collation).
         self.generation = 0
+        #: What the reader should be told of the statements replayed (a table forgotten, and why), in
+        #: order; whoever feeds the tracker takes them (rows.observe_schema hands them to its `warn`).
+        self.notes: list[str] = []
+        #: (schema, table) -> why its columns were forgotten (the unknown-names note says it).
+        self.forgotten: dict[Key, str] = {}
+        #: The CREATE TABLE statements that could not be read (from_file names the first).
+        self.unreadable: list[str] = []
 
     @classmethod
     def from_file(cls, path: str | Path, default_db: str = "", default_charset: int | None = None
@@ -83,6 +88,9 @@ class SchemaTracker:
         """The tables of a schema file (mysqldump --no-data); SchemaFileError when it has none."""
         tracker = cls(default_db, default_charset)
         tracker.load_sql(Path(path).read_text(encoding="utf-8", errors="replace"))
+        if not tracker.creates and tracker.unreadable:
+            raise SchemaFileError(f"could not read {_snippet(tracker.unreadable[0])!r} (no CREATE TABLE of the file "
+                                  "could be read)", str(path))
         if not tracker.creates:
             raise SchemaFileError("holds no CREATE TABLE statement (give the output of mysqldump --no-data "
                                   "or mariadb-dump --no-data)", str(path))
@@ -125,16 +133,26 @@ class SchemaTracker:
         if len(words) > 1 and words[1] in ("DATABASE", "SCHEMA"):
             self._database(words[0], tokens[2:])
             return
+        source = query
+        if tokens and "TABLE" in words[:4]:
+            if first == TokenType.ALTER:
+                prepared = alter_actions(query, tokens)
+                if prepared is None:
+                    return          # no action changes a column
+                if prepared != query:
+                    query, tokens = prepared, tokenize(prepared)
+            elif first == TokenType.CREATE:
+                query = without_partitioning(query, tokens)
         if first == TokenType.ALTER and "CONVERT" in (t.text.upper() for t in tokens):
-            self._convert(query, tokens)
+            self._convert(query, tokens, source)
             return
         try:
             statements = _parse(query)
         except (ParseError, TokenError) as exc:
-            self._forget_altered(query, exc)
+            self._unreadable(source, exc)
             return
         for st in statements:
-            self._apply(st, source=query)
+            self._apply(st, source=source)
 
     # ------------------------------------------------------------ replaying
     def _key(self, table: exp.Table) -> Key:
@@ -158,11 +176,15 @@ class SchemaTracker:
     def _apply(self, st: exp.Expression, source: str = "") -> None:
         if isinstance(st, exp.Use):
             self.default_db = st.this.name if st.this is not None else self.default_db
-        elif isinstance(st, exp.Create) and st.kind == "TABLE" and isinstance(st.this, exp.Schema):
+        elif isinstance(st, (exp.Create, exp.Drop)) and st.kind == "TABLE" and _temporary(st):
+            return          # a temporary table never reaches a row event, nor changes the real one
+        elif isinstance(st, exp.Create) and st.kind == "TABLE" and isinstance(st.this, exp.Schema) \
+                and st.args.get("expression") is None:
             self.creates += 1
             key = self._key(st.this.this)
             if st.args.get("exists") and key in self.tables:
                 return      # CREATE TABLE IF NOT EXISTS of a known table changes nothing
+            self.forgotten.pop(key, None)
             # the table's default: its own, else its database's at this moment (kept for ADD COLUMN)
             own = _charset_option((st.args.get("properties") or exp.Properties()).expressions)
             default = own if own is not None else self.database_charsets.get(key[0])
@@ -172,8 +194,15 @@ class SchemaTracker:
                 self.table_charsets.pop(key, None)
             self.tables[key] = [_column(cd, default) for cd in st.this.expressions if isinstance(cd, exp.ColumnDef)]
             self.keys[key] = _create_keys(st.this.expressions)
+        elif isinstance(st, exp.Create) and st.kind == "TABLE" and _like_source(st) is not None:
+            self._like(self._key(st.this), self._key(_like_source(st)), bool(st.args.get("exists")), source)
         elif isinstance(st, exp.Create) and st.kind == "TABLE" and st.args.get("expression") is not None:
-            self._drop(self._key(st.this))  # CREATE TABLE ... SELECT/LIKE: columns unknown here
+            # CREATE TABLE ... [AS] SELECT: the SELECT's columns cannot be known offline
+            table = st.this.this if isinstance(st.this, exp.Schema) else st.this
+            key = self._key(table)
+            if not (st.args.get("exists") and key in self.tables):
+                self._forget(key, source, "the columns of CREATE TABLE ... SELECT cannot be known offline",
+                             always=True)
         elif isinstance(st, exp.Drop) and st.kind == "TABLE":
             for t in st.expressions if st.expressions else []:
                 self._drop(self._key(t))
@@ -182,9 +211,25 @@ class SchemaTracker:
         elif isinstance(st, (exp.Create, exp.Drop)) and st.kind == "INDEX":
             self._index_statement(st)
         elif isinstance(st, exp.Alter) and st.args.get("kind") == "TABLE":
-            self._alter(st)
+            self._alter(st, source)
         elif isinstance(st, exp.Command) and st.this.upper() == "ALTER":
             self._forget_altered(source or st.sql(DIALECT), "unsupported ALTER syntax")
+
+    def _like(self, key: Key, src: Key, exists: bool, source: str) -> None:
+        """CREATE TABLE key LIKE src: src's known shape, keys and default charset."""
+        if exists and key in self.tables:
+            return
+        self.creates += 1
+        if src not in self.tables:
+            self._forget(key, source, f"the shape of {quote_table(*src)} is not known", always=True)
+            return
+        self.forgotten.pop(key, None)
+        self.tables[key] = list(self.tables[src])
+        self.keys[key] = dict(self.keys.get(src, {}))
+        if src in self.table_charsets:
+            self.table_charsets[key] = self.table_charsets[src]
+        else:
+            self.table_charsets.pop(key, None)
 
     def _database(self, verb: str, tokens: list[Token]) -> None:
         """CREATE / ALTER / DROP DATABASE (or SCHEMA): the database's default charset."""
@@ -206,28 +251,28 @@ class SchemaTracker:
         if collation is not None:
             self.database_charsets[name] = collation
 
-    def _convert(self, query: str, tokens: list[Token]) -> None:
+    def _convert(self, query: str, tokens: list[Token], source: str = "") -> None:
         """ALTER TABLE t CONVERT TO CHARACTER SET x [COLLATE y]: every text column and the default."""
         upper = [t.text.upper() for t in tokens]
         try:
             at = upper.index("TABLE") + 1
             conv = upper.index("CONVERT")
         except ValueError:
-            self._forget_altered(query, "unsupported ALTER syntax")
+            self._forget_altered(source or query, "unsupported ALTER syntax")
             return
         parts = [t.text for t in tokens[at:conv] if t.token_type != TokenType.DOT]
         key = (parts[0], parts[1]) if len(parts) == 2 else (self.default_db, parts[0] if parts else "")
         collation = _charset_option_tokens(tokens[conv + 2:])
         others = [w for w in upper[conv + 2:] if w == ","]
         if collation is None or others:
-            self._forget_altered(query, "unsupported ALTER syntax")
+            self._forget_altered(source or query, "CONVERT TO CHARACTER SET with other actions is not replayed")
             return
         self.table_charsets[key] = collation
         cols = self.tables.get(key)
         if cols is not None:
             cols[:] = [dataclasses.replace(c, collation=collation) if c.text else c for c in cols]
 
-    def _alter(self, st: exp.Alter) -> None:
+    def _alter(self, st: exp.Alter, source: str = "") -> None:
         key = self._key(st.this)
         cols = self.tables.get(key)
         own = _charset_option(st.args.get("options") or [])
@@ -247,15 +292,8 @@ class SchemaTracker:
                 _alter_keys(self.keys[key], action)
             if isinstance(action, exp.ColumnDef):
                 new = _column(action, default)
-                pos = action.args.get("position")
-                if pos is None:
+                if not _place(cols, new, action.args.get("position")):
                     cols.append(new)
-                elif pos.args.get("position") == "FIRST":
-                    cols.insert(0, new)
-                else:
-                    after = pos.this.name
-                    idx = next((i for i, c in enumerate(cols) if c.name.lower() == after.lower()), len(cols) - 1)
-                    cols.insert(idx + 1, new)
             elif isinstance(action, exp.Drop) and str(action.args.get("kind", "")).upper() == "COLUMN":
                 names = {t.name.lower() for t in action.args.get("tables") or []}
                 cols[:] = [c for c in cols if c.name.lower() not in names]
@@ -263,9 +301,18 @@ class SchemaTracker:
                 new = _column(action.this, default)
                 old = action.args.get("rename_from")
                 old_name = (old.name if old is not None else new.name).lower()
-                for i, c in enumerate(cols):
-                    if c.name.lower() == old_name:
-                        cols[i] = new
+                at = next((i for i, c in enumerate(cols) if c.name.lower() == old_name), None)
+                if at is None:
+                    self._forget(key, source, f"it has no column {old_name}")
+                    return
+                position = action.this.args.get("position")
+                if position is None:
+                    cols[at] = new
+                else:                   # MODIFY / CHANGE ... FIRST | AFTER x: the column moves
+                    del cols[at]
+                    if not _place(cols, new, position):
+                        self._forget(key, source, f"it has no column {position.this.name}")
+                        return
             elif isinstance(action, exp.RenameColumn):
                 old, new_name = action.this.name.lower(), action.args["to"].name
                 for i, c in enumerate(cols):
@@ -293,6 +340,20 @@ class SchemaTracker:
             if s in self.tables:
                 self._move(s, d)
 
+    def _unreadable(self, query: str, exc: Exception) -> None:
+        """A CREATE or ALTER TABLE sqlglot cannot read."""
+        if first_token(query) == TokenType.CREATE and "TABLE" in (t.text.upper() for t in leading_tokens(query)[:4]):
+            self.unreadable.append(query)
+        self._forget_altered(query, _why(exc))
+
+    def _forget(self, key: Key, query: str, why: str, always: bool = False) -> None:
+        """Forget a table's columns rather than keep a wrong shape, and say so (once per statement)
+        when it was known (`always`: also when it was not)."""
+        known = self._drop(key) is not None
+        self.forgotten[key] = f"{_snippet(query)!r}: {why}" if query else why
+        if known or always:
+            self.notes.append(f"cannot replay {_snippet(query)!r} ({why}); forgetting {quote_table(*key)}")
+
     def _forget_altered(self, query: str, why: object) -> None:
         """An ALTER (or CREATE) TABLE we cannot replay: forget the table rather than keep wrong names."""
         try:
@@ -300,20 +361,20 @@ class SchemaTracker:
         except TokenError:
             return
         upper = [t.text.upper() for t in tokens]
-        if not upper or upper[0] not in ("ALTER", "CREATE") or "TABLE" not in upper[:4]:
+        if not upper or upper[0] not in ("ALTER", "CREATE") or "TABLE" not in upper[:4] or "TEMPORARY" in upper[:3]:
             return
         at = upper.index("TABLE") + 1
         if upper[at:at + 3] == ["IF", "NOT", "EXISTS"]:
             return      # a table already known stays as it is; an unknown one stays unknown
+        if upper[at:at + 2] == ["IF", "EXISTS"]:
+            at += 2
         parts = [tokens[at].text] if at < len(tokens) else []
         if at + 2 < len(tokens) and tokens[at + 1].token_type == TokenType.DOT:
             parts = [tokens[at].text, tokens[at + 2].text]
         if not parts:
             return
         key = (parts[0], parts[1]) if len(parts) == 2 else (self.default_db, parts[0])
-        if self._drop(key) is not None:
-            warnings.warn(SchemaWarning(f"cannot replay {query[:80]!r} ({why}); forgetting {key[0]}.{key[1]}"),
-                          stacklevel=3)
+        self._forget(key, query, str(why), always=upper[0] == "CREATE")
 
     # ------------------------------------------------------------ answering
     def columns(self, schema: str, table: str) -> list[ColumnSchema] | None:
@@ -324,11 +385,13 @@ class SchemaTracker:
         columns match it (`ev`: the TABLE_MAP_EVENT, named in the notes). What the TABLE_MAP's own
         metadata says is kept."""
         cols = self.columns(table.schema, table.table)
-        where = _quoted(table.schema, table.table)
+        where = quote_table(table.schema, table.table)
         if cols is None:
             if table.has_names:
                 return table
-            return _noted(table, ("names", f"column names of {where} are unknown (shown as @1, @2, ...): "
+            why = self.forgotten.get((table.schema, table.table))
+            why = f" (its columns were forgotten: {why})" if why else ""
+            return _noted(table, ("names", f"column names of {where} are unknown{why} (shown as @1, @2, ...): "
                                            "give its CREATE TABLE with --schema FILE (mysqldump --no-data), "
                                            "or log with binlog_row_metadata=FULL"))
         wrong = _contradiction(table, cols)
@@ -368,8 +431,10 @@ class SchemaTracker:
                 # neither that nor n (see values.old_temporal_size).
                 changes["meta"] = {"fsp": known.fsp}
             new_columns.append(dataclasses.replace(col, **changes) if changes else col)
+        generated = tuple(known.generated for known in cols)
         done = self._with_keys(dataclasses.replace(table, columns=tuple(new_columns), has_names=True,
-                                                   has_signedness=True))
+                                                   has_signedness=True,
+                                                   generated=generated if any(generated) else table.generated))
         if guessed:
             done = _noted(done, ("charset", f"{where}: the charset of {', '.join(guessed)} is in no DDL: guessed "
                                             f"{charset_name(self.server_collation)}, the server's (Q_CHARSET_CODE); "
@@ -409,6 +474,7 @@ class SchemaTracker:
         primary = table.primary_key or resolve(keys.get("primary", ()))
         unique = tuple(k for k in (resolve(cols) for name, cols in keys.items() if name != "primary") if k)
         return dataclasses.replace(table, primary_key=primary, unique_keys=unique)
+
 
 
 def _noted(table: TableDef, note: tuple[str, str]) -> TableDef:

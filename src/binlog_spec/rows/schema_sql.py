@@ -5,6 +5,7 @@ helpers keep each table's PRIMARY and UNIQUE keys. The SchemaTracker (schema.py)
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 import sqlglot
 from sqlglot import exp
@@ -41,9 +42,14 @@ class ColumnSchema:
     collation: int | None = None
     #: A CHAR, VARCHAR, TEXT, ENUM or SET column (decoded as text in its charset).
     text: bool = False
+    #: A generated column (`AS (expr)`, `GENERATED ALWAYS AS (expr)`, VIRTUAL, STORED or PERSISTENT):
+    #: the server computes it, so SQL writes no value for it.
+    generated: bool = False
 
 
 Key = tuple[str, str]
+
+
 #: Column types MySQL/MariaDB accept that sqlglot's MySQL dialect does not, and what to read them as.
 _TYPE_STAND_INS = {name: TokenType.GEOMETRY for name in (
     "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "GEOMETRYCOLLECTION")}
@@ -57,7 +63,8 @@ def _normalise_tokens(tokens: list) -> list:
     sign is in its bits. Spatial subtypes and MariaDB's INET4/INET6 stand in as
     GEOMETRY and VARBINARY, and MariaDB's COMPRESSED[=method] column attribute
     is dropped (the binlog's own column type says so): only the column's name
-    and place matter here.
+    and place matter here. So are MySQL 8's `SRID n`, and MariaDB's PERSISTENT
+    (generated column) reads as STORED.
     """
     out: list = []
     i = 0
@@ -67,6 +74,13 @@ def _normalise_tokens(tokens: list) -> list:
         i += 1
         if word == "UNSIGNED" and out and out[-1].token_type in (TokenType.FLOAT, TokenType.DOUBLE):
             continue
+        if word == "SRID" and tok.token_type == TokenType.VAR and i < len(tokens) \
+                and tokens[i].token_type == TokenType.NUMBER:
+            i += 1          # MySQL 8's `g POINT SRID 4326`: no effect on the row image
+            continue
+        if word == "PERSISTENT" and tok.token_type == TokenType.VAR and out \
+                and out[-1].token_type == TokenType.R_PAREN:     # `AS (expr) PERSISTENT`: MariaDB's STORED
+            tok = Token(TokenType.VAR, "STORED", tok.line, tok.col, tok.start, tok.end, tok.comments)
         if word == "COMPRESSED" and tok.token_type == TokenType.VAR:
             if i + 1 < len(tokens) and tokens[i].token_type == TokenType.EQ:
                 i += 2  # COMPRESSED=method
@@ -98,8 +112,6 @@ def _parse(sql: str) -> list[exp.Expression]:
 _T = exp.DataType.Type
 _TEXT_KINDS = {_T.CHAR, _T.VARCHAR, _T.NCHAR, _T.NVARCHAR, _T.TEXT, _T.TINYTEXT, _T.MEDIUMTEXT, _T.LONGTEXT,
                _T.ENUM, _T.SET}
-
-
 _BINARY_KINDS = {_T.BINARY, _T.VARBINARY, _T.BLOB, _T.TINYBLOB, _T.MEDIUMBLOB, _T.LONGBLOB}
 #: MariaDB's JSON is LONGTEXT CHARACTER SET utf8mb4 (MySQL's has a type of its own).
 _JSON_COLLATION = charset_collation("utf8mb4")
@@ -129,9 +141,12 @@ def _column(cd: exp.ColumnDef, default_collation: int | None = None) -> ColumnSc
         collation = BINARY_COLLATION
     elif dtype == _T.JSON:
         collation = _JSON_COLLATION
+    # `AS (expr)` and `GENERATED ALWAYS AS (expr)`, VIRTUAL or STORED (PERSISTENT: _normalise_tokens)
+    generated = any(isinstance(c.kind, exp.ComputedColumnConstraint) for c in cd.args.get("constraints") or [])
     return ColumnSchema(name=cd.name, unsigned=dtype in _UNSIGNED,
                         data_type=kind.sql(DIALECT) if kind is not None else "", members=members, fsp=fsp,
-                        kind=dtype.name if dtype is not None else "", collation=collation, text=text)
+                        kind=dtype.name if dtype is not None else "", collation=collation, text=text,
+                        generated=generated)
 
 
 #: Which binlog column types each DDL type may be logged as (a TABLE_MAP of other types
@@ -139,16 +154,10 @@ def _column(cd: exp.ColumnDef, default_collation: int | None = None) -> ColumnSc
 _INTS = {_T.TINYINT: {CT.tiny}, _T.UTINYINT: {CT.tiny}, _T.BOOLEAN: {CT.tiny}, _T.SMALLINT: {CT.short},
          _T.USMALLINT: {CT.short}, _T.MEDIUMINT: {CT.int24}, _T.UMEDIUMINT: {CT.int24}, _T.INT: {CT.long},
          _T.UINT: {CT.long}, _T.BIGINT: {CT.longlong}, _T.UBIGINT: {CT.longlong}}
-
-
 _STRINGS = {CT.string, CT.varchar, CT.var_string, CT.varchar_compressed}
 _BLOBS = {CT.blob, CT.tiny_blob, CT.medium_blob, CT.long_blob, CT.blob_compressed}
-
-
 # Families, not exact types: sqlglot reads some MySQL spellings as another size (INT8, REAL, FLOAT(30)).
 _ANY_INT = {CT.tiny, CT.short, CT.int24, CT.long, CT.longlong}
-
-
 _LOGGED_AS: dict[str, set[int]] = {k.name: _ANY_INT for k in _INTS}
 _LOGGED_AS.update({k.name: v for k, v in {
     _T.DECIMAL: {CT.newdecimal, CT.decimal}, _T.UDECIMAL: {CT.newdecimal, CT.decimal},
@@ -159,8 +168,6 @@ _LOGGED_AS.update({k.name: v for k, v in {
     _T.CHAR: _STRINGS, _T.VARCHAR: _STRINGS, _T.BINARY: _STRINGS, _T.VARBINARY: _STRINGS,
     _T.TEXT: _BLOBS, _T.TINYTEXT: _BLOBS, _T.MEDIUMTEXT: _BLOBS, _T.LONGTEXT: _BLOBS,
     _T.BLOB: _BLOBS, _T.TINYBLOB: _BLOBS, _T.MEDIUMBLOB: _BLOBS, _T.LONGBLOB: _BLOBS}.items()})
-
-
 #: Binlog types of text values: what a charset decodes.
 _CHARACTER_TYPES = _STRINGS | _BLOBS | {CT.enum, CT.set}
 
@@ -174,7 +181,7 @@ def _contradiction(table: TableDef, cols: list[ColumnSchema]) -> str | None:
         real = real_type(col.type_code, col.meta)
         if allowed is not None and real not in allowed:
             return (f"column {i + 1} ({known.name}) is {known.data_type} in the schema known here, "
-                    f"{spec.COLUMN_TYPE_NAMES.get(real, str(real))} in the TABLE_MAP")
+                    f"{spec.COLUMN_TYPE_NAMES.get(real, f'type {real}')} in the TABLE_MAP")
     return None
 
 
@@ -317,3 +324,47 @@ def _alter_keys(keys: dict[str, tuple[str, ...]], action: exp.Expression) -> Non
             keys[name] = tuple(new_name if c.lower() == old_name.lower() else c for c in cols)
         if isinstance(action, exp.ModifyColumn):
             _column_keys(keys, action.this)
+
+
+def _snippet(query: str) -> str:
+    """A statement as a message names it: white space collapsed, its first 80 characters."""
+    return " ".join(query.split())[:80]
+
+
+def _why(exc: Exception) -> str:
+    """A parse error's first line, without the terminal's underline codes sqlglot puts in it."""
+    lines = str(exc).splitlines()
+    return re.sub(r"\x1b\[[0-9;]*m", "", lines[0] if lines else type(exc).__name__)
+
+
+def _temporary(st: exp.Create | exp.Drop) -> bool:
+    """CREATE TEMPORARY TABLE / DROP TEMPORARY TABLE."""
+    if isinstance(st, exp.Drop):
+        return bool(st.args.get("temporary"))
+    props = st.args.get("properties")
+    return props is not None and any(isinstance(p, exp.TemporaryProperty) for p in props.expressions)
+
+
+def _like_source(st: exp.Create) -> exp.Table | None:
+    """The table of CREATE TABLE ... LIKE t (None for other CREATEs)."""
+    props = st.args.get("properties")
+    for p in props.expressions if props is not None else ():
+        if isinstance(p, exp.LikeProperty) and isinstance(p.this, exp.Table):
+            return p.this
+    return None
+
+
+def _place(cols: list[ColumnSchema], new: ColumnSchema, position: exp.ColumnPosition | None) -> bool:
+    """Put a column where `FIRST` / `AFTER x` says (False, and nothing done, when there is no such
+    place: no position, or no column x)."""
+    if position is None:
+        return False
+    if position.args.get("position") == "FIRST":
+        cols.insert(0, new)
+        return True
+    after = position.this.name.lower() if position.this is not None else None
+    idx = next((i for i, c in enumerate(cols) if c.name.lower() == after), None)
+    if idx is None:
+        return False
+    cols.insert(idx + 1, new)
+    return True

@@ -37,6 +37,24 @@ def tokenize(sql: str) -> list[Token]:
     return sqlglot.Dialect.get_or_raise(DIALECT).tokenize(sql)
 
 
+def quote_identifier(name: str) -> str:
+    """A name as SQL writes it: in backquotes, a backquote in it doubled."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def quote_table(schema: str, table: str) -> str:
+    return f"{quote_identifier(schema)}.{quote_identifier(table)}"
+
+
+def _past_quoted(sql: str, i: int) -> int:
+    """Where the quoted string or identifier starting at `sql[i]` ends (past its closing quote):
+    backslash escapes in strings, none in `identifiers`."""
+    quote, j, n = sql[i], i + 1, len(sql)
+    while j < n and sql[j] != quote:
+        j += 2 if sql[j] == "\\" and quote != "`" else 1
+    return j + 1
+
+
 def unwrap_executable_comments(sql: str) -> str:
     """The text with `/*!NNNNN ... */` and `/*M!NNNNNN ... */` opened: MySQL and MariaDB run what
     they hold (mysqldump writes `CREATE DATABASE ... /*!40100 DEFAULT CHARACTER SET utf8mb4 */`).
@@ -46,10 +64,7 @@ def unwrap_executable_comments(sql: str) -> str:
     while i < n:
         c = sql[i]
         if c in "'\"`":
-            j = i + 1
-            while j < n and sql[j] != c:
-                j += 2 if sql[j] == "\\" and c != "`" else 1
-            i = j + 1
+            i = _past_quoted(sql, i)
         elif sql.startswith("/*", i):
             j = i + 2 + sql.startswith("M!", i + 2)
             if sql.startswith("!", j):
@@ -99,10 +114,7 @@ def script_statements(sql: str) -> list[str]:
             at_line_start = True
             i += 1
         elif c in "'\"`":
-            j = i + 1
-            while j < n and sql[j] != c:
-                j += 2 if sql[j] == "\\" and c != "`" else 1
-            i = j + 1
+            i = _past_quoted(sql, i)
         elif sql.startswith("/*", i):
             end = sql.find("*/", i + 2)
             i = n if end < 0 else end + 2

@@ -59,6 +59,9 @@ class TableDef:
     extra: dict = field(default_factory=dict, compare=False)
     #: Column indexes of each UNIQUE key, from DDL (the binlog's metadata has none).
     unique_keys: tuple[tuple[int, ...], ...] = ()
+    #: Per column, whether it is generated (`AS (expr)`), from DDL or --schema (a TABLE_MAP cannot
+    #: tell): SQL writes no value for it. () when unknown.
+    generated: tuple[bool, ...] = ()
 
     @property
     def names(self) -> list[str]:

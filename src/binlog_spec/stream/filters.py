@@ -365,8 +365,11 @@ def _from_start_position(events: Iterable[Event], start: int, first: str | None,
 
 
 def _to_stop_position(events: Iterable[Event], stop: int, last: str | None, notify: Notify) -> Iterator[Event]:
-    """The events of the last file that start before --stop-position, without a transaction that
-    the position cuts (each transaction of the last file is held until it ends: one at most)."""
+    """The events of the last file whose bytes all lie before --stop-position, without a transaction
+    that the position cuts (each transaction of the last file is held until it ends: one at most).
+    An event that starts before the position and ends after it is cut by it: output stops before it,
+    and its transaction is left out whole (mariadb-binlog stops at the first event that starts at or
+    after the position, so it prints that event)."""
     tx = Transactions()
     held: list[Event] = []
     for ev in events:
@@ -374,10 +377,11 @@ def _to_stop_position(events: Iterable[Event], stop: int, last: str | None, noti
         if last is not None and ev.file != last:
             yield ev
             continue
-        if ev.pos >= stop:
-            if held:
-                notify("note", f"--stop-position {stop} is inside the transaction that starts at {held[0].pos} "
-                       f"in {last}: it is left out")
+        if ev.pos >= stop or ev.pos + ev.size > stop:
+            cut = held or (ev.pos < stop and (starts or tx.mode))
+            if cut:
+                notify("note", f"--stop-position {stop} is inside the transaction that starts at "
+                       f"{held[0].pos if held else ev.pos} in {last}: it is left out")
             return
         if starts or held or (tx.mode and not ends):
             held.append(ev)
