@@ -33,7 +33,8 @@ from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.timezones import iso_z
 from binlog_spec.binlog.event_types import DELETE, INSERT, ROW_OPS, UPDATE
 from binlog_spec.rows.walker import RowWalker, RowWalkError
-from binlog_spec.rows.schema import SchemaTracker, SchemaWarning
+from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.errors import SchemaWarning
 from binlog_spec.rows.statement_text import TX_CONTROL, is_ddl
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.binlog.event_types import QUERY_EVENTS
