@@ -57,9 +57,6 @@ def file_size(path):
 
 
 # ---------------------------------------------------------------- the row walker
-def test_every_column_type_has_a_layout():
-    assert set(values.COLUMN_TYPES) <= set(rowwalk.LAYOUTS)
-
 
 def _cross_check(path):
     """For every rows event that read_rows decodes: the walker's row count equals the decoder's, and

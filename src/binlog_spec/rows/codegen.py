@@ -9,6 +9,7 @@ from binlog_spec.rows.charsets import BINARY_COLLATION, _MYSQL_LATIN1_TABLE, _my
 from binlog_spec.rows.column_types import (DEFAULT_PACK_LENGTH, BLOB, Column, DOUBLE, ENUM, FLOAT, INT24, LONG,
                                            LONGLONG, LONG_BLOB, MEDIUM_BLOB, SET, SHORT, STRING, TINY, TINY_BLOB,
                                            VARCHAR, VAR_STRING, YEAR)
+from binlog_spec.rows.column_sizes import layout
 from binlog_spec.rows.values import COLUMN_TYPES
 
 
@@ -83,11 +84,12 @@ def inline_source(col: Column, var: str, names: dict[str, Any], text: bool = Fal
     fmt = fixed_format(col)
     if fmt is not None:
         names[f"_unpack_{var}"] = _UNPACK[fmt]
-        return [f"{var} = _unpack_{var}(buf, pos)[0]", f"pos += {struct.calcsize(fmt)}"]
+        return [f"{var} = _unpack_{var}(buf, pos)[0]", f"pos += {layout(col)[0]}"]
     if code == INT24:
-        return [f"{var} = int.from_bytes(buf[pos:pos + 3], 'little', signed={not col.unsigned})", "pos += 3"]
+        size = layout(col)[0]
+        return [f"{var} = int.from_bytes(buf[pos:pos + {size}], 'little', signed={not col.unsigned})", f"pos += {size}"]
     if code == YEAR:
-        return [f"{var} = buf[pos]", f"{var} = 1900 + {var} if {var} else 0", "pos += 1"]
+        return [f"{var} = buf[pos]", f"{var} = 1900 + {var} if {var} else 0", f"pos += {layout(col)[0]}"]
     if code in (STRING, VARCHAR, VAR_STRING):
         max_length = meta.get("max_length")
         if (isinstance(max_length, int) and meta.get("real_type", STRING) not in (ENUM, SET)):
