@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from binlog_spec.analysis import report as report_mod
-from binlog_spec.binlog.timezones import iso_z
+from binlog_spec.binlog.timezones import from_iso_z, iso_z
 
 COLORS = {"insert": "#2e7d32", "update": "#1565c0", "delete": "#c62828", "bytes": "#546e7a", "rows": "#ef6c00",
           "sizes": "#6a1b9a"}
@@ -80,7 +80,7 @@ def _svg(name: str, body: list[str], title: str) -> str:
 
 
 def _seconds(iso: str) -> float:
-    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+    return from_iso_z(iso).timestamp()
 
 
 def timeline_svg(r: dict[str, Any]) -> str:

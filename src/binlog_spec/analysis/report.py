@@ -12,6 +12,8 @@ import json
 import os
 from typing import Any, Iterator
 
+from binlog_spec.binlog.timezones import from_iso_z
+
 Section = tuple[str, str, list[str], list[list[Any]]]   # (name, title, columns, rows)
 
 OPS = ("insert", "update", "delete")
@@ -163,12 +165,10 @@ def in_zone(r: dict[str, Any], tz, zone_name: str) -> dict[str, Any]:
     """A copy of the report for the text and markdown formats: its ISO 8601 UTC times ('...Z') shown in
     `tz` with their offset ('2026-01-01T08:00:00+08:00'), and a `time_zone` line in the summary. JSON and
     CSV keep UTC."""
-    from datetime import datetime
-
     def local(v: Any) -> Any:
         if isinstance(v, str) and v.endswith("Z") and "T" in v:
             try:
-                return datetime.fromisoformat(v[:-1] + "+00:00").astimezone(tz).isoformat()
+                return from_iso_z(v).astimezone(tz).isoformat()
             except ValueError:
                 return v
         return v

@@ -120,6 +120,13 @@ def iso_z(value: datetime) -> str:
     return value.isoformat().replace("+00:00", "Z")
 
 
+def from_iso_z(text: str) -> datetime:
+    """The instant of an `iso_z` text (an aware datetime in UTC); ValueError when it is none."""
+    if not text.endswith("Z") or "T" not in text:
+        raise ValueError(f"not an ISO 8601 UTC time: {text!r}")
+    return datetime.fromisoformat(text[:-1] + "+00:00")
+
+
 _ISO_CACHE: dict[int, str] = {}
 
 
