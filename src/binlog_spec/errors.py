@@ -156,3 +156,8 @@ class ZoneError(ValueError):
 
 class PayloadError(ValueError):
     """A TRANSACTION_PAYLOAD_EVENT whose payload cannot be expanded (unknown compression, bad size)."""
+
+
+class OptionValueError(ValueError):
+    """An option value that does not parse (stream.option_parser); the message says what is wrong with
+    the value, the CLI or Spark names the option."""

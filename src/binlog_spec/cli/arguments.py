@@ -6,10 +6,9 @@ from __future__ import annotations
 import argparse
 from typing import Callable, TextIO
 
-from binlog_spec.binlog import timezones
-from binlog_spec.errors import UsageError
+from binlog_spec.errors import GtidSetError, OptionValueError, UsageError, ZoneError
+from binlog_spec.stream import option_parser
 from binlog_spec.stream.filters import FilterOptions
-from binlog_spec.binlog.gtid import GtidPosition, GtidSet, GtidSetError
 from binlog_spec.options import ReadOptions, parse_size
 
 
@@ -19,54 +18,25 @@ def read_options(args: argparse.Namespace) -> ReadOptions:
                        strict=args.strict)
 
 
-def _position(text: str) -> int | GtidPosition:
-    """A byte offset (>= 0), or a MariaDB GTID position (domain-server-seq[,...]), as mariadb-binlog takes."""
-    t = text.strip()
-    if t.isdigit():
-        return int(t)
-    if t.startswith("-") and t[1:].isdigit():
-        raise argparse.ArgumentTypeError(f"a position cannot be negative: {text}")
-    try:
-        return GtidPosition.parse(t)
-    except GtidSetError:
-        raise argparse.ArgumentTypeError(f"not a byte position or a MariaDB GTID (domain-server-seq): {text!r}") \
-            from None
+def _argument(name: str, parse: Callable, *errors: type[Exception]) -> Callable:
+    """An argparse `type=` of a parser of stream.option_parser: its `errors` become the usage error
+    argparse reports with the option's name (exit 2). (`name` is what argparse calls the type when
+    anything else escapes: "invalid NAME value".)"""
+    def convert(text: str):
+        try:
+            return parse(text)
+        except errors as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    convert.__name__ = name
+    return convert
 
 
-def _server_id(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a server id: {text!r}") from None
-    if not 0 <= value <= 0xFFFFFFFF:
-        raise argparse.ArgumentTypeError(f"a server id is 0 to 4294967295, not {value}")
-    return value
-
-
-def size_arg(text: str) -> int:
-    try:
-        return parse_size(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _zone(text: str):
-    try:
-        return timezones.parse_zone(text)
-    except timezones.ZoneError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _names(values: list[str]) -> tuple[str, ...]:
-    """Repeated options and comma-separated lists, flattened."""
-    return tuple(n.strip() for v in values for n in v.split(",") if n.strip())
-
-
-def _gtid_set(text: str) -> GtidSet:
-    try:
-        return GtidSet.parse(text)
-    except GtidSetError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+_position = _argument("_position", option_parser.parse_position, OptionValueError)
+_server_id = _argument("_server_id", option_parser.parse_server_id, OptionValueError)
+size_arg = _argument("size_arg", parse_size, ValueError)
+_zone = _argument("_zone", option_parser.parse_zone, ZoneError)
+_gtid_set = _argument("_gtid_set", option_parser.parse_gtid_set, GtidSetError)
+_charset = _argument("_charset", option_parser.parse_charset, OptionValueError)
 
 
 def _add_filter_arguments(p: argparse.ArgumentParser) -> None:
@@ -114,12 +84,10 @@ def _add_filter_arguments(p: argparse.ArgumentParser) -> None:
 
 def filter_options(args: argparse.Namespace) -> FilterOptions:
     """The filters of the command line, validated; raises UsageError naming the option."""
-    tz = args.tz
     times = {}
     for name in ("start_datetime", "stop_datetime"):
-        text = getattr(args, name)
         try:
-            times[name] = timezones.parse_datetime(text, tz) if text else None
+            times[name] = option_parser.parse_datetime(getattr(args, name), args.tz)
         except ValueError as exc:
             raise UsageError(f"--{name.replace('_', '-')}: {exc}") from None
     if times["start_datetime"] and times["stop_datetime"] and times["stop_datetime"] < times["start_datetime"]:
@@ -127,39 +95,25 @@ def filter_options(args: argparse.Namespace) -> FilterOptions:
     start, stop = args.start_position, args.stop_position
     if (isinstance(start, int) and isinstance(stop, int) and len(args.files) == 1 and stop < start):
         raise UsageError(f"--stop-position {stop} is before --start-position {start}")
-    return FilterOptions(
-        databases=_names(args.databases), exclude_databases=_names(args.exclude_databases),
-        tables=_names(args.tables), exclude_tables=_names(args.exclude_tables),
+    return option_parser.filter_options(
+        databases=option_parser.parse_names(args.databases),
+        exclude_databases=option_parser.parse_names(args.exclude_databases),
+        tables=option_parser.parse_names(args.tables), exclude_tables=option_parser.parse_names(args.exclude_tables),
         include_gtids=args.include_gtids, exclude_gtids=args.exclude_gtids,
-        server_ids=frozenset(args.server_ids), exclude_server_ids=frozenset(args.exclude_server_ids),
+        server_ids=args.server_ids, exclude_server_ids=args.exclude_server_ids,
         start_datetime=times["start_datetime"], stop_datetime=times["stop_datetime"],
-        start_position=start if isinstance(start, int) else None,
-        stop_position=stop if isinstance(stop, int) else None,
-        start_gtid=start if isinstance(start, GtidPosition) else None,
-        stop_gtid=stop if isinstance(stop, GtidPosition) else None)
+        start_position=start, stop_position=stop)
 
 
 def schema_tracker(args: argparse.Namespace):
     """The schema the run starts with: --schema FILE (the tables at the start of the first file), or
     none; --default-charset for text columns no DDL gives a charset."""
-    from binlog_spec.rows.schema import SchemaTracker
-    charset = getattr(args, "default_charset", None)
-    database = getattr(args, "schema_database", "")
-    if getattr(args, "schema", None):
-        return SchemaTracker.from_file(args.schema, database, charset)
-    return SchemaTracker(database, charset)
+    return option_parser.schema_tracker(getattr(args, "schema", None), getattr(args, "schema_database", ""),
+                                        getattr(args, "default_charset", None))
 
 
 def warner(err: TextIO) -> Callable[[str], None]:
     return lambda message: err.write(f"binlog-spec: warning: {message}\n")
-
-
-def _charset(text: str) -> int:
-    from binlog_spec.rows.charsets import charset_collation
-    collation = charset_collation(text)
-    if collation is None:
-        raise argparse.ArgumentTypeError(f"unknown character set or collation: {text!r}")
-    return collation
 
 
 def add_schema_arguments(p: argparse.ArgumentParser) -> None:

@@ -1,5 +1,8 @@
-"""Run-time code generation of the row decoders: the Python statements that decode one column inline
-(`inline_source`), compiled by `binlog_spec.rows.decoder` into one function per row image layout."""
+"""Run-time code generation, in one place: the template mechanism (a function's source is a list of
+lines, nested with `indent`, compiled by `compile_function`), and the Python statements that decode
+one column inline (`inline_source`). `binlog_spec.rows.decoder` compiles one row decoder per row
+image layout with them, and `binlog_spec.rows.walker` one image walker per layout; nothing else in
+the package compiles source."""
 from __future__ import annotations
 
 import struct
@@ -11,6 +14,31 @@ from binlog_spec.rows.column_types import (DEFAULT_PACK_LENGTH, BLOB, Column, DO
                                            VARCHAR, VAR_STRING, YEAR)
 from binlog_spec.rows.column_sizes import layout
 from binlog_spec.rows.values import COLUMN_TYPES
+
+
+# --------------------------------------------------------------------------
+# The template mechanism
+#
+# Generated code is built as a list of source lines, one statement or clause each; a block of
+# lines nested in a clause is `indent(block, depth)`. `compile_function` compiles the lines of one
+# `def` and returns the function.
+
+def indent(lines: list[str], depth: int = 1) -> list[str]:
+    """The lines, each indented `depth` levels (4 spaces a level) deeper."""
+    pad = "    " * depth
+    return [pad + line for line in lines]
+
+
+def compile_function(lines: list[str], globs: dict[str, Any], name: str, where: str) -> Callable:
+    """Compile source lines that define the function `name`, with `globs` as its globals (the
+    objects the lines refer to), and return the function. `where` is the file name that tracebacks
+    and profilers show for it; the source is kept as the function's `source` attribute (for
+    debugging: print(function.source))."""
+    source = "\n".join(lines) + "\n"
+    exec(compile(source, where, "exec"), globs)  # noqa: S102
+    function = globs[name]
+    function.source = source
+    return function
 
 
 # --------------------------------------------------------------------------

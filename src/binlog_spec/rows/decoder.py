@@ -130,12 +130,12 @@ def _image_source(columns: list[values.Column], tag: str, globs: dict[str, Any],
                 lines.append(f"    pos += {struct.calcsize(fmt)}")
                 k += len(run)
             else:
-                lines += ["    " + line for line in codegen.inline_source(columns[k], f"{tag}{k}", globs, text)]
+                lines += codegen.indent(codegen.inline_source(columns[k], f"{tag}{k}", globs, text))
                 k += 1
         lines.append("else:")
         for k, col in enumerate(columns):
             lines += [f"    if nulls{k >> 3} & {1 << (k & 7)}:", f"        {tag}{k} = None", "    else:"]
-            lines += ["        " + line for line in codegen.inline_source(col, f"{tag}{k}", globs, text)]
+            lines += codegen.indent(codegen.inline_source(col, f"{tag}{k}", globs, text), 2)
     lines.append("if pos > end:")
     lines.append("    raise IndexError('row image runs past the rows')")
     lines.append(f"{tag}_row = {{" + ", ".join(f"_name_{tag}{k}: {tag}{k}" for k in range(len(columns))) + "}")
@@ -145,13 +145,10 @@ def _image_source(columns: list[values.Column], tag: str, globs: dict[str, Any],
 _COMPILED_COUNT = itertools.count(1)
 
 
-def _compile(source: str, globs: dict[str, Any], name: str, table: TableDef, what: str = "") -> Callable:
+def _compile(lines: list[str], globs: dict[str, Any], name: str, table: TableDef, what: str = "") -> Callable:
     # A file name of its own for each function, so that profilers and tracebacks tell them apart.
     where = f"<{name}{what} of {table.schema}.{table.table} #{next(_COMPILED_COUNT)}>"
-    exec(compile(source, where, "exec"), globs)  # noqa: S102
-    function = globs[name]
-    function.source = source      # for debugging: print(function.source)
-    return function
+    return codegen.compile_function(lines, globs, name, where)
 
 
 def compile_rows(table: TableDef, op: str, before: list[int], after: list[int] | None,
@@ -180,7 +177,7 @@ def compile_rows(table: TableDef, op: str, before: list[int], after: list[int] |
     for tag, _present in images:
         lines += ["            try:",
                   "                pos = row_pos"]
-        lines += ["                " + line for line in bodies[tag]]
+        lines += codegen.indent(bodies[tag], 4)
         lines += ["            except Exception:",
                   f"                {tag}_row, pos = _decode_image(buf, row_pos, _table, _present_{tag}, _names)",
                   "            row_pos = pos"]
@@ -196,7 +193,7 @@ def compile_rows(table: TableDef, op: str, before: list[int], after: list[int] |
               "            index += 1",
               "    except _ValueDecodeError as exc:",
               "        raise _malformed(ev, index, exc) from None"]
-    return _compile("\n".join(lines) + "\n", globs, "rows", table, f" ({op})")
+    return _compile(lines, globs, "rows", table, f" ({op})")
 
 
 #: Bound on the compiled generators kept (tables, and event shapes per table).

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from binlog_spec.rows import codegen
 from binlog_spec.binlog import spec
 from binlog_spec.binlog.packed import packed_int
 from binlog_spec.rows import values
@@ -110,13 +111,12 @@ def _compile_walk(b: _Plan, a: _Plan | None) -> Callable[[bytes, int], tuple[int
     # any column is present, so end + 1 turns are enough, and more means images of no bytes
     lines = ["def walk(buf, end):", "    pos = 0", "    for count in range(end + 1):",
              "        if pos >= end:", "            return count, pos"]
-    lines += ["        " + line for line in b.source("skip_b")]
+    lines += codegen.indent(b.source("skip_b"), 2)
     if a is not None:
-        lines += ["        " + line for line in a.source("skip_a")]
+        lines += codegen.indent(a.source("skip_a"), 2)
     lines += ["    raise RowWalkError('the row images take no bytes')"]
     globs = {"skip_b": b.skip, "skip_a": a.skip if a is not None else None, "RowWalkError": RowWalkError}
-    exec(compile("\n".join(lines) + "\n", "<rowwalk>", "exec"), globs)  # noqa: S102
-    return globs["walk"]
+    return codegen.compile_function(lines, globs, "walk", "<rowwalk>")
 
 
 def check_rows(table, n: int, before: bytes, after: bytes | None, len_rows: int, *, file: str | None = None,

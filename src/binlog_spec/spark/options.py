@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from binlog_spec.spark import files as spark_files
-from binlog_spec.binlog import timezones
-from binlog_spec.errors import BinlogSparkError
+from binlog_spec.errors import BinlogSparkError, OptionValueError
+from binlog_spec.stream import option_parser
 from binlog_spec.stream.filters import FilterOptions
 from binlog_spec.binlog.gtid import GtidPosition, GtidSet
 from binlog_spec.options import ReadOptions, parse_size
@@ -30,10 +30,8 @@ def _opt(options, *names: str, default: Any = None) -> Any:
     return default
 
 
-def _list(value: str | None) -> tuple[str, ...]:
-    if not value:
-        return ()
-    return tuple(p.strip() for p in str(value).split(",") if p.strip())
+#: Comma-separated lists (paths, names, ops), as the CLI's repeated options.
+_list = option_parser.parse_names
 
 
 def _bool(value: Any, default: bool) -> bool:
@@ -48,12 +46,10 @@ def _bool(value: Any, default: bool) -> bool:
 
 
 def _datetime(key: str, text: str | None, zone: dt.tzinfo) -> dt.datetime | None:
-    """The CLI's date-time forms (timezones.parse_datetime); without an offset, in the `timeZone`
-    option's zone, UTC by default (a Spark job has no TZ of a shell)."""
-    if not text:
-        return None
+    """The CLI's date-time forms; without an offset, in the `timeZone` option's zone, UTC by default
+    (a Spark job has no TZ of a shell)."""
     try:
-        return timezones.parse_datetime(str(text), zone)
+        return option_parser.parse_datetime(text, zone)
     except ValueError as exc:
         raise BinlogSparkError(f"{key}: {exc}") from None
 
@@ -62,12 +58,9 @@ def _position(key: str, text: Any) -> int | GtidPosition | None:
     """A byte offset, or a MariaDB GTID position (domain-server-seq,...), as the CLI's."""
     if text is None:
         return None
-    t = str(text).strip()
-    if t.isdigit():
-        return int(t)
     try:
-        return GtidPosition.parse(t)
-    except ValueError:
+        return option_parser.parse_position(text)
+    except OptionValueError:
         raise BinlogSparkError(f"{key}: not a byte position (>= 0) or a MariaDB GTID position: {text!r}") from None
 
 
@@ -133,7 +126,7 @@ class Config:
         def gtids(key: str) -> GtidSet | None:
             text = _opt(options, key)
             try:
-                return GtidSet.parse(text) if text else None
+                return option_parser.parse_gtid_set(text) if text else None
             except ValueError as exc:
                 raise BinlogSparkError(f"{key}: {exc}") from None
 
@@ -141,7 +134,7 @@ class Config:
             return frozenset(int(x) for x in _list(_opt(options, *keys)))
 
         try:
-            zone = timezones.parse_zone(str(_opt(options, "timeZone", default="UTC")))
+            zone = option_parser.parse_zone(str(_opt(options, "timeZone", default="UTC")))
         except ValueError as exc:
             raise BinlogSparkError(f"timeZone: {exc}") from None
         start_dt = _datetime("startDatetime", _opt(options, "startDatetime"), zone)
@@ -151,17 +144,13 @@ class Config:
         start = _position("startPosition", _opt(options, "startPosition"))
         stop = _position("stopPosition", _opt(options, "stopPosition"))
 
-        filters = FilterOptions(
+        filters = option_parser.filter_options(
             databases=_list(_opt(options, "database", "databases")),
             exclude_databases=_list(_opt(options, "excludeDatabase", "excludeDatabases")),
             tables=tables, exclude_tables=_list(_opt(options, "excludeTable", "excludeTables")),
             include_gtids=gtids("includeGtids"), exclude_gtids=gtids("excludeGtids"),
             server_ids=ints("serverId", "serverIds"), exclude_server_ids=ints("excludeServerId", "excludeServerIds"),
-            start_datetime=start_dt, stop_datetime=stop_dt,
-            start_position=start if isinstance(start, int) else None,
-            stop_position=stop if isinstance(stop, int) else None,
-            start_gtid=start if isinstance(start, GtidPosition) else None,
-            stop_gtid=stop if isinstance(stop, GtidPosition) else None)
+            start_datetime=start_dt, stop_datetime=stop_dt, start_position=start, stop_position=stop)
         on_error = str(_opt(options, "onError", default="fail")).lower()
         if on_error not in ("fail", "skip"):
             raise BinlogSparkError(f"onError must be fail or skip, not {on_error!r}")
@@ -189,14 +178,13 @@ class Config:
 
     def tracker(self) -> SchemaTracker:
         if not self.schema_file:
-            return SchemaTracker()
+            return option_parser.schema_tracker()
         ref = spark_files.list_files([self.schema_file])[0] if not _is_local(self.schema_file) else None
         if ref is None:
-            return SchemaTracker.from_file(self.schema_file, self.schema_database)
+            return option_parser.schema_tracker(self.schema_file, self.schema_database)
         with ref.open() as f:
-            tracker = SchemaTracker(self.schema_database)
-            tracker.load_sql(f.read().decode("utf-8", errors="replace"))
-            return tracker
+            return option_parser.schema_tracker(database=self.schema_database,
+                                                sql=f.read().decode("utf-8", errors="replace"))
 
 
 def _is_local(path: str) -> bool:
