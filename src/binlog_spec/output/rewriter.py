@@ -35,11 +35,36 @@ from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.stream.transactions import Transactions, is_begin, is_commit
 
 
+#: Image bounds are walked with ends=, which the walker's compiled fast path does not collect.
+NEVER_COMPILE = 1 << 62
+
+
+def _decoded_ends(data: bytes, table: TableDef, present: list[list[int]], update: bool, where: dict) -> list[int]:
+    """The image ends as the value decoder finds them, decoding every value: for images the walker
+    could not step over, where the decoder names the row (and the column) at fault in its
+    MalformedEventError."""
+    names = table.names
+    ends: list[int] = []
+    p, index = 0, 0
+    try:
+        while p < len(data):
+            _, p = rows.decode_image(data, p, table, present[0], names)
+            ends.append(p)
+            if update:
+                _, p = rows.decode_image(data, p, table, present[1], names)
+                ends.append(p)
+            index += 1
+    except (ValueError, IndexError) as exc:
+        raise MalformedEventError(f"row {index}: {exc}", **where) from None
+    return ends
+
+
 def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file: str | None = None,
-                pos: int | None = None) -> bytes:
+                pos: int | None = None, walker: rowwalk.RowWalker | None = None) -> bytes:
     """The rows event that undoes this one: WRITE <-> DELETE, UPDATE images swapped row by row
     (and the two columns-present bitmaps), the rows in reverse order. Refuses partial images
-    (binlog_row_image MINIMAL/NOBLOB) and MySQL's PARTIAL_UPDATE_ROWS_EVENT (JSON diffs)."""
+    (binlog_row_image MINIMAL/NOBLOB) and MySQL's PARTIAL_UPDATE_ROWS_EVENT (JSON diffs).
+    The images are found by `walker` (rows.walker, which reads lengths, not values)."""
     code = bare[OFS_TYPE]
     where = _where(file, pos, code)
     if code in ROWS_COMPRESSED:
@@ -64,23 +89,25 @@ def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file:
         raise RollbackError(f"the row images of `{table.schema}`.`{table.table}` lack columns "
                             "(binlog_row_image MINIMAL or NOBLOB): a delete or update cannot be undone "
                             "from them", **where)
-    names = table.names
     data = bare[lay.ofs_rows:]
-    out: list[bytes] = []
-    p, index = 0, 0
+    update = lay.ofs_after is not None
+    ends: list[int] = []
     try:
-        while p < len(data):
-            _, mid = rows.decode_image(data, p, table, present[0], names)
-            if lay.ofs_after is None:
-                out.append(data[p:mid])
-                p = mid
-            else:
-                _, end = rows.decode_image(data, mid, table, present[1], names)
-                out.append(data[mid:end] + data[p:mid])
-                p = end
-            index += 1
-    except (ValueError, IndexError) as exc:
-        raise MalformedEventError(f"row {index}: {exc}", **where) from None
+        (walker or rowwalk.RowWalker(NEVER_COMPILE)).walk(table, n, bitmaps[0], bitmaps[1] if update else None,
+                                                          data, update, ends=ends)
+    except (ValueError, IndexError):     # RowWalkError is a ValueError
+        ends = _decoded_ends(data, table, present, update, where)
+    out: list[bytes] = []
+    p = 0
+    if update:
+        for k in range(0, len(ends), 2):
+            mid, end = ends[k], ends[k + 1]
+            out.append(data[mid:end] + data[p:mid])
+            p = end
+    else:
+        for end in ends:
+            out.append(data[p:end])
+            p = end
     out.reverse()
     head = bytearray(bare[:lay.ofs_rows])
     head[OFS_TYPE] = INVERSE_TYPE[code]
@@ -123,6 +150,8 @@ class Rewriter:
         self.first_file: str | None = None
         #: Statements a rollback cannot undo: (file, pos, text), spooled to disk.
         self.skipped = LineSpool()
+        #: Finds where each row image ends, for invert_rows.
+        self.walker = rowwalk.RowWalker(NEVER_COMPILE)
 
     # -- one event ---------------------------------------------------------
     def _fde_item(self, ev: Event) -> Item | None:
@@ -268,7 +297,8 @@ class Rewriter:
                         spool.add_item(MAP, last_map[table_id])
                         group_tables.add(table_id)
                     ended = bool(ev.fields["rows_flags"] & STMT_END_F)
-                    inverted = invert_rows(item.bare, self.in_fde or self.out_fde, table, ev.file, ev.pos)
+                    inverted = invert_rows(item.bare, self.in_fde or self.out_fde, table, ev.file, ev.pos,
+                                           self.walker)
                     spool.add_item(ROWS_END if ended else ROWS, Item(inverted, ev.file, ev.pos, item.fde))
                     in_group_rows = not ended
                     if ended:
