@@ -3,8 +3,10 @@ rollback and the binary/base64 rollback share."""
 from __future__ import annotations
 
 import os
+import random
 import tracemalloc
 
+from binlog_spec.output import rollback
 from binlog_spec.output.rollback import HEAD, MAP, ROWS, ROWS_END, TAIL, LineSpool, Spool
 
 
@@ -71,9 +73,30 @@ def test_records_go_to_a_file_on_disk_and_memory_holds_only_their_offsets():
             assert peak < 2 * 1024 * 1024
             last = spool.tx_starts[-1]
             assert [i for i, _ in spool.undo_order(len(spool.tx_starts) - 1)] == list(range(count - 1, last - 1, -1))
-            assert spool.read(0) == record
+            tracemalloc.reset_peak()
+            for k in spool.last_first():     # reading it all back, last first, holds a window at a time
+                for i, _ in spool.undo_order(k):
+                    assert spool.read(i) == record
+            _, peak = tracemalloc.get_traced_memory()
+            assert peak < 4 * 1024 * 1024
     finally:
         tracemalloc.stop()
+
+
+def test_records_read_back_whole_across_read_windows_and_larger_than_one(monkeypatch):
+    monkeypatch.setattr(rollback, "WINDOW", 64)
+    rng = random.Random(15)
+    records = [bytes(rng.randrange(256) for _ in range(rng.choice([0, 1, 7, 63, 64, 65, 200])))
+               for _ in range(300)]
+    with Spool() as spool:
+        for n, data in enumerate(records):
+            if n % 7 == 0:
+                spool.begin()
+            spool.add(data)
+        undone = [spool.read(i) for k in spool.last_first() for i, _ in spool.undo_order(k)]
+        assert undone == [r for k in range(len(spool.tx_starts) - 1, -1, -1)
+                          for r in reversed(records[7 * k:7 * k + 7])]
+        assert list(spool.records()) == records
 
 
 def test_nothing_touches_the_disk_until_a_record_is_spooled():

@@ -33,6 +33,8 @@ from binlog_spec.binlog.writer import ET, Item, gtid_with_seq_no, set_stmt_end
 #: Kinds of record: a transaction's framing at its start and end, a TABLE_MAP, a rows event that
 #: does not end its statement and one that does (a SQL statement is one of these).
 HEAD, MAP, ROWS, ROWS_END, TAIL = range(5)
+#: Bytes read back from the spool at a time (at most, besides a bigger record).
+WINDOW = 1 << 20
 
 
 class Spool:
@@ -43,6 +45,8 @@ class Spool:
         self._file: BinaryIO | None = None
         self._end = 0                 # offset after the last record
         self._at_end = True           # whether the file position is _end (no read since)
+        self._window = b""            # the file's bytes from _window_at, read back a window at a time
+        self._window_at = 0
         self.offsets = array("q")     # start of every record
         self.kinds = array("b")
         self.tx_starts = array("q")   # index into offsets where each transaction starts
@@ -57,31 +61,44 @@ class Spool:
         self.tx_starts.append(len(self.offsets))
         self.tx_rows.append(0)
 
-    def add(self, data: bytes, kind: int = ROWS_END) -> None:
-        if not self.tx_starts:
-            self.begin()
+    def _append_to(self) -> BinaryIO:
         if self._file is None:
             self._file = tempfile.TemporaryFile(mode="w+b")
+            if not self.tx_starts:
+                self.begin()
         elif not self._at_end:
             self._file.seek(self._end)
-            self._at_end = True
+        self._at_end = True
+        return self._file
+
+    def add(self, data: bytes, kind: int = ROWS_END) -> None:
+        f = self._file if self._at_end and self._file is not None else self._append_to()
         self.offsets.append(self._end)
         self.kinds.append(kind)
-        if kind == ROWS or kind == ROWS_END:
+        if ROWS <= kind <= ROWS_END:
             self.tx_rows[-1] = 1
-        self._file.write(data)
+        f.write(data)
         self._end += len(data)
 
     def add_text(self, text: str, kind: int = ROWS_END) -> None:
         self.add(text.encode("utf-8", "surrogateescape"), kind)
 
     def read(self, i: int) -> bytes:
-        start = self.offsets[i]
-        stop = self.offsets[i + 1] if i + 1 < len(self.offsets) else self._end
+        """Record `i`. Reads go to the file a window of up to WINDOW bytes at a time, the window
+        ending with the record asked for: the undo reads records mostly last first."""
+        offsets = self.offsets
+        start = offsets[i]
+        stop = offsets[i + 1] if i + 1 < len(offsets) else self._end
+        at = self._window_at
+        if start >= at and stop <= at + len(self._window):
+            return self._window[start - at:stop - at]
         assert self._file is not None
+        at = max(0, stop - WINDOW) if stop - start < WINDOW else start
         self._at_end = False
-        self._file.seek(start)
-        return self._file.read(stop - start)
+        self._file.seek(at)
+        self._window = self._file.read(stop - at)
+        self._window_at = at
+        return self._window[start - at:]
 
     def text(self, i: int) -> str:
         return self.read(i).decode("utf-8", "surrogateescape")
@@ -131,6 +148,7 @@ class Spool:
         if self._file is not None:
             self._file.close()
             self._file = None
+            self._window = b""
 
     def __enter__(self) -> "Spool":
         return self
