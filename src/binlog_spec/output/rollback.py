@@ -3,7 +3,8 @@
 A rollback writes the last transaction first, so it reads the whole input before it writes anything.
 What it will write waits in a `Spool`: the records (SQL statements, output events) go to a temporary
 file, created on the first record and deleted on close; memory holds only each record's offset and
-kind and each transaction's start, about ten bytes a record, whatever the size of the records.
+kind and each transaction's start, about ten bytes a record, whatever the size of the records, and
+while reading back one window of the file (WINDOW bytes, or one record if bigger).
 
 The reversal (`Spool.undo_order`) is the same for both outputs. A transaction is read back with its
 framing kept and its statements last first:
@@ -34,7 +35,7 @@ from binlog_spec.binlog.writer import ET, Item, gtid_with_seq_no, set_stmt_end
 #: does not end its statement and one that does (a SQL statement is one of these).
 HEAD, MAP, ROWS, ROWS_END, TAIL = range(5)
 #: Bytes read back from the spool at a time (at most, besides a bigger record).
-WINDOW = 1 << 20
+WINDOW = 1 << 18
 
 
 class Spool:
@@ -83,9 +84,10 @@ class Spool:
     def add_text(self, text: str, kind: int = ROWS_END) -> None:
         self.add(text.encode("utf-8", "surrogateescape"), kind)
 
-    def read(self, i: int) -> bytes:
-        """Record `i`. Reads go to the file a window of up to WINDOW bytes at a time, the window
-        ending with the record asked for: the undo reads records mostly last first."""
+    def read(self, i: int, forward: bool = False) -> bytes:
+        """Record `i`. Reads go to the file a window of up to WINDOW bytes at a time: the window
+        ends with the record asked for (the undo reads records mostly last first), or with
+        `forward` starts with it."""
         offsets = self.offsets
         start = offsets[i]
         stop = offsets[i + 1] if i + 1 < len(offsets) else self._end
@@ -93,12 +95,17 @@ class Spool:
         if start >= at and stop <= at + len(self._window):
             return self._window[start - at:stop - at]
         assert self._file is not None
-        at = max(0, stop - WINDOW) if stop - start < WINDOW else start
+        if stop - start >= WINDOW:
+            at, upto = start, stop
+        elif forward:
+            at, upto = start, min(self._end, start + WINDOW)
+        else:
+            at, upto = max(0, stop - WINDOW), stop
         self._at_end = False
         self._file.seek(at)
-        self._window = self._file.read(stop - at)
+        self._window = self._file.read(upto - at)
         self._window_at = at
-        return self._window[start - at:]
+        return self._window[start - at:stop - at]
 
     def text(self, i: int) -> str:
         return self.read(i).decode("utf-8", "surrogateescape")
@@ -106,7 +113,7 @@ class Spool:
     def records(self) -> Iterator[bytes]:
         """Every record, in the order added."""
         for i in range(len(self.offsets)):
-            yield self.read(i)
+            yield self.read(i, forward=True)
 
     def last_first(self) -> Iterator[int]:
         """The transactions (their numbers) with rows to undo, last first."""
@@ -225,8 +232,8 @@ class LineSpool(Spool):
         self.add_text(line.replace("\n", " "))
 
     def lines(self) -> Iterator[str]:
-        for i in range(self.count):
-            yield self.text(i)
+        for data in self.records():
+            yield data.decode("utf-8", "surrogateescape")
 
 
 __all__ = ["HEAD", "MAP", "ROWS", "ROWS_END", "TAIL", "Spool", "EventSpool", "LineSpool"]
