@@ -16,7 +16,7 @@ from binlog_spec import cli
 from binlog_spec.binlog import writer as binwriter
 from binlog_spec.rows import decoder as rows
 from binlog_spec.binlog import spec
-from binlog_spec.errors import RollbackError
+from binlog_spec.errors import MalformedEventError, RollbackError
 from binlog_spec.output import rewriter as rewriting
 from binlog_spec.output.rewriter import WriteOptions
 
@@ -193,6 +193,25 @@ def test_an_inverted_update_swaps_the_columns_present_bitmaps():
     inverted = rewriting.invert_rows(bytes(bare), fde, table)
     assert inverted[lay.ofs_before] == bare[lay.ofs_after]
     assert inverted[lay.ofs_after] == bare[lay.ofs_before]
+
+
+def test_a_row_image_cut_short_is_refused_naming_the_row_and_column():
+    ev, table, fde, _ = _invert_one(DEMO, ET.write_rows_event_v1)
+    bare = binwriter.bare_bytes(ev)
+    cut = binwriter._with_len(bytearray(bare[:-3]))      # the last of the 3 rows loses its last bytes
+    with pytest.raises(MalformedEventError) as caught:
+        rewriting.invert_rows(cut, fde, table, ev.file, ev.pos)
+    assert caught.value.message.startswith("row 2: column ")
+    assert caught.value.file == ev.file and caught.value.offset == ev.pos
+
+
+def test_image_bounds_come_from_the_walker_not_the_value_decoder(monkeypatch):
+    ev, table, fde, inverted = _invert_one(DEMO, ET.update_rows_event_v1)
+
+    def no_decoding(*args, **kwargs):
+        raise AssertionError("a value was decoded")
+    monkeypatch.setattr(rows, "decode_image", no_decoding)
+    assert rewriting.invert_rows(binwriter.bare_bytes(ev), fde, table, ev.file, ev.pos) == inverted
 
 
 def test_minimal_images_are_refused_with_file_and_offset():

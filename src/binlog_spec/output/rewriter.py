@@ -7,7 +7,8 @@ made plain, GTIDs left out on request) or rollback, and `write_binlog`, the whol
   bitmaps) swapped row by row, the rows in reverse order;
 * `Rewriter` - an event stream into the `Item`s of an output. Rollback output
   (transactions last first, rows events in reverse within each) is spooled to a
-  temporary file, so memory stays bounded whatever the input size.
+  temporary file, so memory stays bounded whatever the input size (output.rollback:
+  the spool and the reversal, shared with the SQL rollback).
 
 The byte-level operations on one event (framing, layouts, renaming, decompression,
 STMT_END_F) are `binlog_spec.binlog.writer`'s.
@@ -15,9 +16,6 @@ STMT_END_F) are `binlog_spec.binlog.writer`'s.
 from __future__ import annotations
 
 import dataclasses
-import struct
-import tempfile
-from array import array
 from dataclasses import dataclass, field
 from typing import BinaryIO, Iterable, Iterator, Mapping
 
@@ -27,8 +25,9 @@ from binlog_spec.binlog.event_types import (FL_STANDALONE, GTID_EVENTS, QUERY_EV
                                             is_mariadb)
 from binlog_spec.binlog.writer import (DROPPED_EVENTS, ET, FILE_HEADER_EVENTS, H, INVERSE_TYPE, OFS_TYPE,
                                        PLAIN_OF_COMPRESSED, ROWS_COMPRESSED, BinlogFileWriter, Item, _where,
-                                       _with_len, bare_bytes, begin_query, decompress, gtid_with_seq_no,
+                                       _with_len, bare_bytes, begin_query, decompress,
                                        has_stmt_end, rename_schema, rows_layout, set_stmt_end)
+from binlog_spec.output.rollback import HEAD, MAP, ROWS, ROWS_END, TAIL, EventSpool, LineSpool
 from binlog_spec.errors import MalformedEventError, MissingTableMapError, RewriteError, RollbackError
 from binlog_spec.rows import decoder as rows
 from binlog_spec.rows import walker as rowwalk
@@ -36,11 +35,36 @@ from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.stream.transactions import Transactions, is_begin, is_commit
 
 
+#: Image bounds are walked with ends=, which the walker's compiled fast path does not collect.
+NEVER_COMPILE = 1 << 62
+
+
+def _decoded_ends(data: bytes, table: TableDef, present: list[list[int]], update: bool, where: dict) -> list[int]:
+    """The image ends as the value decoder finds them, decoding every value: for images the walker
+    could not step over, where the decoder names the row (and the column) at fault in its
+    MalformedEventError."""
+    names = table.names
+    ends: list[int] = []
+    p, index = 0, 0
+    try:
+        while p < len(data):
+            _, p = rows.decode_image(data, p, table, present[0], names)
+            ends.append(p)
+            if update:
+                _, p = rows.decode_image(data, p, table, present[1], names)
+                ends.append(p)
+            index += 1
+    except (ValueError, IndexError) as exc:
+        raise MalformedEventError(f"row {index}: {exc}", **where) from None
+    return ends
+
+
 def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file: str | None = None,
-                pos: int | None = None) -> bytes:
+                pos: int | None = None, walker: rowwalk.RowWalker | None = None) -> bytes:
     """The rows event that undoes this one: WRITE <-> DELETE, UPDATE images swapped row by row
     (and the two columns-present bitmaps), the rows in reverse order. Refuses partial images
-    (binlog_row_image MINIMAL/NOBLOB) and MySQL's PARTIAL_UPDATE_ROWS_EVENT (JSON diffs)."""
+    (binlog_row_image MINIMAL/NOBLOB) and MySQL's PARTIAL_UPDATE_ROWS_EVENT (JSON diffs).
+    The images are found by `walker` (rows.walker, which reads lengths, not values)."""
     code = bare[OFS_TYPE]
     where = _where(file, pos, code)
     if code in ROWS_COMPRESSED:
@@ -65,23 +89,25 @@ def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file:
         raise RollbackError(f"the row images of `{table.schema}`.`{table.table}` lack columns "
                             "(binlog_row_image MINIMAL or NOBLOB): a delete or update cannot be undone "
                             "from them", **where)
-    names = table.names
     data = bare[lay.ofs_rows:]
-    out: list[bytes] = []
-    p, index = 0, 0
+    update = lay.ofs_after is not None
+    ends: list[int] = []
     try:
-        while p < len(data):
-            _, mid = rows.decode_image(data, p, table, present[0], names)
-            if lay.ofs_after is None:
-                out.append(data[p:mid])
-                p = mid
-            else:
-                _, end = rows.decode_image(data, mid, table, present[1], names)
-                out.append(data[mid:end] + data[p:mid])
-                p = end
-            index += 1
-    except (ValueError, IndexError) as exc:
-        raise MalformedEventError(f"row {index}: {exc}", **where) from None
+        (walker or rowwalk.RowWalker(NEVER_COMPILE)).walk(table, n, bitmaps[0], bitmaps[1] if update else None,
+                                                          data, update, ends=ends)
+    except (ValueError, IndexError):     # RowWalkError is a ValueError
+        ends = _decoded_ends(data, table, present, update, where)
+    out: list[bytes] = []
+    p = 0
+    if update:
+        for k in range(0, len(ends), 2):
+            mid, end = ends[k], ends[k + 1]
+            out.append(data[mid:end] + data[p:mid])
+            p = end
+    else:
+        for end in ends:
+            out.append(data[p:end])
+            p = end
     out.reverse()
     head = bytearray(bare[:lay.ofs_rows])
     head[OFS_TYPE] = INVERSE_TYPE[code]
@@ -123,7 +149,9 @@ class Rewriter:
         self.tables: dict[int, TableDef] = {}
         self.first_file: str | None = None
         #: Statements a rollback cannot undo: (file, pos, text), spooled to disk.
-        self.skipped = _LineSpool()
+        self.skipped = LineSpool()
+        #: Finds where each row image ends, for invert_rows.
+        self.walker = rowwalk.RowWalker(NEVER_COMPILE)
 
     # -- one event ---------------------------------------------------------
     def _fde_item(self, ev: Event) -> Item | None:
@@ -214,7 +242,7 @@ class Rewriter:
         return Item(set_stmt_end(item.bare, item.fde, True, item.file, item.pos), item.file, item.pos, item.fde)
 
     def _rollback(self, events: Iterable[Event]) -> Iterator[Item]:
-        spool = _EventSpool()
+        spool = EventSpool()
         try:
             header: list[Item] = []
             tx = Transactions()
@@ -245,18 +273,18 @@ class Rewriter:
                                             file=ev.file, offset=ev.pos, event_type=ev.type)
                     continue
                 if ev.type_code in GTID_EVENTS or (code in QUERY_EVENTS and is_begin(ev)):
-                    spool.add(_HEAD, item)
+                    spool.add_item(HEAD, item)
                     if code == ET.gtid_event:
                         spool.set_gtid(ev.fields["domain_id"], ev.fields["seq_no"])
                 elif code == ET.xid_event or (code in QUERY_EVENTS and is_commit(ev)):
-                    spool.add(_TAIL, item)
+                    spool.add_item(TAIL, item)
                 elif code == ET.table_map_event:
                     if in_group_rows:
                         group_tables.clear()
                         in_group_rows = False
                     group_tables.add(ev.fields["table_id"])
                     last_map[ev.fields["table_id"]] = item
-                    spool.add(_MAP, item)
+                    spool.add_item(MAP, item)
                 elif code in ROWS_EVENTS:
                     table_id = ev.fields["table_id"]
                     table = self.tables.get(table_id)
@@ -266,16 +294,17 @@ class Rewriter:
                     if table_id not in group_tables:
                         if in_group_rows:
                             group_tables.clear()
-                        spool.add(_MAP, last_map[table_id])
+                        spool.add_item(MAP, last_map[table_id])
                         group_tables.add(table_id)
                     ended = bool(ev.fields["rows_flags"] & STMT_END_F)
-                    inverted = invert_rows(item.bare, self.in_fde or self.out_fde, table, ev.file, ev.pos)
-                    spool.add(_ROWS_END if ended else _ROWS, Item(inverted, ev.file, ev.pos, item.fde))
+                    inverted = invert_rows(item.bare, self.in_fde or self.out_fde, table, ev.file, ev.pos,
+                                           self.walker)
+                    spool.add_item(ROWS_END if ended else ROWS, Item(inverted, ev.file, ev.pos, item.fde))
                     in_group_rows = not ended
                     if ended:
                         group_tables.clear()
                 elif code in QUERY_EVENTS or code == ET.execute_load_query_event:
-                    self.skipped.add(f"{ev.file}:{ev.pos}: {' '.join(ev.fields.get('query', '').split())}")
+                    self.skipped.add_line(f"{ev.file}:{ev.pos}: {' '.join(ev.fields.get('query', '').split())}")
             yield from header
             yield from spool.reversed_items(self.out_fde, self.options.renumber_gtids)
         finally:
@@ -289,137 +318,6 @@ class Rewriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-_HEAD, _MAP, _ROWS, _ROWS_END, _TAIL = range(5)
-_REC = struct.Struct("<qI")
-
-
-class _EventSpool:
-    """Output events on disk, in input order, with each transaction's start; read back with each
-    transaction inverted: its framing (GTID, BEGIN ... XID) kept, its statements last first."""
-
-    def __init__(self) -> None:
-        self.file: BinaryIO = tempfile.TemporaryFile(mode="w+b")
-        self.offsets = array("q")     # start of every record
-        self.kinds = array("b")
-        self.tx_starts = array("q")   # index into offsets where each transaction starts
-        self.tx_rows = array("b")     # whether each transaction has rows events
-        self.tx_domain = array("q")   # MariaDB GTID domain of each transaction (-1: none)
-        self.tx_seq = array("Q")      # and its sequence number (unsigned 64 bits)
-        self.files: dict[str, int] = {}
-        self.names: list[str] = []
-
-    def begin(self) -> None:
-        self.tx_starts.append(len(self.offsets))
-        self.tx_rows.append(0)
-        self.tx_domain.append(-1)
-        self.tx_seq.append(0)
-
-    def set_gtid(self, domain: int, seq_no: int) -> None:
-        self.tx_domain[-1] = domain
-        self.tx_seq[-1] = seq_no
-
-    def _seq_pools(self) -> dict[int, Iterator[int]]:
-        """Per MariaDB domain, the sequence numbers of the transactions written, ascending: handed
-        out in output order, so that each domain's sequence still grows (as mariadb-binlog's
-        gtid-strict-mode and a strict server require), with the same GTIDs as the input."""
-        pools: dict[int, array] = {}
-        for k in range(len(self.tx_starts)):
-            if self.tx_rows[k] and self.tx_domain[k] >= 0:
-                pools.setdefault(self.tx_domain[k], array("Q")).append(self.tx_seq[k])
-        return {d: iter(sorted(p)) for d, p in pools.items()}
-
-    def add(self, kind: int, item: Item) -> None:
-        if not self.tx_starts:
-            self.begin()
-        index = self.files.get(item.file)
-        if index is None:
-            index = self.files[item.file] = len(self.names)
-            self.names.append(item.file)
-        self.offsets.append(self.file.tell())
-        self.kinds.append(kind)
-        if kind in (_ROWS, _ROWS_END):
-            self.tx_rows[-1] = 1
-        self.file.write(_REC.pack(item.pos, index))
-        self.file.write(item.bare)
-
-    def _read(self, i: int, end_offset: int, fde: spec.FormatDescription) -> Item:
-        start = self.offsets[i]
-        stop = self.offsets[i + 1] if i + 1 < len(self.offsets) else end_offset
-        self.file.seek(start)
-        data = self.file.read(stop - start)
-        pos, index = _REC.unpack_from(data)
-        return Item(data[_REC.size:], self.names[index], pos, fde)
-
-    def reversed_items(self, fde: spec.FormatDescription, renumber: bool = True) -> Iterator[Item]:
-        end_offset = self.file.seek(0, 2)
-        bounds = list(self.tx_starts) + [len(self.offsets)]
-        kinds = self.kinds
-        pools = self._seq_pools() if renumber else {}
-        for k in range(len(self.tx_starts) - 1, -1, -1):
-            if not self.tx_rows[k]:
-                continue
-            first, last = bounds[k], bounds[k + 1]
-            for i in range(first, last):
-                if kinds[i] == _HEAD:
-                    item = self._read(i, end_offset, fde)
-                    if item.type_code == ET.gtid_event and self.tx_domain[k] in pools:
-                        item.bare = gtid_with_seq_no(item.bare, fde, next(pools[self.tx_domain[k]]))
-                    yield item
-            # Statements last first: each is a run of TABLE_MAPs then a run of rows events; the maps
-            # stay in order before the rows, the rows go in reverse, STMT_END_F on the last one.
-            i = last - 1
-            while i >= first:
-                if kinds[i] not in (_ROWS, _ROWS_END):
-                    i -= 1
-                    continue
-                j = i
-                while j - 1 >= first and kinds[j - 1] in (_ROWS, _ROWS_END) and kinds[j - 1] != _ROWS_END:
-                    j -= 1
-                m = j
-                while m - 1 >= first and kinds[m - 1] == _MAP:
-                    m -= 1
-                for t in range(m, j):
-                    yield self._read(t, end_offset, fde)
-                for r in range(i, j - 1, -1):
-                    item = self._read(r, end_offset, fde)
-                    item.bare = set_stmt_end(item.bare, fde, r == j, item.file, item.pos)
-                    yield item
-                i = m - 1
-            for i in range(first, last):
-                if kinds[i] == _TAIL:
-                    yield self._read(i, end_offset, fde)
-
-    def close(self) -> None:
-        self.file.close()
-
-
-class _LineSpool:
-    """Lines on disk (notes of a rollback), read back in order."""
-
-    def __init__(self) -> None:
-        self.file: BinaryIO | None = None
-        self.count = 0
-
-    def add(self, line: str) -> None:
-        if self.file is None:
-            self.file = tempfile.TemporaryFile(mode="w+b")
-        self.file.write(line.replace("\n", " ").encode("utf-8", "surrogateescape") + b"\n")
-        self.count += 1
-
-    def lines(self) -> Iterator[str]:
-        if self.file is None:
-            return
-        self.file.seek(0)
-        for raw in self.file:
-            yield raw.decode("utf-8", "surrogateescape").rstrip("\n")
-        self.file.seek(0, 2)
-
-    def close(self) -> None:
-        if self.file is not None:
-            self.file.close()
-            self.file = None
 
 
 def write_binlog(events: Iterable[Event], out: BinaryIO, options: WriteOptions = WriteOptions()) -> Rewriter:

@@ -3,14 +3,13 @@
 Forward, each transaction keeps its BEGIN/COMMIT framing and statements
 (DDL) run in their schema. Rollback undoes the row changes last transaction
 first, each transaction's statements in reverse; the statements are spooled
-to a temporary file so memory stays bounded whatever the binlog size. DDL
+to a temporary file so memory stays bounded whatever the binlog size (output.rollback, the spool
+and reversal the binary rollback uses too). DDL
 cannot be undone from a binlog: rollback hands each skipped statement to a
 NotUndone (the CLI summarises them on stderr), so the script holds only the undo.
 """
 from __future__ import annotations
 
-import tempfile
-from array import array
 from dataclasses import dataclass
 from datetime import tzinfo
 from typing import Callable, Iterable, Iterator
@@ -23,6 +22,7 @@ from binlog_spec.rows.statement_text import DML_STATEMENTS, is_ddl, leading_toke
 from binlog_spec.binlog.event_types import QUERY_EVENTS
 from binlog_spec.stream.transactions import Transactions, implies_begin, is_begin, is_commit
 from binlog_spec.errors import BinlogError, RowRefusedError
+from binlog_spec.output.rollback import Spool
 from binlog_spec.output.statements import SqlOptions, statement
 from binlog_spec.rows.statement_text import quote_identifier
 
@@ -129,40 +129,6 @@ def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None, wa
                 yield text
 
 
-class _Spool:
-    """Statements on disk, with the offsets of each transaction's statements."""
-
-    def __init__(self) -> None:
-        self.file = tempfile.TemporaryFile(mode="w+b")
-        self.offsets = array("q")      # start of every statement
-        self.tx_starts = array("q")    # index into offsets where each transaction starts
-
-    def begin(self) -> None:
-        self.tx_starts.append(len(self.offsets))
-
-    def add(self, text: str) -> None:
-        self.offsets.append(self.file.tell())
-        self.file.write(text.encode("utf-8", "surrogateescape") + b"\n")
-
-    def reversed_transactions(self) -> Iterator[list[str]]:
-        end_offset = self.file.tell()
-        bounds = list(self.tx_starts) + [len(self.offsets)]
-        for k in range(len(self.tx_starts) - 1, -1, -1):
-            first, last = bounds[k], bounds[k + 1]
-            if first == last:
-                continue
-            lines = []
-            for j in range(last - 1, first - 1, -1):
-                start = self.offsets[j]
-                stop = self.offsets[j + 1] if j + 1 < len(self.offsets) else end_offset
-                self.file.seek(start)
-                lines.append(self.file.read(stop - start).decode("utf-8", "surrogateescape").rstrip("\n"))
-            yield lines
-
-    def close(self) -> None:
-        self.file.close()
-
-
 def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
              not_undone: NotUndone | None = None, warn=None,
              refused: Callable[[BinlogError], None] | None = None) -> Iterator[str]:
@@ -171,7 +137,7 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
     sql_opts = SqlOptions(**{**opts.sql.__dict__, "rollback": True})
     decoder = rows.RowDecoder(schema_source, warn)
     tx = Transactions()
-    spool = _Spool()
+    spool = Spool()
     try:
         for ev in events:
             starts, _ends = tx.step(ev)
@@ -181,21 +147,22 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
                 try:
                     text = statement(rc, sql_opts)
                 except RowRefusedError as exc:
-                    spool.add(_refused(exc, refused))
+                    spool.add_text(_refused(exc, refused))
                     continue
                 if opts.commented:
-                    spool.add(f"-- {text}\t{_where(ev, rc.gtid, opts.tz)}")
+                    spool.add_text(f"-- {text}\t{_where(ev, rc.gtid, opts.tz)}")
                 else:
-                    spool.add(text)
+                    spool.add_text(text)
             if (ev.error is None and ev.type_code in QUERY_EVENTS and not is_begin(ev) and not is_commit(ev)):
                 if not_undone is not None:
                     not_undone.add(f"{ev.file}:{ev.pos}", ev.query)
         yield from HEADER
         if opts.commented:
             yield f"-- times in {timezones.zone_name(opts.tz)}"
-        for lines in spool.reversed_transactions():
+        for k in spool.last_first():
             yield "BEGIN;"
-            yield from lines
+            for i, _ in spool.undo_order(k):
+                yield spool.text(i)
             yield "COMMIT;"
     finally:
         spool.close()
