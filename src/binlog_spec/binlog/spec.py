@@ -193,6 +193,87 @@ def _parse_rows_body(buf: bytes, fde: FormatDescription) -> KaitaiStruct | None:
         return None  # the whole-event parse raises the spec's own error for these bytes
 
 
+@dataclass(frozen=True)
+class RowsOffsets:
+    """Where the parts of a rows event body start (rows_event's ofs_ instances, from the body start)."""
+
+    table_id: int
+    rows_flags: int
+    num_columns: int
+    ofs_rows_flags: int
+    len_columns_bitmap: int
+    ofs_columns_before_image: int
+    ofs_columns_after_image: int | None  # None: no after image (WRITE, DELETE)
+    ofs_rows: int
+
+
+def rows_offsets(type_code: int, len_post_header: int, body: bytes) -> RowsOffsets:
+    """The offsets of a rows event body (after the common header, no checksum trailer) parsed with
+    rows_event. Raises one of SpecError when the bytes do not hold it or the column count is none."""
+    args = _rows_body_args(type_code)
+    if args is None:
+        raise ValueError(f"{event_type_name(type_code)} is not a rows event")
+    b = Binlog.RowsEvent(len_post_header, *args, KaitaiStream(BytesIO(body)))
+    count = b.num_columns
+    if not count.is_length:
+        raise ValueError(f"bad packed integer first byte {count.first:#04x} at body offset {b.ofs_num_columns}")
+    return RowsOffsets(b.table_id, b.rows_flags, count.value, b.ofs_rows_flags, b.len_columns_bitmap,
+                       b.ofs_columns_before_image, b.ofs_columns_after_image, b.ofs_rows)
+
+
+@dataclass(frozen=True)
+class QueryOffsets:
+    """Where the parts of a query_event body start (its ofs_ instances, from the body start)."""
+
+    ofs_len_db: int
+    len_db: int
+    ofs_status_vars: int
+    ofs_db: int
+    ofs_query: int
+
+
+def query_offsets(event: bytes | memoryview, fde: FormatDescription) -> QueryOffsets:
+    """The offsets of an event with the query_event layout (the whole event, its trailer as `fde`
+    says): len_db and len_status_vars read where ofs_len_db and ofs_len_status_vars say, the other
+    offsets worked out by the generated instances from them, without parsing the status variables
+    (Spark's planning asks this of every QUERY_EVENT). ValueError or IndexError when the bytes do
+    not hold the layout (db_terminator: the NUL after the database name)."""
+    code = event[4]
+    has_load_fields = _query_body_args(code)
+    if has_load_fields is None:
+        raise ValueError(f"{event_type_name(code)} has no QUERY_EVENT layout")
+    q = Binlog.QueryEvent.__new__(Binlog.QueryEvent)   # the instances only, nothing read
+    q.len_post_header, q.has_load_fields = fde.post_header_len(code), has_load_fields
+    start = fde.len_common_header
+    q.len_db = event[start + q.ofs_len_db]
+    if q.has_status_vars:
+        at = start + q.ofs_len_status_vars
+        q.len_status_vars = int.from_bytes(event[at:at + 2], "little")
+    nul = start + q.ofs_db + q.len_db   # db_terminator
+    if nul >= len(event) - fde.len_checksum or event[nul] != 0:
+        raise ValueError("no NUL after the database name")
+    return QueryOffsets(q.ofs_len_db, q.len_db, q.ofs_status_vars, q.ofs_db, q.ofs_query)
+
+
+#: type code -> has_load_fields of the QueryEvent body Binlog.Event gives it, or None.
+_QUERY_BODY_ARGS: dict[int, bool | None] = {}
+
+
+def _query_body_args(type_code: int) -> bool | None:
+    """has_load_fields of a probe event of this type parsed with Binlog.Event (post-header length 26,
+    a body every query_event variant reads), when its body is a QueryEvent."""
+    if type_code in _QUERY_BODY_ARGS:
+        return _QUERY_BODY_ARGS[type_code]
+    body = bytes(26) + b"\0"
+    event = HEADER_STRUCT.pack(0, type_code, 0, LEN_EVENT_HEADER + len(body), 0, 0) + body
+    try:
+        parsed = Binlog.Event(bytes([26]) * 255, 0, LEN_EVENT_HEADER, KaitaiStream(BytesIO(event))).body
+    except Exception:  # not a body these bytes fit: no query event
+        parsed = None
+    return _QUERY_BODY_ARGS.setdefault(type_code, parsed.has_load_fields if type(parsed) is Binlog.QueryEvent
+                                       else None)
+
+
 def parse_body_only(buf: bytes, len_header: int) -> KaitaiStruct:
     return Binlog.FormatDescriptionEvent(KaitaiStream(BytesIO(buf[len_header:])))
 
@@ -232,7 +313,10 @@ _SCALAR_OF: dict[type, str] = {
 # Fields that are internal to the layout (lengths already applied, terminators, padding).
 _HIDDEN = {"db_terminator", "schema_terminator", "table_terminator", "num_sids_low", "num_sids_high",
            "table_id_low", "table_id_high", "len_post_header_known", "type_code_num", "padding",
-           "len_before_alg", "len_fde_post_header", "len_trailer"}
+           "len_before_alg", "len_fde_post_header", "len_trailer",
+           # offsets in rows_event and query_event: for the writer, not fields of the event
+           "ofs_rows_flags", "ofs_num_columns", "len_columns_bitmap", "ofs_columns_before_image",
+           "ofs_columns_after_image", "ofs_rows", "has_status_vars", "ofs_len_db", "ofs_len_status_vars", "ofs_status_vars", "ofs_db", "ofs_query"}
 
 _FIELDS_CACHE: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
@@ -282,10 +366,6 @@ def _text(b: bytes) -> str:
 
 
 def _refine_query(d: dict, header: EventHeader) -> None:
-    d["query"] = _text(d["query"])
-
-
-def _refine_rows_query(d: dict, header: EventHeader) -> None:
     d["query"] = _text(d["query"])
 
 
@@ -378,8 +458,8 @@ def _refine_tagged_gtid(d: dict, header: EventHeader) -> None:
 _REFINE: dict[int, Callable[[dict, EventHeader], None]] = {
     EventType.query_event: _refine_query,
     EventType.execute_load_query_event: _refine_query,
-    EventType.rows_query_log_event: _refine_rows_query,
-    EventType.annotate_rows_event: _refine_rows_query,
+    EventType.rows_query_log_event: _refine_query,
+    EventType.annotate_rows_event: _refine_query,
     EventType.table_map_event: _refine_table_map,
     EventType.gtid_log_event: _refine_gtid,
     EventType.anonymous_gtid_log_event: _refine_gtid,

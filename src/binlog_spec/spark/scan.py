@@ -106,20 +106,18 @@ class ScanResult:
 
 
 def _query_prefix(ev: memoryview, fde: spec.FormatDescription) -> bytes | None:
-    """The first bytes of a QUERY_EVENT's statement, read straight from its layout, or None."""
-    phl = fde.post_header_len(2)
-    if phl < 13 or len(ev) < 19 + phl:
+    """The first bytes of a QUERY_EVENT's statement, at the spec's offset, or None."""
+    try:
+        start = fde.len_common_header + spec.query_offsets(ev, fde).ofs_query
+    except (ValueError, IndexError):
         return None
-    db_len = ev[19 + 8]
-    status_len = ev[19 + 11] | ev[19 + 12] << 8
-    start = 19 + phl + status_len + db_len + 1
     return bytes(ev[start:start + 24]).lstrip().upper()
 
 
 def _query_fields(ev: bytes, fde: spec.FormatDescription) -> tuple[str, str] | None:
     try:
         body = spec.parse_event(ev, fde)
-        fields = spec.body_fields(body, spec.parse_header(ev[:19]))
+        fields = spec.body_fields(body, spec.parse_header(ev[:spec.LEN_EVENT_HEADER]))
         query = fields.get("query", "")
         if ev[4] == QUERY_CODES[1]:
             query = payload.mariadb_uncompress(spec.raw_field(body, "query")).decode("utf-8", errors="replace")
@@ -173,17 +171,17 @@ def _scan(w: _Window, res: ScanResult, want_ddl: bool, verify: bool, probe) -> N
     pos = 4
     fde: spec.FormatDescription | None = None
     while True:
-        got = w.ensure(pos, 19)
+        got = w.ensure(pos, spec.LEN_EVENT_HEADER)
         if got == 0:
             return
-        if got < 19:
+        if got < spec.LEN_EVENT_HEADER:
             res.fault = (pos, "truncated event header")
             return
         _ts, code, _sid, size, _end, _flags = spec.HEADER_STRUCT.unpack_from(w.buf, pos - w.base)
         if fde is None and code != FDE:
             res.fault = (pos, "first event is not a FORMAT_DESCRIPTION_EVENT")
             return
-        if size < 19 + (fde.len_checksum if fde is not None and code != FDE else 0):
+        if size < spec.LEN_EVENT_HEADER + (fde.len_checksum if fde is not None and code != FDE else 0):
             res.fault = (pos, f"impossible event size {size}")
             return
         if res.size is not None and pos + size > res.size:
@@ -198,7 +196,7 @@ def _scan(w: _Window, res: ScanResult, want_ddl: bool, verify: bool, probe) -> N
             ev = w.view(pos, size)
             if code == FDE:
                 try:
-                    fde = spec.parse_fde(bytes(ev[19:]))
+                    fde = spec.parse_fde(bytes(ev[spec.LEN_EVENT_HEADER:]))
                 except spec.SpecError as exc:
                     res.fault = (pos, f"bad FORMAT_DESCRIPTION_EVENT: {exc}")
                     return
