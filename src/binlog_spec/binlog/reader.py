@@ -100,12 +100,21 @@ class _State:
         self.encrypted_at: int | None = None
 
 
+#: Where a reader's bytes come from: () -> (binary stream, its size or None when unknown).
+Opener = Callable[[], "tuple[BinaryIO, int | None]"]
+
+
 class BinlogReader:
-    def __init__(self, path: str | os.PathLike, options: ReadOptions = DEFAULT_OPTIONS):
+    """The events of one binlog. `opener`, when given, supplies the bytes instead of `path` (which
+    then only names the events and errors): a byte range, a remote file (Spark's splits)."""
+
+    def __init__(self, path: str | os.PathLike, options: ReadOptions = DEFAULT_OPTIONS,
+                 opener: Opener | None = None):
         #: '-' reads standard input (the events and errors then name '(stdin)').
-        self.stdin = os.fspath(path) == STDIN
+        self.stdin = os.fspath(path) == STDIN and opener is None
         self.path = display_name(path)
         self.options = options
+        self._opener = opener
         self._stream: BinaryIO | None = None
         #: The FDE in force after the last event read (None before the first).
         self.format_description: spec.FormatDescription | None = None
@@ -128,6 +137,8 @@ class BinlogReader:
 
     # ------------------------------------------------------------------
     def _open_stream(self) -> tuple[BinaryIO, int | None]:
+        if self._opener is not None:
+            return self._opener()
         if self.stdin:
             return self._open_stdin()
         raw = io.open(self.path, "rb", buffering=0)

@@ -14,8 +14,8 @@ listed by `binlog_spec.spark.files`.
   self-contained. Positions and error offsets are mapped back to the file's.
 
 The reader (`binlog_spec.open`) takes a path; `SplitReader` subclasses it and
-replaces its stream opener so that it reads through a `pyarrow.fs` file or a
-byte range (the one private method it relies on is `BinlogReader._open_stream`).
+gives it an opener (BinlogReader's `opener` argument) that reads through a
+`pyarrow.fs` file or a byte range.
 """
 from __future__ import annotations
 
@@ -317,11 +317,12 @@ class SplitReader(BinlogReader):
     """
 
     def __init__(self, split: Split, options: ReadOptions = DEFAULT_OPTIONS):
-        super().__init__(split.ref.name, options)
+        super().__init__(split.ref.name, options, opener=self._open_split)
         self.split = split
         self._prefix = 0 if split.start == 0 else spec.LEN_MAGIC + split.fde_size
 
-    def _open_stream(self):
+    def _open_split(self) -> tuple[BinaryIO, int | None]:
+        """The split's bytes: the whole file (gzip or plain), or the magic, the FDE and the range."""
         s = self.split
         raw = s.ref.open()
         if s.whole:
