@@ -1663,7 +1663,10 @@ types:
     instances:
       ofs_rows_flags:
         value: len_table_id
-        doc: Offset of rows_flags from the body start.
+        doc: Offset of rows_flags (u2) from the body start (after table_id_low and table_id_high).
+      ofs_len_extra_data:
+        value: ofs_rows_flags + 2
+        doc: Offset of len_extra_data (u2, v2 only) from the body start.
       ofs_num_columns:
         value: |
           (len_post_header > len_post_header_known ? len_post_header : len_post_header_known)

@@ -2793,6 +2793,15 @@ class Binlog(KaitaiStruct):
             return getattr(self, '_m_ofs_columns_before_image', None)
 
         @property
+        def ofs_len_extra_data(self):
+            """Offset of len_extra_data (u2, v2 only) from the body start."""
+            if hasattr(self, '_m_ofs_len_extra_data'):
+                return self._m_ofs_len_extra_data
+
+            self._m_ofs_len_extra_data = self.ofs_rows_flags + 2
+            return getattr(self, '_m_ofs_len_extra_data', None)
+
+        @property
         def ofs_num_columns(self):
             """Offset of num_columns from the body start (after the post-header and the v2 extra data)."""
             if hasattr(self, '_m_ofs_num_columns'):
@@ -2812,7 +2821,7 @@ class Binlog(KaitaiStruct):
 
         @property
         def ofs_rows_flags(self):
-            """Offset of rows_flags from the body start."""
+            """Offset of rows_flags (u2) from the body start (after table_id_low and table_id_high)."""
             if hasattr(self, '_m_ofs_rows_flags'):
                 return self._m_ofs_rows_flags
 

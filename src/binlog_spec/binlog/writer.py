@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import zlib
 from dataclasses import dataclass, field
-from typing import BinaryIO, Iterable, Mapping
+from typing import BinaryIO, Iterable, Mapping, NamedTuple
 
 from binlog_spec.binlog import payload, spec
 from binlog_spec.binlog.event import Event
@@ -131,8 +131,7 @@ def _header_len(fde: spec.FormatDescription) -> int:
     return fde.len_common_header or H
 
 
-@dataclass(frozen=True)
-class RowsLayout:
+class RowsLayout(NamedTuple):
     """Offsets inside a rows event (from the start of the event)."""
 
     type_code: int
