@@ -19,7 +19,7 @@ gives it an opener (BinlogReader's `opener` argument) that reads through a
 """
 from __future__ import annotations
 
-import gzip
+import dataclasses
 import io
 import pickle
 import zlib
@@ -51,40 +51,6 @@ DEFAULT_CHUNK = 8 << 20
 
 
 # ----------------------------------------------------------------------- planning pass
-class _Window:
-    """Sequential access to a file through a window of large reads (forward seeks only)."""
-
-    def __init__(self, f: BinaryIO, chunk: int = DEFAULT_CHUNK):
-        self.f = f
-        self.chunk = chunk
-        self.buf = b""
-        self.base = 0
-
-    def ensure(self, pos: int, n: int) -> int:
-        """Make [pos, pos+n) available if the file has it; return how many bytes are there."""
-        end = self.base + len(self.buf)
-        if self.base <= pos and pos + n <= end:
-            return n
-        if pos < self.base or pos > end:
-            self.f.seek(pos)
-            self.buf, self.base = b"", pos
-        else:
-            self.buf, self.base = self.buf[pos - self.base:], pos
-        parts = [self.buf]
-        have = len(self.buf)
-        while have < n:
-            data = self.f.read(max(self.chunk, n - have))
-            if not data:
-                break
-            parts.append(data)
-            have += len(data)
-        self.buf = b"".join(parts) if len(parts) > 1 else parts[0]
-        return min(n, len(self.buf))
-
-    def view(self, pos: int, n: int) -> memoryview:
-        return memoryview(self.buf)[pos - self.base: pos - self.base + n]
-
-
 @dataclass
 class ScanResult:
     """What the planning pass learnt of one file."""
@@ -139,94 +105,69 @@ def ddl_statements(res: ScanResult) -> list[tuple[int, str, str]]:
 def scan_file(ref: FileRef, *, ddl: bool = False, verify_checksums: bool = True,
               probe: Callable[[int, bytes, spec.FormatDescription, ScanResult], Any] | None = None,
               chunk: int = DEFAULT_CHUNK) -> ScanResult:
-    """The planning pass over one file (see the module doc). Never raises for a broken binlog:
-    the first fault is returned in `fault`, and nothing after it is looked at.
+    """The planning pass over one file (see the module doc): the reader's scan mode
+    (`BinlogReader.scan`), which checks the framing as reading does. Never raises for a broken
+    binlog: the first fault is returned in `fault`, and nothing after it is looked at.
 
     `probe(pos, event_bytes, fde, result)` is called for each TABLE_MAP_EVENT; a result other
     than None stops the pass and is kept in `probe_result`.
     """
     res = ScanResult()
-    with ref.open() as raw:
-        head = raw.read(2)
-        raw.seek(0)
-        f: BinaryIO = raw
-        if head == GZIP_MAGIC:
-            f = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
-        else:
-            res.size = ref.size
-        try:
-            _scan(_Window(f, chunk), res, ddl, verify_checksums, probe)
-        except (OSError, EOFError, zlib.error) as exc:
-            res.fault = (res.fault or (0, ""))[0], f"cannot read: {exc}"
-        finally:
-            if f is not raw:
-                f.close()
+    options = dataclasses.replace(DEFAULT_OPTIONS, verify_checksums=verify_checksums)
+
+    def opener() -> tuple[BinaryIO, int | None]:
+        stream, res.size = _open_ref(ref, options.buffer_size, buffered=False)
+        return stream, res.size
+
+    reader = BinlogReader(ref.name, options, opener=opener)
+    try:
+        _scan(reader, res, ddl, probe, chunk)
+    except BinlogError as exc:
+        res.fault = (exc.offset or 0, exc.message)
+    except (OSError, EOFError, zlib.error) as exc:
+        res.fault = (res.fault or (0, ""))[0], f"cannot read: {exc}"
+    finally:
+        reader.close()
     return res
 
 
-def _scan(w: _Window, res: ScanResult, want_ddl: bool, verify: bool, probe) -> None:
-    if w.ensure(0, 4) < 4 or bytes(w.view(0, 4)) != spec.MAGIC:
-        res.fault = (0, "not a binlog")
-        return
-    pos = 4
-    fde: spec.FormatDescription | None = None
-    while True:
-        got = w.ensure(pos, spec.LEN_EVENT_HEADER)
-        if got == 0:
-            return
-        if got < spec.LEN_EVENT_HEADER:
-            res.fault = (pos, "truncated event header")
-            return
-        _ts, code, _sid, size, _end, _flags = spec.HEADER_STRUCT.unpack_from(w.buf, pos - w.base)
-        if fde is None and code != FDE:
-            res.fault = (pos, "first event is not a FORMAT_DESCRIPTION_EVENT")
-            return
-        if size < spec.LEN_EVENT_HEADER + (fde.len_checksum if fde is not None and code != FDE else 0):
-            res.fault = (pos, f"impossible event size {size}")
-            return
-        if res.size is not None and pos + size > res.size:
-            res.fault = (pos, "event runs past the end of the file")
-            return
-        crc = fde is not None and fde.len_checksum == 4 and verify and code != FDE
-        need = code == FDE or crc or (want_ddl and code in QUERY_CODES) or (probe and code == TABLE_MAP)
-        if need:
-            if w.ensure(pos, size) < size:
-                res.fault = (pos, "event runs past the end of the file")
-                return
-            ev = w.view(pos, size)
-            if code == FDE:
-                try:
-                    fde = spec.parse_fde(bytes(ev[spec.LEN_EVENT_HEADER:]))
-                except spec.SpecError as exc:
-                    res.fault = (pos, f"bad FORMAT_DESCRIPTION_EVENT: {exc}")
-                    return
-                if fde.fde_checksum is not None and verify \
-                        and spec.event_crc32(ev, fde=True) != int.from_bytes(ev[-4:], "little"):
-                    res.fault = (pos, "CRC32 mismatch")
-                    return
+def _scan(reader: BinlogReader, res: ScanResult, want_ddl: bool, probe, chunk: int) -> None:
+    read = (QUERY_CODES if want_ddl else ()) + ((TABLE_MAP,) if probe else ())
+    try:
+        for pos, code, size, ev in reader.scan(frozenset(read), _BOUNDARY_CODES, chunk):
+            if code in GTID_CODES:
+                res.boundaries.append(pos)
+            elif code == XID:
+                res.boundaries.append(pos + size)
+            elif code == FDE:
                 res.fdes.append((pos, size))
-                res.mariadb = is_mariadb(len(fde.post_header_lens))
-            elif crc and spec.event_crc32(ev) != int.from_bytes(ev[-4:], "little"):
-                res.fault = (pos, "CRC32 mismatch")
-                return
-            if want_ddl and code in QUERY_CODES:
+                res.mariadb = is_mariadb(len(reader.format_description.post_header_lens))
+            elif want_ddl and code in QUERY_CODES:
+                fde = reader.format_description
                 prefix = _query_prefix(ev, fde) if code == QUERY_CODES[0] else None
                 if prefix is None or not prefix.startswith(NOT_DDL):
                     res.ddl.append((pos, bytes(ev), fde))
-            if probe is not None and code == TABLE_MAP:
-                found = probe(pos, bytes(ev), fde, res)
+            elif probe is not None and code == TABLE_MAP:
+                found = probe(pos, bytes(ev), reader.format_description, res)
                 if found is not None:
                     res.probe_result = found
                     return
-        res.events += 1
-        if code in GTID_CODES:
-            res.boundaries.append(pos)
-        elif code == XID:
-            res.boundaries.append(pos + size)
-        elif code == START_ENCRYPTION:
-            res.fault = (pos + size, "encrypted events follow")
-            return
-        pos += size
+    finally:
+        res.events = reader.scanned
+
+
+#: The events whose positions make transaction boundaries.
+_BOUNDARY_CODES = GTID_CODES | {XID}
+
+
+def _open_ref(ref: FileRef, buffer_size: int, buffered: bool = True) -> tuple[BinaryIO, int | None]:
+    """A whole file, plain (with its size; `buffered`: behind a buffer) or gzip (size unknown)."""
+    raw = ref.open()
+    head = raw.read(2)
+    raw.seek(0)
+    if head == GZIP_MAGIC:
+        return io.BufferedReader(GunzipStream(raw), buffer_size), None
+    return (io.BufferedReader(raw, buffer_size) if buffered else raw), ref.size
 
 
 # ------------------------------------------------------------------------------ splits
@@ -324,13 +265,9 @@ class SplitReader(BinlogReader):
     def _open_split(self) -> tuple[BinaryIO, int | None]:
         """The split's bytes: the whole file (gzip or plain), or the magic, the FDE and the range."""
         s = self.split
-        raw = s.ref.open()
         if s.whole:
-            head = raw.read(2)
-            raw.seek(0)
-            if head == GZIP_MAGIC:
-                return io.BufferedReader(GunzipStream(raw), self.options.buffer_size), None
-            return io.BufferedReader(raw, self.options.buffer_size), s.ref.size
+            return _open_ref(s.ref, self.options.buffer_size)
+        raw = s.ref.open()
         end = s.ref.size if s.end is None else s.end
         if s.start == 0:
             segments = [(0, end)]
