@@ -52,6 +52,7 @@ class GunzipStream(io.RawIOBase):
     def __init__(self, fileobj: BinaryIO):
         super().__init__()
         self._gz = gzip.GzipFile(fileobj=fileobj, mode="rb")
+        self._fileobj = fileobj   # closed with this stream
         self.fault: Exception | None = None
 
     def readable(self) -> bool:
@@ -70,6 +71,7 @@ class GunzipStream(io.RawIOBase):
 
     def close(self) -> None:
         self._gz.close()
+        self._fileobj.close()
         super().close()
 
 
@@ -96,10 +98,7 @@ class _Window:
     """Sequential access to a stream through a window of large reads (forward only)."""
 
     def __init__(self, f: BinaryIO, chunk: int):
-        self.f = f
-        self.chunk = chunk
-        self.buf = b""
-        self.base = 0
+        self.f, self.chunk, self.buf, self.base = f, chunk, b"", 0
 
     def ensure(self, pos: int, n: int) -> int:
         """Make [pos, pos+n) available if the stream has it; return how many bytes are there."""
@@ -371,8 +370,7 @@ class BinlogReader:
         w = _Window(stream, chunk)
         H, FDE, START_ENCRYPTION = spec.LEN_EVENT_HEADER, int(ET.format_description_event), int(ET.start_encryption_event)
         unpack, crc32, verify = spec.HEADER_STRUCT.unpack_from, spec.event_crc32, self.options.verify_checksums
-        every = report is None
-        shown = frozenset(()) if every else frozenset(report) | frozenset(read) | {FDE}
+        shown = None if report is None else frozenset(report) | frozenset(read) | {FDE}
         state = _State()
         pos, count, min_len, read_all = spec.LEN_MAGIC, 0, 1 << 64, False   # min_len: no FDE yet, others fault
         try:
@@ -412,7 +410,7 @@ class BinlogReader:
                         read_all = bool(verify and fde.len_checksum) or size is None
                     elif verify and min_len > H and crc32(ev) != int.from_bytes(ev[-4:], "little"):
                         self._verify_crc(ev, pos, spec.event_type_name(code))   # raises the ChecksumError
-                if every or code in shown:
+                if shown is None or code in shown:
                     self.scanned, self.position = count, pos
                     yield pos, code, len_event, ev
                 if code == START_ENCRYPTION:

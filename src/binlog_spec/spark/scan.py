@@ -1,12 +1,13 @@
 """Splits and the planning pass behind the Spark data source (no pyspark import); the files are
 listed by `binlog_spec.spark.files`.
 
-* `scan_file` is the cheap planning pass: it reads the file in large sequential
-  chunks and walks the 19-byte event headers, stepping over bodies by their
-  size. It parses only the FORMAT_DESCRIPTION_EVENTs, the QUERY events that may
-  be DDL, and (when asked) the TABLE_MAPs of one table; it checks the framing
-  and every CRC32. It returns transaction boundaries (the position of each
-  GTID event, the position after each XID event) up to the first fault.
+* `scan_file` is the cheap planning pass, through the reader's scan mode
+  (`BinlogReader.scan`): it reads the file in large sequential chunks and walks
+  the event headers, stepping over bodies by their size. It parses only the
+  FORMAT_DESCRIPTION_EVENTs, the QUERY events that may be DDL, and (when asked)
+  the TABLE_MAPs of one table; the reader checks the framing and every CRC32.
+  It returns transaction boundaries (the position of each GTID event, the
+  position after each XID event) up to the first fault.
 * `plan_splits` cuts a file larger than the split size at those boundaries:
   every split holds whole transactions.
 * `SplitReader` reads one split as a binlog of its own: the magic and the FDE in
