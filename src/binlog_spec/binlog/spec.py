@@ -224,7 +224,9 @@ def rows_offsets(type_code: int, len_post_header: int, body: bytes) -> RowsOffse
     if at is None:
         at = _ROWS_COUNT_AT[type_code, len_post_header, extra] = _rows_stub(type_code, len_post_header,
                                                                             extra).ofs_num_columns
-    key = (type_code, len_post_header, extra, body[at:at + 9])
+    first = body[at] if at < len(body) else 0
+    size = _PACKED_LENS.get(first) or _packed_len(first)
+    key = (type_code, len_post_header, extra, body[at:at + size])
     shape = _ROWS_SHAPES.get(key)
     if shape is None:
         r = _rows_stub(type_code, len_post_header, extra)
@@ -247,6 +249,15 @@ def rows_offsets(type_code: int, len_post_header: int, body: bytes) -> RowsOffse
 _ROWS_HEADS: dict[tuple, tuple] = {}
 _ROWS_COUNT_AT: dict[tuple, int] = {}
 _ROWS_SHAPES: dict[tuple, tuple] = {}
+#: First byte of a packed_int -> its len_packed_int.
+_PACKED_LENS: dict[int, int] = {}
+
+
+def _packed_len(first: int) -> int:
+    p = Binlog.PackedInt.__new__(Binlog.PackedInt)
+    p.first = first
+    _PACKED_LENS[first] = p.len_packed_int
+    return p.len_packed_int
 
 
 def _rows_stub(type_code: int, len_post_header: int, extra: bytes | None = None) -> KaitaiStruct:
