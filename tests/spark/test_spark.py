@@ -252,7 +252,7 @@ def test_header_pass_finds_transaction_boundaries_and_faults(tmp_path):
     data[1_000_000] ^= 0xFF
     broken.write_bytes(bytes(data))
     res = spark_scan.scan_file(spark_files.list_files([str(broken)])[0])
-    assert res.fault is not None and res.fault[0] <= 1_000_000 and res.fault[1] == "CRC32 mismatch"
+    assert res.fault is not None and res.fault[0] <= 1_000_000 and res.fault[1].startswith("CRC32 mismatch")
     assert max(res.boundaries) <= res.fault[0]
 
 

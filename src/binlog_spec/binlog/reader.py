@@ -14,7 +14,7 @@ import io
 import os
 import sys
 import zlib
-from typing import BinaryIO, Callable, Iterator
+from typing import BinaryIO, Callable, Collection, Iterator
 
 from binlog_spec.binlog import payload
 from binlog_spec.binlog import spec
@@ -52,6 +52,7 @@ class GunzipStream(io.RawIOBase):
     def __init__(self, fileobj: BinaryIO):
         super().__init__()
         self._gz = gzip.GzipFile(fileobj=fileobj, mode="rb")
+        self._fileobj = fileobj   # closed with this stream
         self.fault: Exception | None = None
 
     def readable(self) -> bool:
@@ -70,6 +71,7 @@ class GunzipStream(io.RawIOBase):
 
     def close(self) -> None:
         self._gz.close()
+        self._fileobj.close()
         super().close()
 
 
@@ -89,6 +91,50 @@ class _Unclosed(io.RawIOBase):
         return len(data)
 
 
+SCAN_CHUNK = 8 << 20
+
+
+class _Window:
+    """Sequential access to a stream through a window of large reads (forward only)."""
+
+    def __init__(self, f: BinaryIO, chunk: int):
+        self.f, self.chunk, self.buf, self.base = f, chunk, b"", 0
+
+    def ensure(self, pos: int, n: int) -> int:
+        """Make [pos, pos+n) available if the stream has it; return how many bytes are there."""
+        end = self.base + len(self.buf)
+        if self.base <= pos and pos + n <= end:
+            return n
+        if pos > end and self.f.seekable():
+            self.f.seek(pos)
+            self.buf, self.base = b"", pos
+        elif pos > end:  # step over bytes never needed
+            skip = pos - end
+            while skip > 0:
+                data = self.f.read(min(skip, self.chunk))
+                if not data:
+                    break
+                skip -= len(data)
+            self.buf, self.base = b"", pos - skip
+            if skip:
+                return 0
+        else:
+            self.buf, self.base = self.buf[pos - self.base:], pos
+        parts = [self.buf]
+        have = len(self.buf)
+        while have < n:
+            data = self.f.read(max(self.chunk, n - have))
+            if not data:
+                break
+            parts.append(data)
+            have += len(data)
+        self.buf = b"".join(parts) if len(parts) > 1 else parts[0]
+        return min(n, len(self.buf))
+
+    def view(self, pos: int, n: int) -> memoryview:
+        return memoryview(self.buf)[pos - self.base: pos - self.base + n]
+
+
 class _State:
     """What the reader knows at a point of the stream."""
 
@@ -100,17 +146,28 @@ class _State:
         self.encrypted_at: int | None = None
 
 
+#: Where a reader's bytes come from: () -> (binary stream, its size or None when unknown).
+Opener = Callable[[], "tuple[BinaryIO, int | None]"]
+
+
 class BinlogReader:
-    def __init__(self, path: str | os.PathLike, options: ReadOptions = DEFAULT_OPTIONS):
+    """The events of one binlog. `opener`, when given, supplies the bytes instead of `path` (which
+    then only names the events and errors): a byte range, a remote file (Spark's splits)."""
+
+    def __init__(self, path: str | os.PathLike, options: ReadOptions = DEFAULT_OPTIONS,
+                 opener: Opener | None = None):
         #: '-' reads standard input (the events and errors then name '(stdin)').
-        self.stdin = os.fspath(path) == STDIN
+        self.stdin = os.fspath(path) == STDIN and opener is None
         self.path = display_name(path)
         self.options = options
+        self._opener = opener
         self._stream: BinaryIO | None = None
         #: The FDE in force after the last event read (None before the first).
         self.format_description: spec.FormatDescription | None = None
         #: Bytes consumed so far (a file offset).
         self.position = 0
+        #: Events stepped past by `scan`.
+        self.scanned = 0
 
     def __enter__(self) -> "BinlogReader":
         return self
@@ -128,6 +185,8 @@ class BinlogReader:
 
     # ------------------------------------------------------------------
     def _open_stream(self) -> tuple[BinaryIO, int | None]:
+        if self._opener is not None:
+            return self._opener()
         if self.stdin:
             return self._open_stdin()
         raw = io.open(self.path, "rb", buffering=0)
@@ -153,17 +212,22 @@ class BinlogReader:
         return cls(message, file=self.path, offset=offset, event_type=event_type)
 
     def _read(self, stream: BinaryIO, n: int, size: int | None, pos: int, event_pos: int) -> bytes:
-        """_read_exact; a short read of a gzip file that is cut or damaged (GunzipStream.fault) raises
-        that fault as the BinlogError of the event being read (offsets in the uncompressed binlog)."""
+        """_read_exact; a short read raises the fault of the stream, if any (`_stream_fault`)."""
         data = self._read_exact(stream, n, size, pos)
-        fault = getattr(getattr(stream, "raw", None), "fault", None) if len(data) < n else None
+        if len(data) < n:
+            self._stream_fault(stream, event_pos)
+        return data
+
+    def _stream_fault(self, stream: BinaryIO, event_pos: int) -> None:
+        """After a short read: a gzip file that is cut or damaged (GunzipStream.fault) raises that
+        fault as the BinlogError of the event being read (offsets in the uncompressed binlog)."""
+        fault = getattr(getattr(stream, "raw", None), "fault", None)
         if isinstance(fault, EOFError):
             raise self._err(TruncatedEventError, f"the gzip file is cut ({fault}); offsets are in the uncompressed "
                             "binlog", event_pos)
         if fault is not None:
             raise self._err(DecompressionError, f"the gzip file is damaged ({fault}); offsets are in the "
                             "uncompressed binlog", event_pos)
-        return data
 
     def _read_exact(self, stream: BinaryIO, n: int, size: int | None, pos: int) -> bytes:
         """Read n bytes, never asking for more than the file can still hold."""
@@ -184,8 +248,7 @@ class BinlogReader:
         try:
             magic = self._read(stream, spec.LEN_MAGIC, size, 0, 0)
             if magic != spec.MAGIC:
-                raise self._err(NotABinlogError, f"not a binlog: starts with {magic.hex() or 'nothing'}, "
-                                f"expected {spec.MAGIC.hex()}", 0)
+                raise self._not_a_binlog(magic)
             pos = spec.LEN_MAGIC
             self.position = pos
             state = _State()
@@ -194,24 +257,38 @@ class BinlogReader:
                 if not head:
                     return
                 if len(head) < spec.LEN_EVENT_HEADER:
-                    raise self._err(TruncatedEventError, f"file ends with {len(head)} bytes, "
-                                    f"less than a {spec.LEN_EVENT_HEADER}-byte event header", pos)
+                    raise self._short_header(len(head), pos)
                 if state.encrypted_at is not None:
-                    raise self._err(EncryptedBinlogError, "the events after the START_ENCRYPTION_EVENT at "
-                                    f"{state.encrypted_at} are encrypted with a key only the server has", pos)
+                    raise self._encrypted(state, pos)
                 header = self._header(head, pos, state)
                 name = spec.event_type_name(header.type_code)
                 want = header.len_event - spec.LEN_EVENT_HEADER
                 rest = self._read(stream, want, size, pos + spec.LEN_EVENT_HEADER, pos)
                 if len(rest) < want:
-                    raise self._err(TruncatedEventError, f"event of {header.len_event} bytes runs past the end "
-                                    f"of the file ({spec.LEN_EVENT_HEADER + len(rest)} bytes remain)", pos, name)
+                    raise self._past_end(header.len_event, spec.LEN_EVENT_HEADER + len(rest), pos, name)
                 buf = head + rest
                 yield from self._dispatch(buf, header, pos, state, name)
                 pos += header.len_event
                 self.position = pos
         finally:
             self.close()
+
+    # The faults of the framing, raised alike by iteration and by `scan`.
+    def _not_a_binlog(self, magic: bytes) -> BinlogError:
+        return self._err(NotABinlogError, f"not a binlog: starts with {magic.hex() or 'nothing'}, "
+                         f"expected {spec.MAGIC.hex()}", 0)
+
+    def _short_header(self, got: int, pos: int) -> BinlogError:
+        return self._err(TruncatedEventError, f"file ends with {got} bytes, "
+                         f"less than a {spec.LEN_EVENT_HEADER}-byte event header", pos)
+
+    def _encrypted(self, state: _State, pos: int) -> BinlogError:
+        return self._err(EncryptedBinlogError, "the events after the START_ENCRYPTION_EVENT at "
+                         f"{state.encrypted_at} are encrypted with a key only the server has", pos)
+
+    def _past_end(self, len_event: int, remain: int, pos: int, name: str) -> BinlogError:
+        return self._err(TruncatedEventError, f"event of {len_event} bytes runs past the end "
+                         f"of the file ({remain} bytes remain)", pos, name)
 
     def _header(self, head: bytes, pos: int, state: _State) -> spec.EventHeader:
         try:
@@ -277,6 +354,72 @@ class BinlogReader:
             if self.options.strict:
                 raise err from None
             return None, err
+
+    # ---------------------------------------------------------- scan mode
+    def scan(self, read: Collection[int] = (), report: Collection[int] | None = None,
+             chunk: int = SCAN_CHUNK) -> Iterator[tuple[int, int, int, memoryview | None]]:
+        """The planning mode: (position, type code, size, bytes or None) of every event (or of the
+        FDEs and the types in `read` and `report`), bodies neither parsed nor expanded; `scanned`
+        counts the events stepped past. Bytes (a view, valid until the next step) are read for the
+        FDEs (`format_description` follows them), the CRC32 check (options.verify_checksums), the
+        types in `read`, and all along a stream of unknown size (gzip); the rest is stepped over.
+        Raises the BinlogError iteration raises, at the same offset, for the framing: magic, FDE
+        first, sizes, truncation, CRC32, FDE layout, encryption (not for body layouts)."""
+        stream, size = self._open_stream()
+        self._stream = stream
+        w = _Window(stream, chunk)
+        H, FDE, START_ENCRYPTION = spec.LEN_EVENT_HEADER, int(ET.format_description_event), int(ET.start_encryption_event)
+        unpack, crc32, verify = spec.HEADER_STRUCT.unpack_from, spec.event_crc32, self.options.verify_checksums
+        shown = None if report is None else frozenset(report) | frozenset(read) | {FDE}
+        state = _State()
+        pos, count, min_len, read_all = spec.LEN_MAGIC, 0, 1 << 64, False   # min_len: no FDE yet, others fault
+        try:
+            if w.ensure(0, spec.LEN_MAGIC) < spec.LEN_MAGIC or bytes(w.view(0, spec.LEN_MAGIC)) != spec.MAGIC:
+                self._stream_fault(stream, 0)
+                raise self._not_a_binlog(bytes(w.view(0, spec.LEN_MAGIC)))
+            buf, base = w.buf, w.base
+            while True:
+                if pos - base + H > len(buf):
+                    got = w.ensure(pos, H)
+                    buf, base = w.buf, w.base
+                    if got < H:
+                        self._stream_fault(stream, pos)
+                        if got == 0:
+                            return
+                        raise self._short_header(got, pos)
+                if state.encrypted_at is not None:
+                    raise self._encrypted(state, pos)
+                _ts, code, _sid, len_event, _end, _flags = unpack(buf, pos - base)
+                if code == FDE or len_event < min_len:
+                    self._header(bytes(w.view(pos, H)), pos, state)  # raises at a fault
+                if size is not None and pos + len_event > size:
+                    raise self._past_end(len_event, size - pos, pos, spec.event_type_name(code))
+                ev = None
+                if code == FDE or read_all or code in read:
+                    if pos - base + len_event > len(buf):
+                        got = w.ensure(pos, len_event)
+                        buf, base = w.buf, w.base
+                        if got < len_event:
+                            self._stream_fault(stream, pos)
+                            raise self._past_end(len_event, got, pos, spec.event_type_name(code))
+                    ev = w.view(pos, len_event)
+                    if code == FDE:
+                        fde = state.fde = self.format_description = self._format_description(
+                            bytes(ev), pos, spec.event_type_name(code))
+                        min_len = H + fde.len_checksum
+                        read_all = bool(verify and fde.len_checksum) or size is None
+                    elif verify and min_len > H and crc32(ev) != int.from_bytes(ev[-4:], "little"):
+                        self._verify_crc(ev, pos, spec.event_type_name(code))   # raises the ChecksumError
+                if shown is None or code in shown:
+                    self.scanned, self.position = count, pos
+                    yield pos, code, len_event, ev
+                if code == START_ENCRYPTION:
+                    state.encrypted_at = pos
+                pos += len_event
+                count += 1
+        finally:
+            self.scanned, self.position = count, pos
+            self.close()
 
     # ---------------------------------------------------------- payloads
     def _payload_events(self, body, pos: int, fde: spec.FormatDescription, name: str) -> Iterator[Event]:

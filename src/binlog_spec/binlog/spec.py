@@ -8,15 +8,16 @@ from __future__ import annotations
 import inspect
 import struct
 import zlib
-import uuid
 from dataclasses import dataclass
 from enum import IntEnum
 from io import BytesIO
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from kaitaistruct import KaitaiStream, KaitaiStruct, KaitaiStructError
 
 from binlog_spec._generated.binlog import Binlog
+from binlog_spec.binlog import plain_fields
+from binlog_spec.binlog.plain_fields import COMPRESSION_TYPES, PAYLOAD_FIELDS  # noqa: F401 (spec's names)
 
 MAGIC = b"\xfebin"
 LEN_MAGIC = len(MAGIC)
@@ -193,16 +194,145 @@ def _parse_rows_body(buf: bytes, fde: FormatDescription) -> KaitaiStruct | None:
         return None  # the whole-event parse raises the spec's own error for these bytes
 
 
+class RowsOffsets(NamedTuple):
+    """Where the parts of a rows event body start (rows_event's ofs_ instances, from the body start)."""
+
+    table_id: int
+    rows_flags: int
+    num_columns: int
+    ofs_rows_flags: int
+    len_columns_bitmap: int
+    ofs_columns_before_image: int
+    ofs_columns_after_image: int | None  # None: no after image (WRITE, DELETE)
+    ofs_rows: int
+
+
+def rows_offsets(type_code: int, len_post_header: int, body: bytes) -> RowsOffsets:
+    """The offsets of a rows event body (after the common header, no checksum trailer): table id
+    (its len_table_id bytes), rows_flags, len_extra_data and num_columns are read where rows_event
+    says; the other offsets are worked out by the generated instances (on an unparsed RowsEvent)
+    and kept for the next event of that shape: rollback asks this of every rows event. One of
+    SpecError when the bytes do not hold the layout."""
+    head = _ROWS_HEADS.get((type_code, len_post_header))
+    if head is None:
+        r = _rows_stub(type_code, len_post_header)
+        head = _ROWS_HEADS[type_code, len_post_header] = (r.len_table_id, r.ofs_rows_flags,
+                                                         r.ofs_len_extra_data if r.version == 2 else None)
+    len_table_id, ofs_rows_flags, ofs_extra = head
+    extra = b"" if ofs_extra is None else body[ofs_extra:ofs_extra + 2]
+    at = _ROWS_COUNT_AT.get((type_code, len_post_header, extra))
+    if at is None:
+        at = _ROWS_COUNT_AT[type_code, len_post_header, extra] = _rows_stub(type_code, len_post_header,
+                                                                            extra).ofs_num_columns
+    first = body[at] if at < len(body) else 0
+    size = _PACKED_LENS.get(first) or _packed_len(first)
+    key = (type_code, len_post_header, extra, body[at:at + size])
+    shape = _ROWS_SHAPES.get(key)
+    if shape is None:
+        r = _rows_stub(type_code, len_post_header, extra)
+        count = r.num_columns = Binlog.PackedInt(KaitaiStream(BytesIO(key[3])))
+        if not count.is_length:
+            raise ValueError(f"bad packed integer first byte {count.first:#04x} at body offset {at}")
+        if len(_ROWS_SHAPES) > 4096:
+            _ROWS_SHAPES.clear()
+        shape = _ROWS_SHAPES[key] = (count.value, ofs_rows_flags, r.len_columns_bitmap, r.ofs_columns_before_image,
+                                     r.ofs_columns_after_image, r.ofs_rows)
+    if shape[-1] > len(body):
+        raise ValueError("rows event ends inside its column bitmaps")
+    return RowsOffsets(int.from_bytes(body[:len_table_id], "little"),
+                       int.from_bytes(body[ofs_rows_flags:ofs_rows_flags + 2], "little"), *shape)
+
+
+#: Kept offsets of rows_offsets: (type code, len_post_header) -> (len_table_id, ofs_rows_flags,
+#: ofs_len_extra_data); with the len_extra_data bytes -> ofs_num_columns; with the bytes at
+#: ofs_num_columns too -> (num_columns, ofs_rows_flags, len_columns_bitmap, ofs_ of the images, ofs_rows).
+_ROWS_HEADS: dict[tuple, tuple] = {}
+_ROWS_COUNT_AT: dict[tuple, int] = {}
+_ROWS_SHAPES: dict[tuple, tuple] = {}
+#: First byte of a packed_int -> its len_packed_int.
+_PACKED_LENS: dict[int, int] = {}
+
+
+def _packed_len(first: int) -> int:
+    p = Binlog.PackedInt.__new__(Binlog.PackedInt)
+    p.first = first
+    _PACKED_LENS[first] = p.len_packed_int
+    return p.len_packed_int
+
+
+def _rows_stub(type_code: int, len_post_header: int, extra: bytes | None = None) -> KaitaiStruct:
+    """A RowsEvent with its parameters (and len_extra_data) set and nothing read: its instances."""
+    args = _rows_body_args(type_code)
+    if args is None:
+        raise ValueError(f"{event_type_name(type_code)} is not a rows event")
+    r = Binlog.RowsEvent.__new__(Binlog.RowsEvent)
+    r.len_post_header, (r.version, r.has_after_image) = len_post_header, args
+    if extra is not None and r.version == 2:
+        r.len_extra_data = int.from_bytes(extra, "little")
+        if r.len_extra_data < 2:
+            raise ValueError("v2 extra-data length below 2")
+    return r
+
+
+@dataclass(frozen=True)
+class QueryOffsets:
+    """Where the parts of a query_event body start (its ofs_ instances, from the body start)."""
+
+    ofs_len_db: int
+    len_db: int
+    ofs_status_vars: int
+    ofs_db: int
+    ofs_query: int
+
+
+def query_offsets(event: bytes | memoryview, fde: FormatDescription) -> QueryOffsets:
+    """The offsets of an event with the query_event layout (the whole event, its trailer as `fde`
+    says): len_db and len_status_vars read where ofs_len_db and ofs_len_status_vars say, the other
+    offsets worked out by the generated instances from them, without parsing the status variables
+    (Spark's planning asks this of every QUERY_EVENT). ValueError or IndexError when the bytes do
+    not hold the layout (db_terminator: the NUL after the database name)."""
+    code = event[4]
+    has_load_fields = _query_body_args(code)
+    if has_load_fields is None:
+        raise ValueError(f"{event_type_name(code)} has no QUERY_EVENT layout")
+    q = Binlog.QueryEvent.__new__(Binlog.QueryEvent)   # the instances only, nothing read
+    q.len_post_header, q.has_load_fields = fde.post_header_len(code), has_load_fields
+    start = fde.len_common_header
+    q.len_db = event[start + q.ofs_len_db]
+    if q.has_status_vars:
+        at = start + q.ofs_len_status_vars
+        q.len_status_vars = int.from_bytes(event[at:at + 2], "little")
+    nul = start + q.ofs_db + q.len_db   # db_terminator
+    if nul >= len(event) - fde.len_checksum or event[nul] != 0:
+        raise ValueError("no NUL after the database name")
+    return QueryOffsets(q.ofs_len_db, q.len_db, q.ofs_status_vars, q.ofs_db, q.ofs_query)
+
+
+#: type code -> has_load_fields of the QueryEvent body Binlog.Event gives it, or None.
+_QUERY_BODY_ARGS: dict[int, bool | None] = {}
+
+
+def _query_body_args(type_code: int) -> bool | None:
+    """has_load_fields of a probe event of this type parsed with Binlog.Event (post-header length 26,
+    a body every query_event variant reads), when its body is a QueryEvent."""
+    if type_code in _QUERY_BODY_ARGS:
+        return _QUERY_BODY_ARGS[type_code]
+    body = bytes(26) + b"\0"
+    event = HEADER_STRUCT.pack(0, type_code, 0, LEN_EVENT_HEADER + len(body), 0, 0) + body
+    try:
+        parsed = Binlog.Event(bytes([26]) * 255, 0, LEN_EVENT_HEADER, KaitaiStream(BytesIO(event))).body
+    except Exception:  # not a body these bytes fit: no query event
+        parsed = None
+    return _QUERY_BODY_ARGS.setdefault(type_code, parsed.has_load_fields if type(parsed) is Binlog.QueryEvent
+                                       else None)
+
+
 def parse_body_only(buf: bytes, len_header: int) -> KaitaiStruct:
     return Binlog.FormatDescriptionEvent(KaitaiStream(BytesIO(buf[len_header:])))
 
 
 # --------------------------------------------------------------------------
 # Kaitai objects -> plain values
-
-
-def _uuid(b: bytes) -> str:
-    return str(uuid.UUID(bytes=bytes(b)))
 
 
 # Types that stand for one value: the value is this attribute.
@@ -232,7 +362,10 @@ _SCALAR_OF: dict[type, str] = {
 # Fields that are internal to the layout (lengths already applied, terminators, padding).
 _HIDDEN = {"db_terminator", "schema_terminator", "table_terminator", "num_sids_low", "num_sids_high",
            "table_id_low", "table_id_high", "len_post_header_known", "type_code_num", "padding",
-           "len_before_alg", "len_fde_post_header", "len_trailer"}
+           "len_before_alg", "len_fde_post_header", "len_trailer",
+           # offsets in rows_event and query_event: for the writer, not fields of the event
+           "ofs_rows_flags", "ofs_len_extra_data", "ofs_num_columns", "len_columns_bitmap", "ofs_columns_before_image",
+           "ofs_columns_after_image", "ofs_rows", "has_status_vars", "ofs_len_db", "ofs_len_status_vars", "ofs_status_vars", "ofs_db", "ofs_query"}
 
 _FIELDS_CACHE: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
@@ -277,59 +410,16 @@ def to_plain(value: Any) -> Any:
     return value
 
 
-def _text(b: bytes) -> str:
-    return bytes(b).decode("utf-8", errors="replace")
-
-
-def _refine_query(d: dict, header: EventHeader) -> None:
-    d["query"] = _text(d["query"])
-
-
-def _refine_rows_query(d: dict, header: EventHeader) -> None:
-    d["query"] = _text(d["query"])
-
-
 def _refine_table_map(d: dict, header: EventHeader) -> None:
     d["column_types"] = list(d["column_types"])
     d["column_type_names"] = [COLUMN_TYPE_NAMES.get(t, str(t)) for t in d["column_types"]]
     d["column_metadata"] = [c.get("meta", {}) for c in d["column_metadata"]]
 
 
-def _refine_gtid(d: dict, header: EventHeader) -> None:
-    d["sid"] = _uuid(d["sid"])
-    if header.type_code == EventType.anonymous_gtid_log_event:
-        d["gtid"] = "ANONYMOUS"
-    else:
-        d["gtid"] = f"{d['sid']}:{d['gno']}"
-
-
-def _refine_previous_gtids(d: dict, header: EventHeader) -> None:
-    parts = []
-    for s in d.get("sids", []):
-        s["sid"] = _uuid(s["sid"])
-        ranges = ":".join(f"{iv['start']}" if iv["end"] - iv["start"] == 1 else f"{iv['start']}-{iv['end'] - 1}"
-                          for iv in s["intervals"])
-        tag = f":{s['tag']}" if s.get("tag") else ""
-        parts.append(f"{s['sid']}{tag}:{ranges}" if ranges else f"{s['sid']}{tag}")
-    d["gtid_set"] = ",".join(parts)
-
-
-def _refine_mariadb_gtid(d: dict, header: EventHeader) -> None:
-    d["gtid"] = f"{d['domain_id']}-{header.server_id}-{d['seq_no']}"
-
-
-def _refine_gtid_list(d: dict, header: EventHeader) -> None:
-    d["gtid_list"] = ",".join(f"{g['domain_id']}-{g['server_id']}-{g['seq_no']}" for g in d.get("gtids", []))
-
-
-PAYLOAD_FIELDS = {1: "payload_size", 2: "compression_type", 3: "uncompressed_size"}
-COMPRESSION_TYPES = {0: "ZSTD", 255: "NONE"}
-
-
 def payload_parts(body: KaitaiStruct) -> tuple[int | None, bytes, int | None]:
     """(compression type, compressed bytes, uncompressed size) of a TRANSACTION_PAYLOAD_EVENT body."""
     values = {int(f.field_type.value): f.value.value for f in body.header_fields
-              if f.field_type.value in PAYLOAD_FIELDS}
+              if f.field_type.value in plain_fields.PAYLOAD_FIELDS}
     return values.get(2), bytes(body.payload), values.get(3)
 
 
@@ -338,56 +428,28 @@ def raw_field(body: KaitaiStruct, name: str) -> bytes:
     return bytes(getattr(body, name))
 
 
-def _refine_payload(d: dict, header: EventHeader) -> None:
-    for f in d.pop("header_fields"):
-        name = PAYLOAD_FIELDS.get(f["field_type"])
-        if name is not None:
-            d[name] = f["value"]
-    if "compression_type" in d:
-        d["compression_type"] = COMPRESSION_TYPES.get(d["compression_type"], d["compression_type"])
-
-
-# GTID_TAGGED_LOG_EVENT field ids (Gtid_event::define_fields); True marks ZigZag-signed fields.
-_TAGGED_GTID_FIELDS = {0: ("gtid_flags", False), 1: ("sid", False), 2: ("gno", True), 3: ("tag", False),
-                       4: ("last_committed", True), 5: ("sequence_number", True),
-                       6: ("immediate_commit_timestamp", False), 7: ("original_commit_timestamp", False),
-                       8: ("transaction_length", False), 9: ("immediate_server_version", False),
-                       10: ("original_server_version", False), 11: ("commit_group_ticket", False)}
-
-
-def _zigzag(u: int) -> int:
-    return (u >> 1) ^ -(u & 1)
-
-
-def _refine_tagged_gtid(d: dict, header: EventHeader) -> None:
-    for item in d.pop("fields"):
-        name, signed = _TAGGED_GTID_FIELDS.get(item["field_id"], (f"field_{item['field_id']}", False))
-        value = item["value"]
-        if name == "sid":
-            value = _uuid(bytes(value["bytes"]))
-        elif signed:
-            value = _zigzag(value)
-        d[name] = value
-    d.setdefault("original_commit_timestamp", d.get("immediate_commit_timestamp"))
-    d.setdefault("original_server_version", d.get("immediate_server_version"))
-    d.setdefault("commit_group_ticket", 0)
-    d["gtid"] = f"{d.get('sid')}:{d.get('tag')}:{d.get('gno')}" if d.get("tag") else f"{d.get('sid')}:{d.get('gno')}"
+def _refine_gtid(d: dict, header: EventHeader) -> None:
+    d["sid"] = plain_fields.uuid_text(d["sid"])
+    if header.type_code == EventType.anonymous_gtid_log_event:
+        d["gtid"] = "ANONYMOUS"
+    else:
+        d["gtid"] = f"{d['sid']}:{d['gno']}"
 
 
 #: Event code -> finishing touches on the plain fields (text, UUIDs, GTID strings).
 _REFINE: dict[int, Callable[[dict, EventHeader], None]] = {
-    EventType.query_event: _refine_query,
-    EventType.execute_load_query_event: _refine_query,
-    EventType.rows_query_log_event: _refine_rows_query,
-    EventType.annotate_rows_event: _refine_rows_query,
+    EventType.query_event: plain_fields.refine_query,
+    EventType.execute_load_query_event: plain_fields.refine_query,
+    EventType.rows_query_log_event: plain_fields.refine_query,
+    EventType.annotate_rows_event: plain_fields.refine_query,
     EventType.table_map_event: _refine_table_map,
     EventType.gtid_log_event: _refine_gtid,
     EventType.anonymous_gtid_log_event: _refine_gtid,
-    EventType.previous_gtids_log_event: _refine_previous_gtids,
-    EventType.gtid_event: _refine_mariadb_gtid,
-    EventType.gtid_list_event: _refine_gtid_list,
-    EventType.transaction_payload_event: _refine_payload,
-    EventType.gtid_tagged_log_event: _refine_tagged_gtid,
+    EventType.previous_gtids_log_event: plain_fields.refine_previous_gtids,
+    EventType.gtid_event: plain_fields.refine_mariadb_gtid,
+    EventType.gtid_list_event: plain_fields.refine_gtid_list,
+    EventType.transaction_payload_event: plain_fields.refine_payload,
+    EventType.gtid_tagged_log_event: plain_fields.refine_tagged_gtid,
 }
 
 

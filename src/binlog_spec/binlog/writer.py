@@ -23,12 +23,11 @@ from __future__ import annotations
 import dataclasses
 import zlib
 from dataclasses import dataclass, field
-from typing import BinaryIO, Iterable, Mapping
+from typing import BinaryIO, Iterable, Mapping, NamedTuple
 
 from binlog_spec.binlog import payload, spec
 from binlog_spec.binlog.event import Event
-from binlog_spec.binlog.event_types import ROW_OPS, STMT_END_F, UPDATE
-from binlog_spec.binlog.packed import packed_int
+from binlog_spec.binlog.event_types import STMT_END_F
 from binlog_spec.errors import DecompressionError, MalformedEventError, RewriteError
 
 ET = spec.EventType
@@ -59,10 +58,6 @@ INVERSE_TYPE: dict[int, int] = {
     ET.write_rows_event: ET.delete_rows_event, ET.delete_rows_event: ET.write_rows_event,
     ET.update_rows_event: ET.update_rows_event,
 }
-_V2_ROWS = frozenset({ET.write_rows_event, ET.update_rows_event, ET.delete_rows_event, ET.partial_update_rows_event,
-                      ET.write_rows_compressed_event, ET.update_rows_compressed_event,
-                      ET.delete_rows_compressed_event})
-_UPDATE_ROWS = frozenset(code for code, op in ROW_OPS.items() if op == UPDATE)
 #: Events that describe a file rather than a transaction: kept from the first file only.
 FILE_HEADER_EVENTS = frozenset({ET.previous_gtids_log_event, ET.gtid_list_event, ET.binlog_checkpoint_event})
 #: Events that make no sense in a rewritten file (positions and files of the source).
@@ -118,7 +113,7 @@ def events_have_checksum(fde: spec.FormatDescription) -> bool:
 def parse_bare(bare: bytes, fde: spec.FormatDescription, file: str = "", pos: int = 0,
                payload_pos: int | None = None) -> Event:
     """An Event for bare bytes (parsed with `fde`'s post-header lengths, no checksum)."""
-    fde0 = fde if fde.len_checksum == 0 else dataclasses.replace(fde, len_checksum=0)
+    fde0 = _without_checksum(fde)
     header = spec.parse_header(bare[:H])
     try:
         return Event(file, pos, header, bare, spec.parse_event(bare, fde0), payload_pos=payload_pos)
@@ -136,8 +131,7 @@ def _header_len(fde: spec.FormatDescription) -> int:
     return fde.len_common_header or H
 
 
-@dataclass(frozen=True)
-class RowsLayout:
+class RowsLayout(NamedTuple):
     """Offsets inside a rows event (from the start of the event)."""
 
     type_code: int
@@ -161,41 +155,17 @@ def rows_layout(bare: bytes, fde: spec.FormatDescription, file: str | None = Non
     when the bytes do not hold it."""
     try:
         return _rows_layout(bare, fde)
-    except (ValueError, IndexError) as exc:
+    except spec.SpecError as exc:
         raise MalformedEventError(f"rows event layout: {exc}", **_where(file, pos, bare[OFS_TYPE])) from None
 
 
 def _rows_layout(bare: bytes, fde: spec.FormatDescription) -> RowsLayout:
     code = bare[OFS_TYPE]
     hl = _header_len(fde)
-    plen = fde.post_header_len(code)
-    v2 = code in _V2_ROWS
-    len_table_id = 6 if plen - (4 if v2 else 2) >= 6 else 4
-    ofs = hl
-    table_id = int.from_bytes(bare[ofs:ofs + len_table_id], "little")
-    ofs += len_table_id
-    ofs_flags = ofs
-    flags = int.from_bytes(bare[ofs:ofs + 2], "little")
-    ofs += 2
-    extra = 0
-    if v2:
-        extra = int.from_bytes(bare[ofs:ofs + 2], "little") - 2
-        ofs += 2
-        if extra < 0:
-            raise ValueError("v2 extra-data length below 2")
-    known = len_table_id + 2 + (2 if v2 else 0)
-    ofs = hl + max(plen, known) + extra
-    width, ofs = packed_int(bare, ofs)
-    nbits = (width + 7) >> 3
-    ofs_before = ofs
-    ofs += nbits
-    ofs_after = None
-    if code in _UPDATE_ROWS:
-        ofs_after = ofs
-        ofs += nbits
-    if ofs > len(bare):
-        raise ValueError("rows event ends inside its column bitmaps")
-    return RowsLayout(code, table_id, ofs_flags, flags, width, ofs_before, ofs_after, ofs)
+    o = spec.rows_offsets(code, fde.post_header_len(code), bare[hl:])
+    return RowsLayout(code, o.table_id, hl + o.ofs_rows_flags, o.rows_flags, o.num_columns,
+                      hl + o.ofs_columns_before_image,
+                      None if o.ofs_columns_after_image is None else hl + o.ofs_columns_after_image, hl + o.ofs_rows)
 
 
 @dataclass(frozen=True)
@@ -213,20 +183,19 @@ def query_layout(bare: bytes, fde: spec.FormatDescription, file: str | None = No
     MalformedEventError at `pos` when the bytes do not hold it."""
     try:
         return _query_layout(bare, fde)
-    except (ValueError, IndexError) as exc:
+    except spec.SpecError as exc:
         raise MalformedEventError(f"query event layout: {exc}", **_where(file, pos, bare[OFS_TYPE])) from None
 
 
 def _query_layout(bare: bytes, fde: spec.FormatDescription) -> QueryLayout:
-    code = bare[OFS_TYPE]
     hl = _header_len(fde)
-    plen = fde.post_header_len(code)
-    len_db = bare[hl + 8]
-    len_status = int.from_bytes(bare[hl + 11:hl + 13], "little") if plen >= 13 else 0
-    ofs_db = hl + plen + len_status
-    if ofs_db + len_db >= len(bare) or bare[ofs_db + len_db] != 0:
-        raise ValueError("no NUL after the database name")
-    return QueryLayout(hl + 8, ofs_db, len_db, ofs_db + len_db + 1)
+    o = spec.query_offsets(bare, _without_checksum(fde))
+    return QueryLayout(hl + o.ofs_len_db, hl + o.ofs_db, o.len_db, hl + o.ofs_query)
+
+
+def _without_checksum(fde: spec.FormatDescription) -> spec.FormatDescription:
+    """`fde` for bare events (no CRC32 trailer)."""
+    return fde if fde.len_checksum == 0 else dataclasses.replace(fde, len_checksum=0)
 
 
 def query_parts(bare: bytes, fde: spec.FormatDescription, file: str | None = None,

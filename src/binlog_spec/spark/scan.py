@@ -1,12 +1,13 @@
 """Splits and the planning pass behind the Spark data source (no pyspark import); the files are
 listed by `binlog_spec.spark.files`.
 
-* `scan_file` is the cheap planning pass: it reads the file in large sequential
-  chunks and walks the 19-byte event headers, stepping over bodies by their
-  size. It parses only the FORMAT_DESCRIPTION_EVENTs, the QUERY events that may
-  be DDL, and (when asked) the TABLE_MAPs of one table; it checks the framing
-  and every CRC32. It returns transaction boundaries (the position of each
-  GTID event, the position after each XID event) up to the first fault.
+* `scan_file` is the cheap planning pass, through the reader's scan mode
+  (`BinlogReader.scan`): it reads the file in large sequential chunks and walks
+  the event headers, stepping over bodies by their size. It parses only the
+  FORMAT_DESCRIPTION_EVENTs, the QUERY events that may be DDL, and (when asked)
+  the TABLE_MAPs of one table; the reader checks the framing and every CRC32.
+  It returns transaction boundaries (the position of each GTID event, the
+  position after each XID event) up to the first fault.
 * `plan_splits` cuts a file larger than the split size at those boundaries:
   every split holds whole transactions.
 * `SplitReader` reads one split as a binlog of its own: the magic and the FDE in
@@ -14,12 +15,12 @@ listed by `binlog_spec.spark.files`.
   self-contained. Positions and error offsets are mapped back to the file's.
 
 The reader (`binlog_spec.open`) takes a path; `SplitReader` subclasses it and
-replaces its stream opener so that it reads through a `pyarrow.fs` file or a
-byte range (the one private method it relies on is `BinlogReader._open_stream`).
+gives it an opener (BinlogReader's `opener` argument) that reads through a
+`pyarrow.fs` file or a byte range.
 """
 from __future__ import annotations
 
-import gzip
+import dataclasses
 import io
 import pickle
 import zlib
@@ -51,40 +52,6 @@ DEFAULT_CHUNK = 8 << 20
 
 
 # ----------------------------------------------------------------------- planning pass
-class _Window:
-    """Sequential access to a file through a window of large reads (forward seeks only)."""
-
-    def __init__(self, f: BinaryIO, chunk: int = DEFAULT_CHUNK):
-        self.f = f
-        self.chunk = chunk
-        self.buf = b""
-        self.base = 0
-
-    def ensure(self, pos: int, n: int) -> int:
-        """Make [pos, pos+n) available if the file has it; return how many bytes are there."""
-        end = self.base + len(self.buf)
-        if self.base <= pos and pos + n <= end:
-            return n
-        if pos < self.base or pos > end:
-            self.f.seek(pos)
-            self.buf, self.base = b"", pos
-        else:
-            self.buf, self.base = self.buf[pos - self.base:], pos
-        parts = [self.buf]
-        have = len(self.buf)
-        while have < n:
-            data = self.f.read(max(self.chunk, n - have))
-            if not data:
-                break
-            parts.append(data)
-            have += len(data)
-        self.buf = b"".join(parts) if len(parts) > 1 else parts[0]
-        return min(n, len(self.buf))
-
-    def view(self, pos: int, n: int) -> memoryview:
-        return memoryview(self.buf)[pos - self.base: pos - self.base + n]
-
-
 @dataclass
 class ScanResult:
     """What the planning pass learnt of one file."""
@@ -106,20 +73,18 @@ class ScanResult:
 
 
 def _query_prefix(ev: memoryview, fde: spec.FormatDescription) -> bytes | None:
-    """The first bytes of a QUERY_EVENT's statement, read straight from its layout, or None."""
-    phl = fde.post_header_len(2)
-    if phl < 13 or len(ev) < 19 + phl:
+    """The first bytes of a QUERY_EVENT's statement, at the spec's offset, or None."""
+    try:
+        start = fde.len_common_header + spec.query_offsets(ev, fde).ofs_query
+    except (ValueError, IndexError):
         return None
-    db_len = ev[19 + 8]
-    status_len = ev[19 + 11] | ev[19 + 12] << 8
-    start = 19 + phl + status_len + db_len + 1
     return bytes(ev[start:start + 24]).lstrip().upper()
 
 
 def _query_fields(ev: bytes, fde: spec.FormatDescription) -> tuple[str, str] | None:
     try:
         body = spec.parse_event(ev, fde)
-        fields = spec.body_fields(body, spec.parse_header(ev[:19]))
+        fields = spec.body_fields(body, spec.parse_header(ev[:spec.LEN_EVENT_HEADER]))
         query = fields.get("query", "")
         if ev[4] == QUERY_CODES[1]:
             query = payload.mariadb_uncompress(spec.raw_field(body, "query")).decode("utf-8", errors="replace")
@@ -141,94 +106,69 @@ def ddl_statements(res: ScanResult) -> list[tuple[int, str, str]]:
 def scan_file(ref: FileRef, *, ddl: bool = False, verify_checksums: bool = True,
               probe: Callable[[int, bytes, spec.FormatDescription, ScanResult], Any] | None = None,
               chunk: int = DEFAULT_CHUNK) -> ScanResult:
-    """The planning pass over one file (see the module doc). Never raises for a broken binlog:
-    the first fault is returned in `fault`, and nothing after it is looked at.
+    """The planning pass over one file (see the module doc): the reader's scan mode
+    (`BinlogReader.scan`), which checks the framing as reading does. Never raises for a broken
+    binlog: the first fault is returned in `fault`, and nothing after it is looked at.
 
     `probe(pos, event_bytes, fde, result)` is called for each TABLE_MAP_EVENT; a result other
     than None stops the pass and is kept in `probe_result`.
     """
     res = ScanResult()
-    with ref.open() as raw:
-        head = raw.read(2)
-        raw.seek(0)
-        f: BinaryIO = raw
-        if head == GZIP_MAGIC:
-            f = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
-        else:
-            res.size = ref.size
-        try:
-            _scan(_Window(f, chunk), res, ddl, verify_checksums, probe)
-        except (OSError, EOFError, zlib.error) as exc:
-            res.fault = (res.fault or (0, ""))[0], f"cannot read: {exc}"
-        finally:
-            if f is not raw:
-                f.close()
+    options = dataclasses.replace(DEFAULT_OPTIONS, verify_checksums=verify_checksums)
+
+    def opener() -> tuple[BinaryIO, int | None]:
+        stream, res.size = _open_ref(ref, options.buffer_size, buffered=False)
+        return stream, res.size
+
+    reader = BinlogReader(ref.name, options, opener=opener)
+    try:
+        _scan(reader, res, ddl, probe, chunk)
+    except BinlogError as exc:
+        res.fault = (exc.offset or 0, exc.message)
+    except (OSError, EOFError, zlib.error) as exc:
+        res.fault = (res.fault or (0, ""))[0], f"cannot read: {exc}"
+    finally:
+        reader.close()
     return res
 
 
-def _scan(w: _Window, res: ScanResult, want_ddl: bool, verify: bool, probe) -> None:
-    if w.ensure(0, 4) < 4 or bytes(w.view(0, 4)) != spec.MAGIC:
-        res.fault = (0, "not a binlog")
-        return
-    pos = 4
-    fde: spec.FormatDescription | None = None
-    while True:
-        got = w.ensure(pos, 19)
-        if got == 0:
-            return
-        if got < 19:
-            res.fault = (pos, "truncated event header")
-            return
-        _ts, code, _sid, size, _end, _flags = spec.HEADER_STRUCT.unpack_from(w.buf, pos - w.base)
-        if fde is None and code != FDE:
-            res.fault = (pos, "first event is not a FORMAT_DESCRIPTION_EVENT")
-            return
-        if size < 19 + (fde.len_checksum if fde is not None and code != FDE else 0):
-            res.fault = (pos, f"impossible event size {size}")
-            return
-        if res.size is not None and pos + size > res.size:
-            res.fault = (pos, "event runs past the end of the file")
-            return
-        crc = fde is not None and fde.len_checksum == 4 and verify and code != FDE
-        need = code == FDE or crc or (want_ddl and code in QUERY_CODES) or (probe and code == TABLE_MAP)
-        if need:
-            if w.ensure(pos, size) < size:
-                res.fault = (pos, "event runs past the end of the file")
-                return
-            ev = w.view(pos, size)
-            if code == FDE:
-                try:
-                    fde = spec.parse_fde(bytes(ev[19:]))
-                except spec.SpecError as exc:
-                    res.fault = (pos, f"bad FORMAT_DESCRIPTION_EVENT: {exc}")
-                    return
-                if fde.fde_checksum is not None and verify \
-                        and spec.event_crc32(ev, fde=True) != int.from_bytes(ev[-4:], "little"):
-                    res.fault = (pos, "CRC32 mismatch")
-                    return
+def _scan(reader: BinlogReader, res: ScanResult, want_ddl: bool, probe, chunk: int) -> None:
+    read = (QUERY_CODES if want_ddl else ()) + ((TABLE_MAP,) if probe else ())
+    try:
+        for pos, code, size, ev in reader.scan(frozenset(read), _BOUNDARY_CODES, chunk):
+            if code in GTID_CODES:
+                res.boundaries.append(pos)
+            elif code == XID:
+                res.boundaries.append(pos + size)
+            elif code == FDE:
                 res.fdes.append((pos, size))
-                res.mariadb = is_mariadb(len(fde.post_header_lens))
-            elif crc and spec.event_crc32(ev) != int.from_bytes(ev[-4:], "little"):
-                res.fault = (pos, "CRC32 mismatch")
-                return
-            if want_ddl and code in QUERY_CODES:
+                res.mariadb = is_mariadb(len(reader.format_description.post_header_lens))
+            elif want_ddl and code in QUERY_CODES:
+                fde = reader.format_description
                 prefix = _query_prefix(ev, fde) if code == QUERY_CODES[0] else None
                 if prefix is None or not prefix.startswith(NOT_DDL):
                     res.ddl.append((pos, bytes(ev), fde))
-            if probe is not None and code == TABLE_MAP:
-                found = probe(pos, bytes(ev), fde, res)
+            elif probe is not None and code == TABLE_MAP:
+                found = probe(pos, bytes(ev), reader.format_description, res)
                 if found is not None:
                     res.probe_result = found
                     return
-        res.events += 1
-        if code in GTID_CODES:
-            res.boundaries.append(pos)
-        elif code == XID:
-            res.boundaries.append(pos + size)
-        elif code == START_ENCRYPTION:
-            res.fault = (pos + size, "encrypted events follow")
-            return
-        pos += size
+    finally:
+        res.events = reader.scanned
+
+
+#: The events whose positions make transaction boundaries.
+_BOUNDARY_CODES = GTID_CODES | {XID}
+
+
+def _open_ref(ref: FileRef, buffer_size: int, buffered: bool = True) -> tuple[BinaryIO, int | None]:
+    """A whole file, plain (with its size; `buffered`: behind a buffer) or gzip (size unknown)."""
+    raw = ref.open()
+    head = raw.read(2)
+    raw.seek(0)
+    if head == GZIP_MAGIC:
+        return io.BufferedReader(GunzipStream(raw), buffer_size), None
+    return (io.BufferedReader(raw, buffer_size) if buffered else raw), ref.size
 
 
 # ------------------------------------------------------------------------------ splits
@@ -319,19 +259,16 @@ class SplitReader(BinlogReader):
     """
 
     def __init__(self, split: Split, options: ReadOptions = DEFAULT_OPTIONS):
-        super().__init__(split.ref.name, options)
+        super().__init__(split.ref.name, options, opener=self._open_split)
         self.split = split
         self._prefix = 0 if split.start == 0 else spec.LEN_MAGIC + split.fde_size
 
-    def _open_stream(self):
+    def _open_split(self) -> tuple[BinaryIO, int | None]:
+        """The split's bytes: the whole file (gzip or plain), or the magic, the FDE and the range."""
         s = self.split
-        raw = s.ref.open()
         if s.whole:
-            head = raw.read(2)
-            raw.seek(0)
-            if head == GZIP_MAGIC:
-                return io.BufferedReader(GunzipStream(raw), self.options.buffer_size), None
-            return io.BufferedReader(raw, self.options.buffer_size), s.ref.size
+            return _open_ref(s.ref, self.options.buffer_size)
+        raw = s.ref.open()
         end = s.ref.size if s.end is None else s.end
         if s.start == 0:
             segments = [(0, end)]
