@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 import binlog_spec
-from binlog_spec import analyze, rows
+from binlog_spec.analysis import collector as analyze
+from binlog_spec.rows import decoder as rows
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docsection import publish  # noqa: E402

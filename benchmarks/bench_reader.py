@@ -243,11 +243,11 @@ def short_file(file: str) -> str:
 
 #: Parts of the bare reader's time, as (label, cProfile function key suffix) -- for the breakdown line.
 BREAKDOWN = [
-    ("Kaitai body parse (`spec.parse_event`)", "binlog_spec/spec.py", "parse_event"),
-    ("Kaitai header parse (`spec.parse_header`)", "binlog_spec/spec.py", "parse_header"),
-    ("CRC32 check (`_verify_crc`)", "binlog_spec/reader.py", "_verify_crc"),
-    ("file reads (`_read_exact`)", "binlog_spec/reader.py", "_read_exact"),
-    ("`Event` objects", "binlog_spec/event.py", "__init__"),
+    ("Kaitai body parse (`spec.parse_event`)", "binlog_spec/binlog/spec.py", "parse_event"),
+    ("Kaitai header parse (`spec.parse_header`)", "binlog_spec/binlog/spec.py", "parse_header"),
+    ("CRC32 check (`_verify_crc`)", "binlog_spec/binlog/reader.py", "_verify_crc"),
+    ("file reads (`_read_exact`)", "binlog_spec/binlog/reader.py", "_read_exact"),
+    ("`Event` objects", "binlog_spec/binlog/event.py", "__init__"),
 ]
 
 

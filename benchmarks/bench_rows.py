@@ -16,7 +16,7 @@ Tools, each run in its own child process pinned to CPU 0 (`taskset -c 0`), its p
 measured by GNU `time -f %M`:
 
     jsonl           binlog-spec rows --format jsonl FILE > /dev/null
-    bare            for rc in binlog_spec.rows.read_rows(binlog_spec.read_events([FILE])): pass
+    bare            for rc in binlog_spec.rows.decoder.read_rows(binlog_spec.read_events([FILE])): pass
     mariadb-binlog  mariadb-binlog -v FILE > /dev/null   (Debian's; decodes rows as ### pseudo-SQL)
     pmr             PyPI mysql-replication (in a throwaway venv, /tmp/bench-rows-pmr-venv) streaming
                     the same binlog from a MariaDB server over TCP, in its MySQL mode (is_mariadb=False),
@@ -141,9 +141,9 @@ class ServingServer:
 
 # ---------------------------------------------------------------- measuring
 BARE_CODE = """\
-import sys, binlog_spec, binlog_spec.rows
+import sys, binlog_spec, binlog_spec.rows.decoder
 n = 0
-for rc in binlog_spec.rows.read_rows(binlog_spec.read_events([sys.argv[1]])):
+for rc in binlog_spec.rows.decoder.read_rows(binlog_spec.read_events([sys.argv[1]])):
     n += 1
 print(n)
 """
@@ -166,7 +166,7 @@ TOOL_TITLES = {
     "pmr": "python-mysql-replication, streaming from the server over TCP",
     "jsonl@base": "`binlog-spec rows --format jsonl` at the baseline commit",
     "bare@base": "bare decoder at the baseline commit",
-    "startup": "`python -c 'import binlog_spec.rows'` (interpreter start and imports)",
+    "startup": "`python -c 'import binlog_spec.rows.decoder'` (interpreter start and imports)",
 }
 
 
@@ -190,7 +190,7 @@ def command_for(tool: str, path: str, ctx: dict) -> tuple[list[str], dict | None
     if tool == "reader":
         return [sys.executable, "-c", READER_CODE, path], None
     if tool == "startup":
-        return [sys.executable, "-c", "import binlog_spec, binlog_spec.rows; print(0)"], None
+        return [sys.executable, "-c", "import binlog_spec, binlog_spec.rows.decoder; print(0)"], None
     if tool == "mariadb-binlog":
         return [shutil.which("mariadb-binlog") or "mariadb-binlog", "-v", path], None
     if tool == "pmr":
@@ -216,7 +216,7 @@ def snapshot(rev: str) -> tuple[str, str]:
     generated/), for the children's PYTHONPATH."""
     sha = git("rev-parse", "--verify", f"{rev}^{{commit}}")
     root = package_snapshot(sha, OUT / f"rows-rev-{sha[:12]}")
-    check = subprocess.run([sys.executable, "-c", "import binlog_spec.rows; print(binlog_spec.__file__)"],
+    check = subprocess.run([sys.executable, "-c", "import binlog_spec.rows.decoder; print(binlog_spec.__file__)"],
                            env=dict(os.environ, PYTHONPATH=str(root)), capture_output=True, text=True)
     if not check.stdout.strip().startswith(str(root)):
         sys.exit(f"bench_rows: the snapshot of {sha[:12]} is not what the children import:\n{check.stderr}")
@@ -235,11 +235,11 @@ def code_state() -> dict:
 def profile_worker(path: str, out: str) -> int:
     """Run in a child: cProfile the bare decoder over the file, dump the stats."""
     import binlog_spec
-    import binlog_spec.rows
+    import binlog_spec.rows.decoder
 
     prof = cProfile.Profile()
     prof.enable()
-    for _rc in binlog_spec.rows.read_rows(binlog_spec.read_events([path])):
+    for _rc in binlog_spec.rows.decoder.read_rows(binlog_spec.read_events([path])):
         pass
     prof.disable()
     prof.dump_stats(out)

@@ -274,7 +274,7 @@ types:
       - id: len_status_vars
         type: u2
         -orig-id: status_vars_len
-        if: len_post_header >= 13
+        if: has_status_vars
       - id: file_id
         type: u4
         if: has_load_fields
@@ -291,11 +291,11 @@ types:
         enum: load_dup_handling
         if: has_load_fields
       - id: post_header_extra
-        size: 'len_post_header - (has_load_fields ? 26 : 13)'
-        if: 'len_post_header > (has_load_fields ? 26 : 13)'
+        size: len_post_header - len_post_header_known
+        if: len_post_header > len_post_header_known
       - id: status_vars
         type: status_vars
-        size: 'len_post_header >= 13 ? len_status_vars : 0'
+        size: 'has_status_vars ? len_status_vars : 0'
       - id: db
         type: str
         size: len_db
@@ -305,6 +305,33 @@ types:
       - id: query
         size-eos: true
         doc: The statement text, in the connection character set.
+    instances:
+      has_status_vars:
+        value: len_post_header >= 13
+        doc: Pre-5.0 servers log an 11-byte post-header, without len_status_vars.
+      len_post_header_known:
+        value: 'has_load_fields ? 26 : 13'
+        doc: The post-header fields this spec names (with len_status_vars).
+      ofs_len_db:
+        value: 8
+        doc: Offset of len_db (u1) from the body start (after thread_id and exec_time).
+      ofs_len_status_vars:
+        value: 11
+        doc: Offset of len_status_vars (u2), when present, from the body start (after error_code).
+      ofs_status_vars:
+        value: |
+          11 + (has_status_vars ? 2 : 0) + (has_load_fields ? 13 : 0)
+            + (len_post_header > len_post_header_known ? len_post_header - len_post_header_known : 0)
+        doc: |
+          Offset of status_vars from the body start: the end of the
+          post-header (len_post_header, or the fields read when a pre-5.0
+          post-header is shorter than 13 bytes).
+      ofs_db:
+        value: 'ofs_status_vars + (has_status_vars ? len_status_vars : 0)'
+        doc: Offset of db from the body start.
+      ofs_query:
+        value: ofs_db + len_db + 1
+        doc: Offset of query from the body start (after db and its NUL).
 
   status_vars:
     doc-ref: libbinlogevents/include/statement_events.h (Query_event_status_vars)
@@ -995,6 +1022,18 @@ types:
             : first == 0xfd ? u3_value
             : first == 0xfe ? u8_value
             : 0
+      len_packed_int:
+        value: |
+          first == 0xfc ? 3
+            : first == 0xfd ? 4
+            : first == 0xfe ? 9
+            : 1
+        doc: The encoded length in bytes (the first byte and the bytes after it).
+      is_length:
+        value: first != 0xfb and first != 0xff
+        doc: |
+          False for 0xfb (the protocol's NULL marker) and 0xff (its error
+          marker): neither starts a length or a count, and `value` is then 0.
 
   # -------------------------------------------------------------------- GTIDs
   gtid_log_event:
@@ -1611,17 +1650,41 @@ types:
         type: packed_int
         -orig-id: m_width
       - id: columns_before_image
-        size: (num_columns.value + 7) / 8
+        size: len_columns_bitmap
         -orig-id: cols
         doc: Columns present in the before image (the only image of WRITE and DELETE).
       - id: columns_after_image
-        size: (num_columns.value + 7) / 8
+        size: len_columns_bitmap
         -orig-id: cols_ai
         if: has_after_image
       - id: rows
         size-eos: true
         -orig-id: m_rows_buf
     instances:
+      ofs_rows_flags:
+        value: len_table_id
+        doc: Offset of rows_flags (u2) from the body start (after table_id_low and table_id_high).
+      ofs_len_extra_data:
+        value: ofs_rows_flags + 2
+        doc: Offset of len_extra_data (u2, v2 only) from the body start.
+      ofs_num_columns:
+        value: |
+          (len_post_header > len_post_header_known ? len_post_header : len_post_header_known)
+            + (version == 2 ? len_extra_data - 2 : 0)
+        doc: Offset of num_columns from the body start (after the post-header and the v2 extra data).
+      len_columns_bitmap:
+        value: (num_columns.value + 7) / 8
+        doc: Bytes of each columns-present bitmap, one bit a column.
+      ofs_columns_before_image:
+        value: ofs_num_columns + num_columns.len_packed_int
+        doc: Offset of columns_before_image from the body start.
+      ofs_columns_after_image:
+        value: ofs_columns_before_image + len_columns_bitmap
+        if: has_after_image
+        doc: Offset of columns_after_image from the body start.
+      ofs_rows:
+        value: 'ofs_columns_before_image + (has_after_image ? 2 : 1) * len_columns_bitmap'
+        doc: Offset of rows from the body start.
       len_post_header_known:
         value: 'len_table_id + 2 + (version == 2 ? 2 : 0)'
       len_table_id:

@@ -2384,6 +2384,26 @@ class Binlog(KaitaiStruct):
 
 
         @property
+        def is_length(self):
+            """False for 0xfb (the protocol's NULL marker) and 0xff (its error
+            marker): neither starts a length or a count, and `value` is then 0.
+            """
+            if hasattr(self, '_m_is_length'):
+                return self._m_is_length
+
+            self._m_is_length =  ((self.first != 251) and (self.first != 255)) 
+            return getattr(self, '_m_is_length', None)
+
+        @property
+        def len_packed_int(self):
+            """The encoded length in bytes (the first byte and the bytes after it)."""
+            if hasattr(self, '_m_len_packed_int'):
+                return self._m_len_packed_int
+
+            self._m_len_packed_int = (3 if self.first == 252 else (4 if self.first == 253 else (9 if self.first == 254 else 1)))
+            return getattr(self, '_m_len_packed_int', None)
+
+        @property
         def value(self):
             if hasattr(self, '_m_value'):
                 return self._m_value
@@ -2469,7 +2489,7 @@ class Binlog(KaitaiStruct):
             self.exec_time = self._io.read_u4le()
             self.len_db = self._io.read_u1()
             self.error_code = self._io.read_u2le()
-            if self.len_post_header >= 13:
+            if self.has_status_vars:
                 pass
                 self.len_status_vars = self._io.read_u2le()
 
@@ -2489,11 +2509,11 @@ class Binlog(KaitaiStruct):
                 pass
                 self.dup_handling = KaitaiStream.resolve_enum(Binlog.LoadDupHandling, self._io.read_u1())
 
-            if self.len_post_header > (26 if self.has_load_fields else 13):
+            if self.len_post_header > self.len_post_header_known:
                 pass
-                self.post_header_extra = self._io.read_bytes(self.len_post_header - (26 if self.has_load_fields else 13))
+                self.post_header_extra = self._io.read_bytes(self.len_post_header - self.len_post_header_known)
 
-            self._raw_status_vars = self._io.read_bytes((self.len_status_vars if self.len_post_header >= 13 else 0))
+            self._raw_status_vars = self._io.read_bytes((self.len_status_vars if self.has_status_vars else 0))
             _io__raw_status_vars = KaitaiStream(BytesIO(self._raw_status_vars))
             self.status_vars = Binlog.StatusVars(_io__raw_status_vars, self, self._root)
             self.db = (self._io.read_bytes(self.len_db)).decode(u"UTF-8")
@@ -2505,7 +2525,7 @@ class Binlog(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            if self.len_post_header >= 13:
+            if self.has_status_vars:
                 pass
 
             if self.has_load_fields:
@@ -2520,10 +2540,76 @@ class Binlog(KaitaiStruct):
             if self.has_load_fields:
                 pass
 
-            if self.len_post_header > (26 if self.has_load_fields else 13):
+            if self.len_post_header > self.len_post_header_known:
                 pass
 
             self.status_vars._fetch_instances()
+
+        @property
+        def has_status_vars(self):
+            """Pre-5.0 servers log an 11-byte post-header, without len_status_vars."""
+            if hasattr(self, '_m_has_status_vars'):
+                return self._m_has_status_vars
+
+            self._m_has_status_vars = self.len_post_header >= 13
+            return getattr(self, '_m_has_status_vars', None)
+
+        @property
+        def len_post_header_known(self):
+            """The post-header fields this spec names (with len_status_vars)."""
+            if hasattr(self, '_m_len_post_header_known'):
+                return self._m_len_post_header_known
+
+            self._m_len_post_header_known = (26 if self.has_load_fields else 13)
+            return getattr(self, '_m_len_post_header_known', None)
+
+        @property
+        def ofs_db(self):
+            """Offset of db from the body start."""
+            if hasattr(self, '_m_ofs_db'):
+                return self._m_ofs_db
+
+            self._m_ofs_db = self.ofs_status_vars + (self.len_status_vars if self.has_status_vars else 0)
+            return getattr(self, '_m_ofs_db', None)
+
+        @property
+        def ofs_len_db(self):
+            """Offset of len_db (u1) from the body start (after thread_id and exec_time)."""
+            if hasattr(self, '_m_ofs_len_db'):
+                return self._m_ofs_len_db
+
+            self._m_ofs_len_db = 8
+            return getattr(self, '_m_ofs_len_db', None)
+
+        @property
+        def ofs_len_status_vars(self):
+            """Offset of len_status_vars (u2), when present, from the body start (after error_code)."""
+            if hasattr(self, '_m_ofs_len_status_vars'):
+                return self._m_ofs_len_status_vars
+
+            self._m_ofs_len_status_vars = 11
+            return getattr(self, '_m_ofs_len_status_vars', None)
+
+        @property
+        def ofs_query(self):
+            """Offset of query from the body start (after db and its NUL)."""
+            if hasattr(self, '_m_ofs_query'):
+                return self._m_ofs_query
+
+            self._m_ofs_query = (self.ofs_db + self.len_db) + 1
+            return getattr(self, '_m_ofs_query', None)
+
+        @property
+        def ofs_status_vars(self):
+            """Offset of status_vars from the body start: the end of the
+            post-header (len_post_header, or the fields read when a pre-5.0
+            post-header is shorter than 13 bytes).
+            """
+            if hasattr(self, '_m_ofs_status_vars'):
+                return self._m_ofs_status_vars
+
+            self._m_ofs_status_vars = ((11 + (2 if self.has_status_vars else 0)) + (13 if self.has_load_fields else 0)) + (self.len_post_header - self.len_post_header_known if self.len_post_header > self.len_post_header_known else 0)
+            return getattr(self, '_m_ofs_status_vars', None)
 
 
     class RandEvent(KaitaiStruct):
@@ -2632,10 +2718,10 @@ class Binlog(KaitaiStruct):
                 self.extra_data = Binlog.RowsExtraData(_io__raw_extra_data, self, self._root)
 
             self.num_columns = Binlog.PackedInt(self._io, self, self._root)
-            self.columns_before_image = self._io.read_bytes((self.num_columns.value + 7) // 8)
+            self.columns_before_image = self._io.read_bytes(self.len_columns_bitmap)
             if self.has_after_image:
                 pass
-                self.columns_after_image = self._io.read_bytes((self.num_columns.value + 7) // 8)
+                self.columns_after_image = self._io.read_bytes(self.len_columns_bitmap)
 
             self.rows = self._io.read_bytes_full()
 
@@ -2661,6 +2747,15 @@ class Binlog(KaitaiStruct):
 
 
         @property
+        def len_columns_bitmap(self):
+            """Bytes of each columns-present bitmap, one bit a column."""
+            if hasattr(self, '_m_len_columns_bitmap'):
+                return self._m_len_columns_bitmap
+
+            self._m_len_columns_bitmap = (self.num_columns.value + 7) // 8
+            return getattr(self, '_m_len_columns_bitmap', None)
+
+        @property
         def len_post_header_known(self):
             if hasattr(self, '_m_len_post_header_known'):
                 return self._m_len_post_header_known
@@ -2675,6 +2770,63 @@ class Binlog(KaitaiStruct):
 
             self._m_len_table_id = (6 if self.len_post_header - (4 if self.version == 2 else 2) >= 6 else 4)
             return getattr(self, '_m_len_table_id', None)
+
+        @property
+        def ofs_columns_after_image(self):
+            """Offset of columns_after_image from the body start."""
+            if hasattr(self, '_m_ofs_columns_after_image'):
+                return self._m_ofs_columns_after_image
+
+            if self.has_after_image:
+                pass
+                self._m_ofs_columns_after_image = self.ofs_columns_before_image + self.len_columns_bitmap
+
+            return getattr(self, '_m_ofs_columns_after_image', None)
+
+        @property
+        def ofs_columns_before_image(self):
+            """Offset of columns_before_image from the body start."""
+            if hasattr(self, '_m_ofs_columns_before_image'):
+                return self._m_ofs_columns_before_image
+
+            self._m_ofs_columns_before_image = self.ofs_num_columns + self.num_columns.len_packed_int
+            return getattr(self, '_m_ofs_columns_before_image', None)
+
+        @property
+        def ofs_len_extra_data(self):
+            """Offset of len_extra_data (u2, v2 only) from the body start."""
+            if hasattr(self, '_m_ofs_len_extra_data'):
+                return self._m_ofs_len_extra_data
+
+            self._m_ofs_len_extra_data = self.ofs_rows_flags + 2
+            return getattr(self, '_m_ofs_len_extra_data', None)
+
+        @property
+        def ofs_num_columns(self):
+            """Offset of num_columns from the body start (after the post-header and the v2 extra data)."""
+            if hasattr(self, '_m_ofs_num_columns'):
+                return self._m_ofs_num_columns
+
+            self._m_ofs_num_columns = (self.len_post_header if self.len_post_header > self.len_post_header_known else self.len_post_header_known) + (self.len_extra_data - 2 if self.version == 2 else 0)
+            return getattr(self, '_m_ofs_num_columns', None)
+
+        @property
+        def ofs_rows(self):
+            """Offset of rows from the body start."""
+            if hasattr(self, '_m_ofs_rows'):
+                return self._m_ofs_rows
+
+            self._m_ofs_rows = self.ofs_columns_before_image + (2 if self.has_after_image else 1) * self.len_columns_bitmap
+            return getattr(self, '_m_ofs_rows', None)
+
+        @property
+        def ofs_rows_flags(self):
+            """Offset of rows_flags (u2) from the body start (after table_id_low and table_id_high)."""
+            if hasattr(self, '_m_ofs_rows_flags'):
+                return self._m_ofs_rows_flags
+
+            self._m_ofs_rows_flags = self.len_table_id
+            return getattr(self, '_m_ofs_rows_flags', None)
 
         @property
         def table_id(self):

@@ -15,7 +15,7 @@ def test_wheel_installs_and_runs_without_node(tmp_path):
                    check=True, capture_output=True)
     (wheel,) = wheels.glob("binlog_spec-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "binlog_spec/_generated/binlog.py" in names and "binlog_spec/reader.py" in names
+    assert "binlog_spec/_generated/binlog.py" in names and "binlog_spec/binlog/reader.py" in names
     # top level, beside the package: pyspark registers the DefaultSource of every `pyspark_*` module
     assert "pyspark_binlog.py" in names
     assert "from binlog_spec.spark import DefaultSource" in zipfile.ZipFile(wheel).read("pyspark_binlog.py").decode()
@@ -35,7 +35,7 @@ def test_wheel_installs_and_runs_without_node(tmp_path):
                        capture_output=True, text=True, env=env, cwd=tmp_path, check=True)
     assert str(env_dir) in r.stdout and r.stdout.strip().endswith("None")
     # what pyspark's lookup (pyspark/sql/worker/lookup_data_sources.py) iterates finds the module
-    # (importing it needs pyspark, which this venv lacks: tests/test_spark.py reads through it)
+    # (importing it needs pyspark, which this venv lacks: tests/spark/test_spark.py reads through it)
     r = subprocess.run([str(py), "-c", "import pkgutil; print(sorted(m.name for m in pkgutil.iter_modules() "
                         "if m.name.startswith('pyspark_')))"], capture_output=True, text=True, env=env, cwd=tmp_path,
                        check=True)

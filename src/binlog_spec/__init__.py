@@ -7,9 +7,9 @@
 from binlog_spec.errors import (BinlogError, ChecksumError, DecompressionError, EncryptedBinlogError, EventSizeError,
                                 MalformedEventError, MissingTableMapError, NotABinlogError,
                                 RowsLayoutError, TruncatedEventError)
-from binlog_spec.event import Event
+from binlog_spec.binlog.event import Event
 from binlog_spec.options import ReadOptions
-from binlog_spec.reader import BinlogReader, open, read_events  # noqa: A004
+from binlog_spec.binlog.reader import BinlogReader, open, read_events  # noqa: A004
 
 __version__ = "0.1.0"
 

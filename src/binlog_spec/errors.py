@@ -90,3 +90,74 @@ class SchemaFileError(ValueError):
     def __init__(self, message: str, file: str):
         super().__init__(f"{file}: {message}")
         self.file = file
+
+
+# --------------------------------------------------------------------------
+# Errors below the event level (one value, one row image, one path, one payload): the layer that
+# knows the event turns them into a BinlogError with its file and offset. Errors of an option (a
+# GTID set, a zone) are usage errors of the CLI and Spark.
+
+class ValueDecodeError(ValueError):
+    """The bytes of a column value do not fit its type (or the type has no row format)."""
+
+
+class RollbackError(BinlogError):
+    """A rows event cannot be inverted (partial row images, JSON diffs, an unknown layout)."""
+
+
+class RewriteError(BinlogError):
+    """An event cannot be re-serialised as asked."""
+
+
+class BinlogSparkError(ValueError):
+    """Bad options for the binlog data source (a ValueError, as Spark reports bad options; no file or
+    offset is involved)."""
+
+
+class ColumnTypeChangedError(BinlogError):
+    """A rows event of the typed view's table whose TABLE_MAP gives a column another Spark type than
+    the DataFrame's schema has for it (an ALTER TABLE ... MODIFY in between): its values cannot be
+    put in that column without loss."""
+
+
+class RowWalkError(ValueError):
+    """The rows do not fit the table map (a row image runs past the rows)."""
+
+
+class SchemaWarning(UserWarning):
+    """A DDL statement could not be replayed; the table's columns are forgotten. (Kept for callers
+    that filter it; the tracker now says so in SchemaTracker.notes, see rows.decoder.observe_schema.)"""
+
+
+class JsonPathError(ValueError):
+    """A JSON path or JSON diff operation that cannot be read or applied."""
+
+
+class InexactMatch(ValueError):
+    """A value that no WHERE condition can find exactly."""
+
+
+class SqlGenerationError(BinlogError):
+    """A row change cannot be written as SQL that would run (names unknown, partial images)."""
+
+
+class RowRefusedError(SqlGenerationError):
+    """One row cannot be written exactly (a column of its WHERE clause no condition matches): the
+    script leaves that row out, with a comment in its place, and goes on (output/sql_script)."""
+
+
+class GtidSetError(ValueError):
+    """A GTID, GTID set or GTID position in text that does not parse."""
+
+
+class ZoneError(ValueError):
+    """A time zone name or offset that is not known."""
+
+
+class PayloadError(ValueError):
+    """A TRANSACTION_PAYLOAD_EVENT whose payload cannot be expanded (unknown compression, bad size)."""
+
+
+class OptionValueError(ValueError):
+    """An option value that does not parse (stream.option_parser); the message says what is wrong with
+    the value, the CLI or Spark names the option."""

@@ -39,7 +39,7 @@ WALL_SECONDS = 60
 #: Address space of a worker.
 MEMORY_BYTES = 2 << 30
 
-from binlog_spec.binwriter import OFS_END_LOG_POS, OFS_LEN  # noqa: E402
+from binlog_spec.binlog.writer import OFS_END_LOG_POS, OFS_LEN  # noqa: E402
 
 EDGE_BYTES = (0x00, 0x01, 0x7F, 0x80, 0xFA, 0xFB, 0xFC, 0xFD, 0xFE, 0xFF)
 EDGE_WORDS = (0, 1, 2, 3, 4, 18, 19, 0x7F, 0xFF, 0x100, 0xFFFF, 0x10000, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF)

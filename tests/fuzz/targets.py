@@ -12,10 +12,14 @@ import io
 from typing import Callable
 
 import binlog_spec
-from binlog_spec import analyze, base64script, binwriter, rows, sqlscript
+from binlog_spec.analysis import collector as analyze
+from binlog_spec.output import base64_script as base64script
+from binlog_spec.output import rewriter as rewriting, row_text
+from binlog_spec.rows import decoder as rows
+from binlog_spec.output import sql_script as sqlscript
 from binlog_spec.errors import BinlogError
-from binlog_spec.schema import SchemaTracker
-from binlog_spec.sqlgen import SqlOptions
+from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.output.statements import SqlOptions
 
 #: Checksums off: a mutated byte then reaches the body decoders instead of stopping at the CRC.
 NO_CRC = binlog_spec.ReadOptions(verify_checksums=False)
@@ -45,7 +49,7 @@ def _observed(path: str):
 
 def _rows(path: str) -> None:
     for rc in rows.read_rows(_observed(path), warn=lambda message: None):
-        rows.row_line(rc)
+        row_text.row_line(rc)
         rc.to_dict()
 
 
@@ -62,15 +66,15 @@ def _sql(path: str, rollback: bool, commented: bool) -> None:
 
 
 def _base64(path: str, rollback: bool) -> None:
-    options = binwriter.WriteOptions(rollback=rollback, renumber_gtids=False)
-    with binwriter.Rewriter(options) as rewriter:
+    options = rewriting.WriteOptions(rollback=rollback, renumber_gtids=False)
+    with rewriting.Rewriter(options) as rewriter:
         printer = base64script.Base64Script(base64script.Base64Options(verbose=2, skip_gtids=rollback), rewriter)
         _drain(printer.lines(rewriter.items(_observed(path))))
 
 
 def _binlog(path: str, rollback: bool) -> None:
-    rewriter = binwriter.write_binlog(binlog_spec.read_events([path], NO_CRC), io.BytesIO(),
-                                      binwriter.WriteOptions(rollback=rollback))
+    rewriter = rewriting.write_binlog(binlog_spec.read_events([path], NO_CRC), io.BytesIO(),
+                                      rewriting.WriteOptions(rollback=rollback))
     with rewriter:
         list(rewriter.skipped.lines())
 

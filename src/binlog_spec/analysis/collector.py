@@ -1,0 +1,454 @@
+"""Analysis of binlog files: event types, tables, transactions, DDL and a timeline.
+
+    from binlog_spec.analysis import collector as analyze
+    a = analyze.Analyzer(analyze.AnalyzeOptions(top=10))
+    for ev in binlog_spec.read_events(paths):
+        a.feed(ev)
+    report = a.report()          # a plain dict (see report.py for the renderers)
+
+Nothing is decoded that the figures do not need: rows are counted by
+`rowwalk.RowWalker`, which steps over the row images by their lengths and
+null bitmaps without building a value. Transactions are delimited and timed
+by `txsummary.Summarizer` (without its row decoder); only top-N heaps of them
+are kept, so memory stays bounded whatever the size of the input.
+
+Bytes: an event's bytes are its on-disk size (`len_event`). Events inside a
+TRANSACTION_PAYLOAD_EVENT are counted under their own type too, but their
+(uncompressed) bytes are reported apart (`inner_bytes`) and never added to the
+total, so the total is the sum of the on-disk events (file size - 4 for a
+whole, unfiltered file).
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import warnings
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from binlog_spec.binlog import spec
+from binlog_spec.errors import BinlogError, MalformedEventError, MissingTableMapError, RowsLayoutError
+from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.timezones import iso_z
+from binlog_spec.binlog.event_types import DELETE, INSERT, ROW_OPS, UPDATE
+from binlog_spec.rows.walker import RowWalker, RowWalkError
+from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.errors import SchemaWarning
+from binlog_spec.rows.statement_text import TX_CONTROL, is_ddl
+from binlog_spec.rows.tablemap import TableDef
+from binlog_spec.binlog.event_types import QUERY_EVENTS
+from binlog_spec.stream.transactions import Summarizer, TxSummary
+
+ET = spec.EventType
+UTC = timezone.utc
+OPS = (INSERT, UPDATE, DELETE)
+SORT_KEYS = ("bytes", "rows", "events", "name", "inserts", "updates", "deletes")
+#: How a comment before a statement starts (schema.statement_offset skips them).
+_COMMENT_OPENINGS = (b"/*", b"--", b"#")
+#: At most this many DDL statements are listed (the count goes on).
+MAX_DDL = 10_000
+#: At most this many flagged (big or long) transactions are listed (the count goes on).
+MAX_FLAGGED = 1000
+#: At most this many rows events whose rows could not be counted are listed (the count goes on).
+MAX_ROW_ERRORS = 1000
+#: Transaction size histogram: powers of two from 2**MIN_BUCKET bytes.
+MIN_BUCKET = 8
+
+
+@dataclass(frozen=True)
+class AnalyzeOptions:
+    top: int = 20
+    sort: str = "bytes"
+    bucket_s: int = 60
+    big_trx_bytes: int = 1 << 20
+    long_trx_seconds: float = 10.0
+
+
+def _iso(ts: float | datetime | None) -> str | None:
+    if ts is None:
+        return None
+    if not isinstance(ts, datetime):
+        ts = datetime.fromtimestamp(ts, tz=UTC)
+    return iso_z(ts)
+
+
+class _TableStat:
+    __slots__ = ("events", "rows", "bytes")
+
+    def __init__(self) -> None:
+        self.events = {op: 0 for op in OPS}
+        self.rows = {op: 0 for op in OPS}
+        self.bytes = {op: 0 for op in OPS}
+
+
+class _TxTracker(Summarizer):
+    """txsummary.Summarizer: the same transactions, times and figures (tests/test_analyze.py checks
+    it), but the TABLE_MAP names come from the analyzer's cache and rows events inside BEGIN ...
+    COMMIT take a short path: building every event's fields costs more than the rest of the
+    analysis. Rows are counted by the analyzer."""
+
+    def __init__(self) -> None:
+        super().__init__(count_rows=False)
+
+    def feed(self, ev: Event, table_name: str | None = None) -> list[TxSummary] | tuple[()]:
+        t = self.open
+        if ev.type_code in ROW_OPS and self.tx.mode == "begin" and t is not None:
+            # inside BEGIN ... COMMIT a rows event neither starts nor ends anything (Transactions.step):
+            # the most common event, counted without the rest
+            t.add(ev)
+            return ()
+        return super().feed(ev, table_name)
+
+
+def _error_dict(exc: BinlogError) -> dict[str, Any]:
+    return {"file": exc.file, "offset": exc.offset, "event_type": exc.event_type, "error": type(exc).__name__,
+            "message": exc.message}
+
+
+class Analyzer:
+    def __init__(self, options: AnalyzeOptions = AnalyzeOptions()):
+        self.options = options
+        self.files: dict[str, dict[str, int]] = {}
+        self.types: dict[int, list[int]] = {}      # type code -> [events, bytes, inner events, inner bytes]
+        self.tables: dict[str, _TableStat] = {}
+        self.timeline: dict[int, list[int]] = {}   # bucket start -> [events, rows, bytes]
+        self.untimed = [0, 0, 0]                    # events with timestamp 0: [events, rows, bytes]
+        self._bucket_ts, self._bucket = 0, self.untimed    # the last timestamp seen, and its bucket
+        self.faults: list[dict[str, Any]] = []
+        self.ddl: list[dict[str, Any]] = []
+        self.ddl_count = 0
+        self.total_bytes = 0
+        self.total_events = 0
+        self.total_rows = 0
+        self.first_ts: int | None = None
+        self.last_ts: int | None = None
+        self._walker = RowWalker()
+        self._maps: dict[int, tuple[TableDef, str]] = {}     # table id -> (table, "schema.table")
+        self._map_cache: dict[tuple[bytes, bool, int], TableDef] = {}
+        #: The CREATE/ALTER/... statements replayed, for what a TABLE_MAP lacks and a row's size needs
+        #: (the precision of MariaDB 5.3 TIME(n)/DATETIME(n)/TIMESTAMP(n)); `_schema_gen` counts them.
+        self._schema = SchemaTracker()
+        self._schema_gen = 0
+        #: DDL not replayed yet; None once the events come with their TABLE_MAPs completed
+        #: (Event.table_def, rows.observe_schema under the filters): then nothing is replayed here.
+        self._pending_ddl: list[tuple[str, str]] | None = []
+        self._mariadb = False
+        self._last_map: str | None = None
+        self._summarizer = _TxTracker()
+        self._tx_rows = 0
+        self._tx_ops = {op: 0 for op in OPS}
+        self._seq = itertools.count()
+        self.tx_count = 0
+        self.tx_sources: dict[str, int] = {}
+        self.tx_bytes_total = 0
+        self.tx_rows_total = 0
+        self.tx_big = 0
+        self.tx_long = 0
+        self.tx_flagged = 0
+        self.tx_hist: dict[int, int] = {}
+        self.tx_max_duration = 0.0
+        self._top_bytes: list = []
+        self._top_duration: list = []
+        self._flagged: list = []
+        self.row_errors = 0
+        self.row_error_list: list[BinlogError] = []
+
+    # ------------------------------------------------------------------
+    def feed(self, ev: Event) -> None:
+        header = ev.header
+        code = header.type_code
+        inner = ev.payload_pos is not None
+        size = header.len_event
+        ts = header.timestamp
+        t = self.types.get(code)
+        if t is None:
+            t = self.types[code] = [0, 0, 0, 0]
+        f = self.files.get(ev.file)
+        if f is None:
+            f = self.files[ev.file] = {"events": 0, "bytes": 0}
+        rows = 0
+        if inner:
+            t[2] += 1
+            t[3] += size
+        else:
+            t[0] += 1
+            t[1] += size
+            self.total_bytes += size
+            f["bytes"] += size
+        f["events"] += 1
+        self.total_events += 1
+        if code == ET.format_description_event:
+            if ev.error is None:
+                fde = ev.fields
+                self._mariadb = fde["num_post_header_lens"] >= ET.annotate_rows_event
+            self._maps.clear()
+        elif code == ET.table_map_event:
+            self._last_map = None
+            if ev.error is None:
+                self._table_map(ev)
+        elif code in ROW_OPS:
+            rows = self._rows(ev, ROW_OPS[code], size)
+        elif code in QUERY_EVENTS:
+            statement = ev.statement_bytes()
+            head = statement[:40].lstrip().upper()
+            if not head.startswith(TX_CONTROL):
+                # is_ddl reads the first tokens: the start, unless comments put them further on
+                start = statement if head.startswith(_COMMENT_OPENINGS) else statement[:256]
+                if is_ddl(start.decode("utf-8", "replace")):
+                    self._ddl(ev)
+        if ts == self._bucket_ts:           # most events: the same second as the one before
+            b = self._bucket
+        elif ts:
+            if self.first_ts is None or ts < self.first_ts:
+                self.first_ts = ts
+            if self.last_ts is None or ts > self.last_ts:
+                self.last_ts = ts
+            bucket = ts - ts % self.options.bucket_s
+            b = self.timeline.get(bucket)
+            if b is None:
+                b = self.timeline[bucket] = [0, 0, 0]
+            self._bucket_ts, self._bucket = ts, b
+        else:
+            b = self.untimed
+        b[0] += 1
+        b[1] += rows
+        if not inner:
+            b[2] += size
+        for tx in self._summarizer.feed(ev, self._last_map if code == ET.table_map_event else None):
+            self._close(tx)
+
+    def feed_all(self, events: Iterable[Event]) -> "Analyzer":
+        for ev in events:
+            self.feed(ev)
+        return self
+
+    def fault(self, exc: BinlogError) -> None:
+        """A file could not be read past `exc.offset`: the report says so (what was read before counts)."""
+        self.faults.append(_error_dict(exc))
+        self.files.setdefault(exc.file, {"events": 0, "bytes": 0})   # a file with no readable event too
+
+    # ------------------------------------------------------------------
+    def _table_map(self, ev: Event) -> None:
+        body = ev.body_bytes()
+        if ev.table_def is not None:        # rows.observe_schema saw every event: no replay here
+            self._pending_ddl = None
+            table = ev.table_def
+            self._last_map = name = f"{table.schema}.{table.table}"
+            self._maps[table.table_id] = (table, name)
+            return
+        if self._pending_ddl:
+            with warnings.catch_warnings():     # a statement sqlglot cannot parse: the table is forgotten
+                warnings.simplefilter("ignore", SchemaWarning)
+                for db, q in self._pending_ddl:
+                    self._schema.observe_query(db, q)
+            self._pending_ddl = []
+        key = (body, self._mariadb, self._schema_gen)
+        table = self._map_cache.get(key)
+        if table is None:
+            try:
+                table = self._schema.complete(TableDef.from_event(ev, self._mariadb))
+            except MalformedEventError as exc:     # its rows are then rows of an unknown table
+                self._row_error(exc)
+                return
+            if len(self._map_cache) > 4096:
+                self._map_cache.clear()
+            self._map_cache[key] = table
+        self._last_map = name = f"{table.schema}.{table.table}"
+        self._maps[table.table_id] = (table, name)
+
+    def _rows(self, ev: Event, op: str, size: int) -> int:
+        if ev.error is not None:
+            return 0
+        table_id, n, before, after, buf = ev.rows_parts()
+        mapped = self._maps.get(table_id)
+        if mapped is None:
+            self._row_error(MissingTableMapError(f"no TABLE_MAP_EVENT defines table id {table_id}: its rows "
+                                                 "are not counted", file=ev.file, offset=ev.pos,
+                                                 event_type=ev.type))
+            name, count = f"<table id {table_id}>", 0
+        else:
+            table, name = mapped
+            try:
+                count, _ = self._walker.walk(table, n, before, after, buf, op == UPDATE,
+                                             ev.type_code == ET.partial_update_rows_event)
+            except (RowWalkError, RowsLayoutError, IndexError) as exc:
+                self._row_error(MalformedEventError(f"rows of `{name}` not counted: {exc or type(exc).__name__}",
+                                                    file=ev.file, offset=ev.pos, event_type=ev.type))
+                count = 0
+        st = self.tables.get(name)
+        if st is None:
+            st = self.tables[name] = _TableStat()
+        st.events[op] += 1
+        st.rows[op] += count
+        st.bytes[op] += size
+        self.total_rows += count
+        self._tx_rows += count
+        self._tx_ops[op] += count
+        return count
+
+    def _row_error(self, exc: BinlogError) -> None:
+        self.row_errors += 1
+        if len(self.row_error_list) < MAX_ROW_ERRORS:
+            self.row_error_list.append(exc)
+
+    def _ddl(self, ev: Event) -> None:
+        q = ev.fields.get("query", "")
+        q = q if isinstance(q, str) else str(q)
+        db = ev.fields.get("db", "")
+        self.ddl_count += 1
+        if len(self.ddl) < MAX_DDL:
+            self.ddl.append({"file": ev.file, "pos": ev.pos, "time": _iso(ev.header.timestamp),
+                             "database": db, "statement": q})
+        if self._pending_ddl is not None:   # replayed when a TABLE_MAP needs it (see _table_map)
+            self._pending_ddl.append((db if isinstance(db, str) else "", q))
+        self._schema_gen += 1
+
+    def _close(self, tx: TxSummary) -> None:
+        tx.rows = self._tx_rows
+        tx.inserts, tx.updates, tx.deletes = self._tx_ops[INSERT], self._tx_ops[UPDATE], self._tx_ops[DELETE]
+        self._tx_rows = 0
+        self._tx_ops = {op: 0 for op in OPS}
+        o = self.options
+        self.tx_count += 1
+        self.tx_sources[tx.commit_time_source] = self.tx_sources.get(tx.commit_time_source, 0) + 1
+        size = tx.bytes
+        duration = tx.duration_s
+        self.tx_bytes_total += size
+        self.tx_rows_total += tx.rows
+        self.tx_max_duration = max(self.tx_max_duration, duration)
+        bucket = max(MIN_BUCKET, max(size, 1).bit_length())
+        self.tx_hist[bucket] = self.tx_hist.get(bucket, 0) + 1
+        big, long_ = size > o.big_trx_bytes, duration > o.long_trx_seconds
+        self.tx_big += big
+        self.tx_long += long_
+        seq = next(self._seq)
+        d = None
+        if o.top > 0:
+            for heap, key in ((self._top_bytes, size), (self._top_duration, duration)):
+                if len(heap) < o.top:
+                    d = d or self._tx_dict(tx)
+                    heapq.heappush(heap, (key, -seq, d))
+                elif (key, -seq) > heap[0][:2]:
+                    d = d or self._tx_dict(tx)
+                    heapq.heapreplace(heap, (key, -seq, d))
+        if big or long_:
+            self.tx_flagged += 1
+            if len(self._flagged) < MAX_FLAGGED:
+                self._flagged.append(d or self._tx_dict(tx))
+
+    def _tx_dict(self, tx: TxSummary) -> dict[str, Any]:
+        o = self.options
+        return {"file": tx.file, "start_pos": tx.start_pos, "end_pos": tx.end_pos,
+                "begin_time": _iso(tx.begin_time), "commit_time": _iso(tx.commit_time),
+                "duration_s": int(tx.duration_s), "time_source": tx.commit_time_source,
+                "gtid": tx.gtid, "xid": tx.xid, "bytes": tx.bytes, "events": tx.events, "rows": tx.rows,
+                "inserts": tx.inserts, "updates": tx.updates, "deletes": tx.deletes,
+                "tables": list(tx.tables), "complete": tx.complete,
+                "big": tx.bytes > o.big_trx_bytes, "long": tx.duration_s > o.long_trx_seconds}
+
+    # ------------------------------------------------------------------
+    def finish(self) -> None:
+        for tx in self._summarizer.finish():
+            self._close(tx)
+
+    def report(self) -> dict[str, Any]:
+        self.finish()
+        o = self.options
+        total = self.total_bytes or 1
+        types = [{"type": spec.event_type_name(code), "type_code": code, "events": v[0], "bytes": v[1],
+                  "share": round(v[1] / total, 6), "inner_events": v[2], "inner_bytes": v[3]}
+                 for code, v in self.types.items()]
+        types.sort(key=lambda r: (-r["bytes"], -r["inner_bytes"], r["type"]))
+        tables = []
+        for name, st in self.tables.items():
+            row: dict[str, Any] = {"table": name}
+            for op in OPS:
+                row[f"{op}_events"] = st.events[op]
+                row[f"{op}_rows"] = st.rows[op]
+                row[f"{op}_bytes"] = st.bytes[op]
+            row["events"] = sum(st.events.values())
+            row["rows"] = sum(st.rows.values())
+            row["bytes"] = sum(st.bytes.values())
+            tables.append(row)
+        sort = o.sort
+        if sort == "name":
+            tables.sort(key=lambda r: r["table"])
+        else:
+            key = {"inserts": "insert_rows", "updates": "update_rows", "deletes": "delete_rows"}.get(sort, sort)
+            tables.sort(key=lambda r: (-r[key], r["table"]))
+        top_bytes = [d for _, _, d in sorted(self._top_bytes, key=lambda x: (-x[0], -x[1]))]
+        top_duration = [d for _, _, d in sorted(self._top_duration, key=lambda x: (-x[0], -x[1]))]
+        bins = range(min(self.tx_hist), max(self.tx_hist) + 1) if self.tx_hist else ()   # empty bins too
+        hist = [{"min_bytes": 0 if b == MIN_BUCKET else 1 << (b - 1), "max_bytes": (1 << b) - 1,
+                 "count": self.tx_hist.get(b, 0)} for b in bins]
+        timeline = [{"start": _iso(k), "events": v[0], "rows": v[1], "bytes": v[2]}
+                    for k, v in sorted(self.timeline.items())]
+        untimed = dict(zip(("events", "rows", "bytes"), self.untimed))
+        timeline_note = "buckets with no event are not listed (the HTML chart leaves their place empty)"
+        if self.untimed[0]:
+            timeline_note += (f"; {untimed['events']} events with timestamp 0 ({untimed['rows']} rows, "
+                              f"{untimed['bytes']} bytes) are in no bucket (untimed)")
+        sources = self.tx_sources
+        shown = len(self._flagged)
+        if sources.get("immediate_commit_timestamp"):
+            note = ("commit times from the GTID events' immediate_commit_timestamp (MySQL 8.0, microseconds)"
+                    + (f" for {sources['immediate_commit_timestamp']} transactions, from the XID/COMMIT event "
+                       f"timestamps (whole seconds) for {sources.get('commit_event')}"
+                       if sources.get("commit_event") else "")
+                    + "; begin times are event timestamps (whole seconds), so durations are whole seconds "
+                      "(the commit time cut to its second minus the begin time)")
+        else:
+            note = ("commit times from the XID/COMMIT event timestamps; begin times, commit times and durations "
+                    "in whole seconds")
+        return {
+            "files": [{"file": k, **v} for k, v in self.files.items()],
+            "summary": {"files": len(self.files), "events": self.total_events, "bytes": self.total_bytes,
+                        "rows": self.total_rows, "tables": len(self.tables), "transactions": self.tx_count,
+                        "ddl": self.ddl_count, "first_event": _iso(self.first_ts),
+                        "last_event": _iso(self.last_ts), "row_errors": self.row_errors,
+                        "untimed_events": self.untimed[0], "faults": len(self.faults)},
+            "faults": self.faults,
+            "row_errors": [_error_dict(e) for e in self.row_error_list],
+            "event_types": types,
+            "tables": tables,
+            "transactions": {
+                "count": self.tx_count, "bytes": self.tx_bytes_total, "rows": self.tx_rows_total,
+                "time_source": sources,
+                "time_source_note": note, "duration_resolution_s": 1,
+                "big_trx_bytes": o.big_trx_bytes, "long_trx_seconds": o.long_trx_seconds,
+                "big": self.tx_big, "long": self.tx_long, "max_duration_s": round(self.tx_max_duration, 6),
+                "top_by_bytes": top_bytes, "top_by_duration": top_duration,
+                "flagged": self._flagged, "flagged_count": self.tx_flagged, "flagged_shown": shown,
+                "flagged_note": f"flagged: {self.tx_flagged}, showing {shown}"
+                                + (f" (at most {MAX_FLAGGED} are listed)" if shown < self.tx_flagged else ""),
+                "size_histogram": hist,
+            },
+            "ddl": self.ddl,
+            "timeline": timeline,
+            "timeline_untimed": untimed,
+            "timeline_note": timeline_note,
+            "options": {"top": o.top, "sort": o.sort, "bucket_s": o.bucket_s},
+        }
+
+
+def analyze(events: Iterable[Event], options: AnalyzeOptions = AnalyzeOptions(),
+            faults: list[BinlogError] | None = None) -> dict[str, Any]:
+    """The report of an event stream. `faults`: the list `read_events(..., faults=)` fills while the
+    events are read; each becomes an entry of the report's "faults"."""
+    a = Analyzer(options)
+    if faults is None:
+        return a.feed_all(events).report()
+    done = 0
+    feed = a.feed
+    for ev in events:
+        while done < len(faults):     # a broken file's fault comes before the next file's first event
+            a.fault(faults[done])
+            done += 1
+        feed(ev)
+    for exc in faults[done:]:
+        a.fault(exc)
+    return a.report()
+
+
+__all__ = ["AnalyzeOptions", "Analyzer", "analyze", "SORT_KEYS"]

@@ -1,0 +1,66 @@
+"""The library's entry points: what the CLI and the Spark source call, and what a program calls.
+
+    from binlog_spec import api
+    events = api.select_events(api.read_events(paths), FilterOptions(databases=("shop",)), paths,
+                               schema=SchemaTracker())
+    for change in api.read_rows(events):
+        ...
+
+* `read_events` - the events of files, in order, checked (binlog.reader);
+* `select_events` - the schema stage then the filters: every event is seen by the schema tracker
+  (DDL replayed, TABLE_MAPs completed) before the filters choose what is output (stream.filters);
+* `read_rows` - row events to row changes (rows.decoder);
+* `write_sql` - SQL statements, forward or rollback (output.sql_script);
+* `write_binlog` - a binlog file, forward or rollback (output.rewriter);
+* `analyze` - the analysis report's figures (analysis.collector).
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable, Iterator
+
+from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.reader import read_events
+from binlog_spec.rows.decoder import observe_schema, read_rows
+from binlog_spec.stream.filters import FilterOptions, filter_events
+
+# The writers and the analysis are imported when called: a run that lists events does not load them.
+
+
+def select_events(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None,
+                  notify: Callable[[str, str], None] | None = None,
+                  warn: Callable[[str], None] | None = None) -> Iterable[Event]:
+    """The events the filters keep; with `schema` (a SchemaTracker), every event is seen by it first, so
+    the filters choose what is output, never what is learnt. `files` are the names of the run's files
+    (for --start-position / --stop-position), `notify(kind, message)` hears the filters' notes, `warn`
+    what the schema says of a statement it replays (a table forgotten, and why)."""
+    if schema is not None:
+        events = observe_schema(events, schema, warn)
+    return filter_events(events, filters, files, notify) if filters.active else events
+
+
+def write_sql(events: Iterable[Event], options, rollback: bool = False, not_undone=None, warn=None,
+              refused=None) -> Iterator[str]:
+    """The lines of a SQL script of the events (--sql, --sql2): forward, or with `rollback` what undoes
+    their row changes, last transaction first (the statements it cannot undo counted in `not_undone`).
+    A row no statement can write exactly is left out, a comment in its place, and `refused(error)` is
+    told. `options`: an output.sql_script.ScriptOptions."""
+    from binlog_spec.output import sql_script
+    if rollback:
+        return sql_script.rollback(events, options, not_undone=not_undone, warn=warn, refused=refused)
+    return sql_script.forward(events, options, warn=warn, refused=refused)
+
+
+def write_binlog(events: Iterable[Event], out, options=None):
+    """The events, or their inversion, as one binlog file written to `out` (output.rewriter.write_binlog;
+    `options`: a WriteOptions). Returns the Rewriter, whose notes name what a rollback could not undo."""
+    from binlog_spec.output import rewriter
+    return rewriter.write_binlog(events, out, options if options is not None else rewriter.WriteOptions())
+
+
+def analyze(events: Iterable[Event], options=None, faults=None):
+    """The figures of the analysis report (analysis.collector.analyze; `options`: an AnalyzeOptions)."""
+    from binlog_spec.analysis import collector
+    return collector.analyze(events, options if options is not None else collector.AnalyzeOptions(), faults)
+
+
+__all__ = ["read_events", "select_events", "read_rows", "write_sql", "write_binlog", "analyze"]

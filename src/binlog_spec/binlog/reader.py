@@ -1,0 +1,498 @@
+"""Streaming binlog reader: one event at a time, bounded memory.
+
+The header is read first; its size says how many more bytes make the event.
+The body is parsed with the post-header lengths of the FORMAT_DESCRIPTION_EVENT
+in force, the CRC32 is checked when that FDE announces one, and compressed
+payloads are expanded. Any fault raises a BinlogError naming the file and the
+offset, after every earlier event has been yielded.
+"""
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import io
+import os
+import sys
+import zlib
+from typing import BinaryIO, Callable, Collection, Iterator
+
+from binlog_spec.binlog import payload
+from binlog_spec.binlog import spec
+from binlog_spec.errors import (BinlogError, ChecksumError, DecompressionError, EncryptedBinlogError,
+                                EventSizeError,
+                                MalformedEventError, NotABinlogError, TruncatedEventError)
+from binlog_spec.binlog.event import Event
+from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
+
+ET = spec.EventType
+GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 16 << 20
+#: The path that means standard input, and the name its events and errors carry.
+STDIN = "-"
+STDIN_NAME = "(stdin)"
+
+
+def display_name(path: str | os.PathLike) -> str:
+    """The name a file's events and errors carry: the path, or '(stdin)' for '-'."""
+    p = os.fspath(path)
+    return STDIN_NAME if p == STDIN else p
+
+
+def open(path: str | os.PathLike, options: ReadOptions = DEFAULT_OPTIONS) -> "BinlogReader":  # noqa: A001
+    """Open a binlog (plain or gzip) for streaming: ``for ev in binlog_spec.open(p): ...``."""
+    return BinlogReader(path, options)
+
+
+class GunzipStream(io.RawIOBase):
+    """The uncompressed bytes of a gzip file, as a raw stream that never loses what it has
+    decompressed: a cut or damaged gzip file ends the stream early, and the fault is kept in
+    `fault` for the reader to raise with the offset it reached. (io.BufferedReader over
+    gzip.GzipFile drops the data of a read that meets the fault, up to its buffer size.)"""
+
+    def __init__(self, fileobj: BinaryIO):
+        super().__init__()
+        self._gz = gzip.GzipFile(fileobj=fileobj, mode="rb")
+        self._fileobj = fileobj   # closed with this stream
+        self.fault: Exception | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        if self.fault is not None:
+            return 0
+        try:
+            data = self._gz.read1(len(b))    # one decompression step: data, or the fault and no data
+        except (EOFError, zlib.error, OSError) as exc:
+            self.fault = exc
+            return 0
+        b[:len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._gz.close()
+        self._fileobj.close()
+        super().close()
+
+
+class _Unclosed(io.RawIOBase):
+    """A binary stream (a test's sys.stdin) read without closing it."""
+
+    def __init__(self, source: BinaryIO):
+        super().__init__()
+        self._source = source
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        data = self._source.read(len(b))
+        b[:len(data)] = data
+        return len(data)
+
+
+SCAN_CHUNK = 8 << 20
+
+
+class _Window:
+    """Sequential access to a stream through a window of large reads (forward only)."""
+
+    def __init__(self, f: BinaryIO, chunk: int):
+        self.f, self.chunk, self.buf, self.base = f, chunk, b"", 0
+
+    def ensure(self, pos: int, n: int) -> int:
+        """Make [pos, pos+n) available if the stream has it; return how many bytes are there."""
+        end = self.base + len(self.buf)
+        if self.base <= pos and pos + n <= end:
+            return n
+        if pos > end and self.f.seekable():
+            self.f.seek(pos)
+            self.buf, self.base = b"", pos
+        elif pos > end:  # step over bytes never needed
+            skip = pos - end
+            while skip > 0:
+                data = self.f.read(min(skip, self.chunk))
+                if not data:
+                    break
+                skip -= len(data)
+            self.buf, self.base = b"", pos - skip
+            if skip:
+                return 0
+        else:
+            self.buf, self.base = self.buf[pos - self.base:], pos
+        parts = [self.buf]
+        have = len(self.buf)
+        while have < n:
+            data = self.f.read(max(self.chunk, n - have))
+            if not data:
+                break
+            parts.append(data)
+            have += len(data)
+        self.buf = b"".join(parts) if len(parts) > 1 else parts[0]
+        return min(n, len(self.buf))
+
+    def view(self, pos: int, n: int) -> memoryview:
+        return memoryview(self.buf)[pos - self.base: pos - self.base + n]
+
+
+class _State:
+    """What the reader knows at a point of the stream."""
+
+    __slots__ = ("fde", "encrypted_at")
+
+    def __init__(self) -> None:
+        self.fde: spec.FormatDescription | None = None
+        #: Position of the START_ENCRYPTION_EVENT, once seen.
+        self.encrypted_at: int | None = None
+
+
+#: Where a reader's bytes come from: () -> (binary stream, its size or None when unknown).
+Opener = Callable[[], "tuple[BinaryIO, int | None]"]
+
+
+class BinlogReader:
+    """The events of one binlog. `opener`, when given, supplies the bytes instead of `path` (which
+    then only names the events and errors): a byte range, a remote file (Spark's splits)."""
+
+    def __init__(self, path: str | os.PathLike, options: ReadOptions = DEFAULT_OPTIONS,
+                 opener: Opener | None = None):
+        #: '-' reads standard input (the events and errors then name '(stdin)').
+        self.stdin = os.fspath(path) == STDIN and opener is None
+        self.path = display_name(path)
+        self.options = options
+        self._opener = opener
+        self._stream: BinaryIO | None = None
+        #: The FDE in force after the last event read (None before the first).
+        self.format_description: spec.FormatDescription | None = None
+        #: Bytes consumed so far (a file offset).
+        self.position = 0
+        #: Events stepped past by `scan`.
+        self.scanned = 0
+
+    def __enter__(self) -> "BinlogReader":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
+
+    def __iter__(self) -> Iterator[Event]:
+        return self._events()
+
+    # ------------------------------------------------------------------
+    def _open_stream(self) -> tuple[BinaryIO, int | None]:
+        if self._opener is not None:
+            return self._opener()
+        if self.stdin:
+            return self._open_stdin()
+        raw = io.open(self.path, "rb", buffering=0)
+        head = raw.read(2)
+        raw.seek(0)
+        if head == GZIP_MAGIC:
+            return io.BufferedReader(GunzipStream(raw), self.options.buffer_size), None
+        return io.BufferedReader(raw, self.options.buffer_size), os.fstat(raw.fileno()).st_size
+
+    def _open_stdin(self) -> tuple[BinaryIO, None]:
+        """Standard input, not seekable: the gzip magic is peeked at; closing the stream leaves fd 0."""
+        source = getattr(sys.stdin, "buffer", sys.stdin)
+        try:
+            raw: BinaryIO = io.open(os.dup(source.fileno()), "rb", buffering=0)
+        except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+            raw = _Unclosed(source)
+        stream = io.BufferedReader(raw, self.options.buffer_size)
+        if stream.peek(2)[:2] == GZIP_MAGIC:
+            return io.BufferedReader(GunzipStream(stream), self.options.buffer_size), None
+        return stream, None
+
+    def _err(self, cls: type[BinlogError], message: str, offset: int, event_type: str | None = None) -> BinlogError:
+        return cls(message, file=self.path, offset=offset, event_type=event_type)
+
+    def _read(self, stream: BinaryIO, n: int, size: int | None, pos: int, event_pos: int) -> bytes:
+        """_read_exact; a short read raises the fault of the stream, if any (`_stream_fault`)."""
+        data = self._read_exact(stream, n, size, pos)
+        if len(data) < n:
+            self._stream_fault(stream, event_pos)
+        return data
+
+    def _stream_fault(self, stream: BinaryIO, event_pos: int) -> None:
+        """After a short read: a gzip file that is cut or damaged (GunzipStream.fault) raises that
+        fault as the BinlogError of the event being read (offsets in the uncompressed binlog)."""
+        fault = getattr(getattr(stream, "raw", None), "fault", None)
+        if isinstance(fault, EOFError):
+            raise self._err(TruncatedEventError, f"the gzip file is cut ({fault}); offsets are in the uncompressed "
+                            "binlog", event_pos)
+        if fault is not None:
+            raise self._err(DecompressionError, f"the gzip file is damaged ({fault}); offsets are in the "
+                            "uncompressed binlog", event_pos)
+
+    def _read_exact(self, stream: BinaryIO, n: int, size: int | None, pos: int) -> bytes:
+        """Read n bytes, never asking for more than the file can still hold."""
+        if size is not None:
+            return stream.read(min(n, max(size - pos, 0)))
+        parts, got = [], 0
+        while got < n:
+            chunk = stream.read(min(n - got, _CHUNK))
+            if not chunk:
+                break
+            parts.append(chunk)
+            got += len(chunk)
+        return b"".join(parts)
+
+    def _events(self) -> Iterator[Event]:
+        stream, size = self._open_stream()
+        self._stream = stream
+        try:
+            magic = self._read(stream, spec.LEN_MAGIC, size, 0, 0)
+            if magic != spec.MAGIC:
+                raise self._not_a_binlog(magic)
+            pos = spec.LEN_MAGIC
+            self.position = pos
+            state = _State()
+            while True:
+                head = self._read(stream, spec.LEN_EVENT_HEADER, size, pos, pos)
+                if not head:
+                    return
+                if len(head) < spec.LEN_EVENT_HEADER:
+                    raise self._short_header(len(head), pos)
+                if state.encrypted_at is not None:
+                    raise self._encrypted(state, pos)
+                header = self._header(head, pos, state)
+                name = spec.event_type_name(header.type_code)
+                want = header.len_event - spec.LEN_EVENT_HEADER
+                rest = self._read(stream, want, size, pos + spec.LEN_EVENT_HEADER, pos)
+                if len(rest) < want:
+                    raise self._past_end(header.len_event, spec.LEN_EVENT_HEADER + len(rest), pos, name)
+                buf = head + rest
+                yield from self._dispatch(buf, header, pos, state, name)
+                pos += header.len_event
+                self.position = pos
+        finally:
+            self.close()
+
+    # The faults of the framing, raised alike by iteration and by `scan`.
+    def _not_a_binlog(self, magic: bytes) -> BinlogError:
+        return self._err(NotABinlogError, f"not a binlog: starts with {magic.hex() or 'nothing'}, "
+                         f"expected {spec.MAGIC.hex()}", 0)
+
+    def _short_header(self, got: int, pos: int) -> BinlogError:
+        return self._err(TruncatedEventError, f"file ends with {got} bytes, "
+                         f"less than a {spec.LEN_EVENT_HEADER}-byte event header", pos)
+
+    def _encrypted(self, state: _State, pos: int) -> BinlogError:
+        return self._err(EncryptedBinlogError, "the events after the START_ENCRYPTION_EVENT at "
+                         f"{state.encrypted_at} are encrypted with a key only the server has", pos)
+
+    def _past_end(self, len_event: int, remain: int, pos: int, name: str) -> BinlogError:
+        return self._err(TruncatedEventError, f"event of {len_event} bytes runs past the end "
+                         f"of the file ({remain} bytes remain)", pos, name)
+
+    def _header(self, head: bytes, pos: int, state: _State) -> spec.EventHeader:
+        try:
+            header = spec.parse_header(head)
+        except spec.SpecError as exc:
+            raise self._err(EventSizeError, f"impossible event header: {exc}", pos) from None
+        name = spec.event_type_name(header.type_code)
+        if state.fde is None and header.type_code != ET.format_description_event:
+            raise self._err(NotABinlogError, f"first event is {name}, not FORMAT_DESCRIPTION_EVENT", pos, name)
+        minimum = spec.LEN_EVENT_HEADER + (state.fde.len_checksum if state.fde and
+                                           header.type_code != ET.format_description_event else 0)
+        if header.len_event < minimum:
+            raise self._err(EventSizeError, f"impossible event size {header.len_event} "
+                            f"(at least {minimum})", pos, name)
+        return header
+
+    def _dispatch(self, buf: bytes, header: spec.EventHeader, pos: int, state: _State,
+                  name: str) -> Iterator[Event]:
+        if header.type_code == ET.format_description_event:
+            state.fde = self._format_description(buf, pos, name)
+            self.format_description = state.fde
+        elif state.fde.len_checksum and self.options.verify_checksums:
+            self._verify_crc(buf, pos, name)
+        body, error = self._parse(buf, pos, name, state.fde)
+        handler = _HANDLERS.get(header.type_code)
+        overrides = None
+        if handler is not None and error is None and self.options.decompress:
+            overrides = handler(self, body, pos, name)
+        has_crc = (state.fde.fde_checksum is not None if header.type_code == ET.format_description_event
+                   else state.fde.len_checksum == 4)
+        checksum = int.from_bytes(buf[-4:], "little") if has_crc else None
+        yield Event(self.path, pos, header, buf, body, overrides=overrides, error=error, checksum=checksum)
+        if header.type_code == ET.start_encryption_event:
+            state.encrypted_at = pos
+        if (header.type_code == ET.transaction_payload_event and error is None
+                and self.options.expand_payloads):
+            yield from self._payload_events(body, pos, state.fde, name)
+
+    def _format_description(self, buf: bytes, pos: int, name: str) -> spec.FormatDescription:
+        try:
+            fde = spec.parse_fde(buf[spec.LEN_EVENT_HEADER:])
+        except spec.SpecError as exc:
+            raise self._err(MalformedEventError, f"bad FORMAT_DESCRIPTION_EVENT: {exc}", pos, name) from None
+        if fde.fde_checksum is not None and self.options.verify_checksums:
+            self._verify_crc(buf, pos, name, fde=True)
+        return fde
+
+    def _verify_crc(self, buf: bytes, pos: int, name: str, fde: bool = False) -> None:
+        stored = int.from_bytes(buf[-4:], "little")
+        computed = spec.event_crc32(buf, fde)
+        if stored != computed:
+            raise self._err(ChecksumError, f"CRC32 mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}",
+                            pos, name)
+
+    def _parse(self, buf: bytes, pos: int, name: str, fde: spec.FormatDescription | None,
+               where: str = ""):
+        """(body, None), or (None, MalformedEventError) when lenient."""
+        try:
+            return spec.parse_event(buf, fde), None
+        except spec.SpecError as exc:
+            err = self._err(MalformedEventError, f"{where}body does not match the {name} layout: {exc}",
+                            pos, name)
+            if self.options.strict:
+                raise err from None
+            return None, err
+
+    # ---------------------------------------------------------- scan mode
+    def scan(self, read: Collection[int] = (), report: Collection[int] | None = None,
+             chunk: int = SCAN_CHUNK) -> Iterator[tuple[int, int, int, memoryview | None]]:
+        """The planning mode: (position, type code, size, bytes or None) of every event (or of the
+        FDEs and the types in `read` and `report`), bodies neither parsed nor expanded; `scanned`
+        counts the events stepped past. Bytes (a view, valid until the next step) are read for the
+        FDEs (`format_description` follows them), the CRC32 check (options.verify_checksums), the
+        types in `read`, and all along a stream of unknown size (gzip); the rest is stepped over.
+        Raises the BinlogError iteration raises, at the same offset, for the framing: magic, FDE
+        first, sizes, truncation, CRC32, FDE layout, encryption (not for body layouts)."""
+        stream, size = self._open_stream()
+        self._stream = stream
+        w = _Window(stream, chunk)
+        H, FDE, START_ENCRYPTION = spec.LEN_EVENT_HEADER, int(ET.format_description_event), int(ET.start_encryption_event)
+        unpack, crc32, verify = spec.HEADER_STRUCT.unpack_from, spec.event_crc32, self.options.verify_checksums
+        shown = None if report is None else frozenset(report) | frozenset(read) | {FDE}
+        state = _State()
+        pos, count, min_len, read_all = spec.LEN_MAGIC, 0, 1 << 64, False   # min_len: no FDE yet, others fault
+        try:
+            if w.ensure(0, spec.LEN_MAGIC) < spec.LEN_MAGIC or bytes(w.view(0, spec.LEN_MAGIC)) != spec.MAGIC:
+                self._stream_fault(stream, 0)
+                raise self._not_a_binlog(bytes(w.view(0, spec.LEN_MAGIC)))
+            buf, base = w.buf, w.base
+            while True:
+                if pos - base + H > len(buf):
+                    got = w.ensure(pos, H)
+                    buf, base = w.buf, w.base
+                    if got < H:
+                        self._stream_fault(stream, pos)
+                        if got == 0:
+                            return
+                        raise self._short_header(got, pos)
+                if state.encrypted_at is not None:
+                    raise self._encrypted(state, pos)
+                _ts, code, _sid, len_event, _end, _flags = unpack(buf, pos - base)
+                if code == FDE or len_event < min_len:
+                    self._header(bytes(w.view(pos, H)), pos, state)  # raises at a fault
+                if size is not None and pos + len_event > size:
+                    raise self._past_end(len_event, size - pos, pos, spec.event_type_name(code))
+                ev = None
+                if code == FDE or read_all or code in read:
+                    if pos - base + len_event > len(buf):
+                        got = w.ensure(pos, len_event)
+                        buf, base = w.buf, w.base
+                        if got < len_event:
+                            self._stream_fault(stream, pos)
+                            raise self._past_end(len_event, got, pos, spec.event_type_name(code))
+                    ev = w.view(pos, len_event)
+                    if code == FDE:
+                        fde = state.fde = self.format_description = self._format_description(
+                            bytes(ev), pos, spec.event_type_name(code))
+                        min_len = H + fde.len_checksum
+                        read_all = bool(verify and fde.len_checksum) or size is None
+                    elif verify and min_len > H and crc32(ev) != int.from_bytes(ev[-4:], "little"):
+                        self._verify_crc(ev, pos, spec.event_type_name(code))   # raises the ChecksumError
+                if shown is None or code in shown:
+                    self.scanned, self.position = count, pos
+                    yield pos, code, len_event, ev
+                if code == START_ENCRYPTION:
+                    state.encrypted_at = pos
+                pos += len_event
+                count += 1
+        finally:
+            self.scanned, self.position = count, pos
+            self.close()
+
+    # ---------------------------------------------------------- payloads
+    def _payload_events(self, body, pos: int, fde: spec.FormatDescription, name: str) -> Iterator[Event]:
+        compression_type, compressed, uncompressed_size = spec.payload_parts(body)
+        try:
+            data = payload.transaction_payload(compression_type, compressed, uncompressed_size)
+        except payload.PayloadError as exc:
+            raise self._err(DecompressionError, str(exc), pos, name) from None
+        # Events inside a payload carry no checksum of their own.
+        inner_fde = dataclasses.replace(fde, len_checksum=0)
+        offset = 0
+        while offset < len(data):
+            where = f"inner event at payload offset {offset}"
+            if len(data) - offset < spec.LEN_EVENT_HEADER:
+                raise self._err(TruncatedEventError, f"{where}: payload ends inside an event header", pos, name)
+            head = data[offset:offset + spec.LEN_EVENT_HEADER]
+            try:
+                header = spec.parse_header(head)
+            except spec.SpecError as exc:
+                raise self._err(EventSizeError, f"{where}: impossible header: {exc}", pos, name) from None
+            inner_name = spec.event_type_name(header.type_code)
+            if offset + header.len_event > len(data):
+                raise self._err(TruncatedEventError, f"{where}: {inner_name} of {header.len_event} bytes runs past "
+                                f"the end of the payload", pos, name)
+            buf = data[offset:offset + header.len_event]
+            inner, error = self._parse(buf, pos, inner_name, inner_fde, f"{where}: ")
+            handler = _HANDLERS.get(header.type_code)
+            overrides = None
+            if handler is not None and error is None and self.options.decompress:
+                overrides = handler(self, inner, pos, inner_name)
+            yield Event(self.path, pos, header, buf, inner, payload_pos=pos, payload_offset=offset,
+                        overrides=overrides, error=error)
+            offset += header.len_event
+
+    def _uncompress(self, block: bytes, pos: int, name: str) -> bytes:
+        try:
+            return payload.mariadb_uncompress(block)
+        except payload.PayloadError as exc:
+            raise self._err(DecompressionError, str(exc), pos, name) from None
+
+    def _query_compressed(self, body, pos: int, name: str) -> dict:
+        return {"query": self._uncompress(spec.raw_field(body, "query"), pos, name).decode("utf-8", errors="replace"),
+                "compressed": True}
+
+    def _rows_compressed(self, body, pos: int, name: str) -> dict:
+        return {"rows": self._uncompress(spec.raw_field(body, "rows"), pos, name), "compressed": True}
+
+
+#: Event code -> handler run on the parsed body (decompression in place).
+_HANDLERS: dict[int, Callable[[BinlogReader, object, int, str], dict]] = {
+    ET.query_compressed_event: BinlogReader._query_compressed,
+    ET.write_rows_compressed_event_v1: BinlogReader._rows_compressed,
+    ET.update_rows_compressed_event_v1: BinlogReader._rows_compressed,
+    ET.delete_rows_compressed_event_v1: BinlogReader._rows_compressed,
+    ET.write_rows_compressed_event: BinlogReader._rows_compressed,
+    ET.update_rows_compressed_event: BinlogReader._rows_compressed,
+    ET.delete_rows_compressed_event: BinlogReader._rows_compressed,
+}
+
+
+def read_events(paths: list[str | os.PathLike], options: ReadOptions = DEFAULT_OPTIONS,
+                faults: list[BinlogError] | None = None) -> Iterator[Event]:
+    """Events of several files, in order. A broken file raises its BinlogError after its last good
+    event; with `faults` (a list) the error is appended to it instead and the next file is read."""
+    for p in paths:
+        with open(p, options) as reader:
+            if faults is None:
+                yield from reader
+                continue
+            try:
+                yield from reader
+            except BinlogError as exc:
+                faults.append(exc)
+
+
+__all__ = ["open", "read_events", "BinlogReader"]

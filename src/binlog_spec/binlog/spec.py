@@ -1,0 +1,482 @@
+"""The one module that touches the generated Kaitai parsers (``generated/``).
+
+Everything else in the package sees plain Python values: ints, strings,
+bytes, lists and dicts keyed by the field names of ``formats/binlog.ksy``.
+"""
+from __future__ import annotations
+
+import inspect
+import struct
+import zlib
+from dataclasses import dataclass
+from enum import IntEnum
+from io import BytesIO
+from typing import Any, Callable, NamedTuple
+
+from kaitaistruct import KaitaiStream, KaitaiStruct, KaitaiStructError
+
+from binlog_spec._generated.binlog import Binlog
+from binlog_spec.binlog import plain_fields
+from binlog_spec.binlog.plain_fields import COMPRESSION_TYPES, PAYLOAD_FIELDS  # noqa: F401 (spec's names)
+
+MAGIC = b"\xfebin"
+LEN_MAGIC = len(MAGIC)
+LEN_EVENT_HEADER = 19
+OFS_FLAGS = 17  # timestamp 4 + type 1 + server id 4 + size 4 + end_log_pos 4
+LOG_EVENT_BINLOG_IN_USE_F = 0x1
+
+EventType = Binlog.EventType
+ColumnType = Binlog.ColumnType
+
+#: MySQL's spelling of every event type the spec names, by type code.
+EVENT_TYPE_NAMES: dict[int, str] = {member.value: member.name.upper() for member in EventType}
+#: MySQL's spelling of every column type (enum_field_types without MYSQL_TYPE_), by code.
+COLUMN_TYPE_NAMES: dict[int, str] = {member.value: member.name.upper() for member in ColumnType}
+
+#: Kaitai exceptions that mean "these bytes do not fit the layout".
+SpecError = (KaitaiStructError, EOFError, ValueError, UnicodeDecodeError, IndexError)
+
+
+def event_type_name(code: int) -> str:
+    return EVENT_TYPE_NAMES.get(code, f"UNKNOWN_EVENT_{code}")
+
+
+@dataclass(frozen=True)
+class EventHeader:
+    timestamp: int
+    type_code: int
+    server_id: int
+    len_event: int
+    end_log_pos: int
+    flags: int
+
+
+@dataclass(frozen=True)
+class FormatDescription:
+    """What a FORMAT_DESCRIPTION_EVENT says about the events after it."""
+
+    binlog_version: int
+    server_version: str
+    create_timestamp: int
+    len_common_header: int
+    post_header_lens: bytes
+    checksum_alg: int | None  # None: pre-5.6.1 FDE without the algorithm byte
+    fde_checksum: int | None
+    len_checksum: int
+
+    def post_header_len(self, type_code: int) -> int:
+        if 1 <= type_code <= len(self.post_header_lens):
+            return self.post_header_lens[type_code - 1]
+        return 0
+
+
+def _parse_header_kaitai(buf: bytes) -> EventHeader:
+    h = Binlog.EventHeader(KaitaiStream(BytesIO(buf)))
+    return EventHeader(h.timestamp, int(h.type_code), h.server_id, h.len_event, h.end_log_pos, h.flags)
+
+
+#: The spec's event_header (u4 timestamp, u1 type_code, u4 server_id, u4 len_event, u4 end_log_pos,
+#: u2 flags, little-endian) as one struct read: parse_header runs once per event, and the generated
+#: parser takes ~6 us for these 19 bytes. _FAST_HEADER says whether it gives what the generated
+#: parser gives, checked at import on a probe header.
+HEADER_STRUCT = struct.Struct("<IBIIIH")
+_HEADER_PROBE = bytes(range(0x81, 0x81 + LEN_EVENT_HEADER))
+
+
+def _parse_header_struct(buf: bytes) -> EventHeader:
+    return EventHeader(*HEADER_STRUCT.unpack_from(buf))
+
+
+_FAST_HEADER = _parse_header_struct(_HEADER_PROBE) == _parse_header_kaitai(_HEADER_PROBE)
+
+
+def parse_header(buf: bytes) -> EventHeader:
+    """Parse the 19-byte common header."""
+    if _FAST_HEADER and len(buf) >= LEN_EVENT_HEADER:
+        header = _parse_header_struct(buf)
+        if header.len_event >= LEN_EVENT_HEADER:
+            return header
+    return _parse_header_kaitai(buf)  # also raises the spec's error (too short, len_event < 19)
+
+
+def event_crc32(event: bytes | memoryview, fde: bool = False) -> int:
+    """The CRC32 the server writes in an event's 4-byte trailer, computed from the event's other
+    bytes. An FDE's (`fde`) is computed with LOG_EVENT_BINLOG_IN_USE_F cleared: the server computes
+    it before it sets that flag in an open binlog."""
+    covered = memoryview(event)[:-4]
+    if fde and covered[OFS_FLAGS] & LOG_EVENT_BINLOG_IN_USE_F:
+        clean = bytearray(covered)
+        clean[OFS_FLAGS] &= ~LOG_EVENT_BINLOG_IN_USE_F
+        return zlib.crc32(clean)
+    return zlib.crc32(covered)
+
+
+def parse_fde(body: bytes) -> FormatDescription:
+    """Parse a FORMAT_DESCRIPTION_EVENT body (everything after the common header)."""
+    f = Binlog.FormatDescriptionEvent(KaitaiStream(BytesIO(body)))
+    alg = getattr(f, "checksum_alg", None)
+    return FormatDescription(
+        binlog_version=f.binlog_version,
+        server_version=f.server_version,
+        create_timestamp=f.create_timestamp,
+        len_common_header=f.len_common_header,
+        post_header_lens=bytes(f.post_header_lens),
+        checksum_alg=None if alg is None else int(alg),
+        fde_checksum=getattr(f, "fde_checksum", None),
+        len_checksum=f.len_checksum,
+    )
+
+
+def parse_event(buf: bytes, fde: FormatDescription | None) -> KaitaiStruct:
+    """Parse one whole event; returns the Kaitai body object (opaque to callers)."""
+    if fde is None:  # only the FDE itself can be parsed before an FDE
+        return parse_body_only(buf, LEN_EVENT_HEADER)
+    body = _parse_rows_body(buf, fde)
+    if body is not None:
+        return body
+    ev = Binlog.Event(fde.post_header_lens, fde.len_checksum, fde.len_common_header,
+                      KaitaiStream(BytesIO(buf)))
+    return ev.body
+
+
+# Rows events are most of a binlog's events. For them, parse_event builds the generated
+# RowsEvent body directly on the body bytes, with the arguments the generated Event switch
+# would pass, instead of going through Binlog.Event (which parses the header again, then
+# tests the type code against the whole event_type switch). The arguments are read off the
+# generated parser itself (_rows_body_args), so the spec stays their one source.
+
+#: type code -> the arguments after len_post_header that Binlog.Event gives Binlog.RowsEvent
+#: for it (version, has_after_image), or None when its body is no RowsEvent.
+_ROWS_BODY_ARGS: dict[int, tuple | None] = {}
+
+
+def _rows_body_args(type_code: int) -> tuple | None:
+    """Parse two probe events of this type with Binlog.Event (post-header lengths 10 and 12,
+    each with a body that every rows event version reads) and keep the RowsEvent arguments
+    when the body is a RowsEvent that got the FDE's post-header length and the same other
+    arguments both times."""
+    try:
+        return _ROWS_BODY_ARGS[type_code]
+    except KeyError:
+        pass
+    found: list[tuple] = []
+    for len_post_header in (10, 12):
+        body = bytes(8) + b"\x02\x00" + bytes(len_post_header - 10) + b"\x01\x01\x01\x01"
+        event = HEADER_STRUCT.pack(0, type_code, 0, LEN_EVENT_HEADER + len(body), 0, 0) + body
+        try:
+            parsed = Binlog.Event(bytes([len_post_header]) * 255, 0, LEN_EVENT_HEADER,
+                                  KaitaiStream(BytesIO(event))).body
+        except Exception:  # not a body these bytes fit: not a rows event
+            break
+        if type(parsed) is not Binlog.RowsEvent or parsed.len_post_header != len_post_header:
+            break
+        found.append((parsed.version, parsed.has_after_image))
+    args = found[0] if len(found) == 2 and found[0] == found[1] else None
+    _ROWS_BODY_ARGS[type_code] = args
+    return args
+
+
+def _parse_rows_body(buf: bytes, fde: FormatDescription) -> KaitaiStruct | None:
+    """The body of a rows event, as Binlog.Event(...).body would be; None for other events,
+    and for anything Binlog.Event would not read the same way (it then parses, or raises)."""
+    if len(buf) < LEN_EVENT_HEADER:
+        return None
+    args = _rows_body_args(buf[4])
+    if args is None:
+        return None
+    len_event = int.from_bytes(buf[9:13], "little")
+    start, end = fde.len_common_header, len_event - fde.len_checksum
+    if len_event != len(buf) or start < LEN_EVENT_HEADER or end < start or fde.len_checksum not in (0, 4):
+        return None
+    try:
+        return Binlog.RowsEvent(fde.post_header_len(buf[4]), *args, KaitaiStream(BytesIO(buf[start:end])))
+    except Exception:
+        return None  # the whole-event parse raises the spec's own error for these bytes
+
+
+class RowsOffsets(NamedTuple):
+    """Where the parts of a rows event body start (rows_event's ofs_ instances, from the body start)."""
+
+    table_id: int
+    rows_flags: int
+    num_columns: int
+    ofs_rows_flags: int
+    len_columns_bitmap: int
+    ofs_columns_before_image: int
+    ofs_columns_after_image: int | None  # None: no after image (WRITE, DELETE)
+    ofs_rows: int
+
+
+def rows_offsets(type_code: int, len_post_header: int, body: bytes) -> RowsOffsets:
+    """The offsets of a rows event body (after the common header, no checksum trailer): table id
+    (its len_table_id bytes), rows_flags, len_extra_data and num_columns are read where rows_event
+    says; the other offsets are worked out by the generated instances (on an unparsed RowsEvent)
+    and kept for the next event of that shape: rollback asks this of every rows event. One of
+    SpecError when the bytes do not hold the layout."""
+    head = _ROWS_HEADS.get((type_code, len_post_header))
+    if head is None:
+        r = _rows_stub(type_code, len_post_header)
+        head = _ROWS_HEADS[type_code, len_post_header] = (r.len_table_id, r.ofs_rows_flags,
+                                                         r.ofs_len_extra_data if r.version == 2 else None)
+    len_table_id, ofs_rows_flags, ofs_extra = head
+    extra = b"" if ofs_extra is None else body[ofs_extra:ofs_extra + 2]
+    at = _ROWS_COUNT_AT.get((type_code, len_post_header, extra))
+    if at is None:
+        at = _ROWS_COUNT_AT[type_code, len_post_header, extra] = _rows_stub(type_code, len_post_header,
+                                                                            extra).ofs_num_columns
+    first = body[at] if at < len(body) else 0
+    size = _PACKED_LENS.get(first) or _packed_len(first)
+    key = (type_code, len_post_header, extra, body[at:at + size])
+    shape = _ROWS_SHAPES.get(key)
+    if shape is None:
+        r = _rows_stub(type_code, len_post_header, extra)
+        count = r.num_columns = Binlog.PackedInt(KaitaiStream(BytesIO(key[3])))
+        if not count.is_length:
+            raise ValueError(f"bad packed integer first byte {count.first:#04x} at body offset {at}")
+        if len(_ROWS_SHAPES) > 4096:
+            _ROWS_SHAPES.clear()
+        shape = _ROWS_SHAPES[key] = (count.value, ofs_rows_flags, r.len_columns_bitmap, r.ofs_columns_before_image,
+                                     r.ofs_columns_after_image, r.ofs_rows)
+    if shape[-1] > len(body):
+        raise ValueError("rows event ends inside its column bitmaps")
+    return RowsOffsets(int.from_bytes(body[:len_table_id], "little"),
+                       int.from_bytes(body[ofs_rows_flags:ofs_rows_flags + 2], "little"), *shape)
+
+
+#: Kept offsets of rows_offsets: (type code, len_post_header) -> (len_table_id, ofs_rows_flags,
+#: ofs_len_extra_data); with the len_extra_data bytes -> ofs_num_columns; with the bytes at
+#: ofs_num_columns too -> (num_columns, ofs_rows_flags, len_columns_bitmap, ofs_ of the images, ofs_rows).
+_ROWS_HEADS: dict[tuple, tuple] = {}
+_ROWS_COUNT_AT: dict[tuple, int] = {}
+_ROWS_SHAPES: dict[tuple, tuple] = {}
+#: First byte of a packed_int -> its len_packed_int.
+_PACKED_LENS: dict[int, int] = {}
+
+
+def _packed_len(first: int) -> int:
+    p = Binlog.PackedInt.__new__(Binlog.PackedInt)
+    p.first = first
+    _PACKED_LENS[first] = p.len_packed_int
+    return p.len_packed_int
+
+
+def _rows_stub(type_code: int, len_post_header: int, extra: bytes | None = None) -> KaitaiStruct:
+    """A RowsEvent with its parameters (and len_extra_data) set and nothing read: its instances."""
+    args = _rows_body_args(type_code)
+    if args is None:
+        raise ValueError(f"{event_type_name(type_code)} is not a rows event")
+    r = Binlog.RowsEvent.__new__(Binlog.RowsEvent)
+    r.len_post_header, (r.version, r.has_after_image) = len_post_header, args
+    if extra is not None and r.version == 2:
+        r.len_extra_data = int.from_bytes(extra, "little")
+        if r.len_extra_data < 2:
+            raise ValueError("v2 extra-data length below 2")
+    return r
+
+
+@dataclass(frozen=True)
+class QueryOffsets:
+    """Where the parts of a query_event body start (its ofs_ instances, from the body start)."""
+
+    ofs_len_db: int
+    len_db: int
+    ofs_status_vars: int
+    ofs_db: int
+    ofs_query: int
+
+
+def query_offsets(event: bytes | memoryview, fde: FormatDescription) -> QueryOffsets:
+    """The offsets of an event with the query_event layout (the whole event, its trailer as `fde`
+    says): len_db and len_status_vars read where ofs_len_db and ofs_len_status_vars say, the other
+    offsets worked out by the generated instances from them, without parsing the status variables
+    (Spark's planning asks this of every QUERY_EVENT). ValueError or IndexError when the bytes do
+    not hold the layout (db_terminator: the NUL after the database name)."""
+    code = event[4]
+    has_load_fields = _query_body_args(code)
+    if has_load_fields is None:
+        raise ValueError(f"{event_type_name(code)} has no QUERY_EVENT layout")
+    q = Binlog.QueryEvent.__new__(Binlog.QueryEvent)   # the instances only, nothing read
+    q.len_post_header, q.has_load_fields = fde.post_header_len(code), has_load_fields
+    start = fde.len_common_header
+    q.len_db = event[start + q.ofs_len_db]
+    if q.has_status_vars:
+        at = start + q.ofs_len_status_vars
+        q.len_status_vars = int.from_bytes(event[at:at + 2], "little")
+    nul = start + q.ofs_db + q.len_db   # db_terminator
+    if nul >= len(event) - fde.len_checksum or event[nul] != 0:
+        raise ValueError("no NUL after the database name")
+    return QueryOffsets(q.ofs_len_db, q.len_db, q.ofs_status_vars, q.ofs_db, q.ofs_query)
+
+
+#: type code -> has_load_fields of the QueryEvent body Binlog.Event gives it, or None.
+_QUERY_BODY_ARGS: dict[int, bool | None] = {}
+
+
+def _query_body_args(type_code: int) -> bool | None:
+    """has_load_fields of a probe event of this type parsed with Binlog.Event (post-header length 26,
+    a body every query_event variant reads), when its body is a QueryEvent."""
+    if type_code in _QUERY_BODY_ARGS:
+        return _QUERY_BODY_ARGS[type_code]
+    body = bytes(26) + b"\0"
+    event = HEADER_STRUCT.pack(0, type_code, 0, LEN_EVENT_HEADER + len(body), 0, 0) + body
+    try:
+        parsed = Binlog.Event(bytes([26]) * 255, 0, LEN_EVENT_HEADER, KaitaiStream(BytesIO(event))).body
+    except Exception:  # not a body these bytes fit: no query event
+        parsed = None
+    return _QUERY_BODY_ARGS.setdefault(type_code, parsed.has_load_fields if type(parsed) is Binlog.QueryEvent
+                                       else None)
+
+
+def parse_body_only(buf: bytes, len_header: int) -> KaitaiStruct:
+    return Binlog.FormatDescriptionEvent(KaitaiStream(BytesIO(buf[len_header:])))
+
+
+# --------------------------------------------------------------------------
+# Kaitai objects -> plain values
+
+
+# Types that stand for one value: the value is this attribute.
+_SCALAR_OF: dict[type, str] = {
+    Binlog.PackedInt: "value",
+    Binlog.VarlenUint: "value",
+    Binlog.StrU1: "value",
+    Binlog.LenStr: "value",
+    Binlog.LenBytes: "value",
+    Binlog.GtidLogEvent.CommitTimestamp: "microseconds",
+    Binlog.GtidLogEvent.ServerVersion: "version",
+    Binlog.StatusVars: "entries",
+    Binlog.ColumnMetadata: "columns",
+    Binlog.RowsExtraData: "items",
+    Binlog.StatusVar.RawRest: "data",
+    Binlog.RowsExtraItem.RawRest: "data",
+    Binlog.OptionalMetadataField.OmBitmap: "bits",
+    Binlog.OptionalMetadataField.OmPackedInts: "items",
+    Binlog.OptionalMetadataField.OmPackedPairs: "items",
+    Binlog.OptionalMetadataField.OmStrings: "items",
+    Binlog.OptionalMetadataField.OmStrValues: "columns",
+    Binlog.OptionalMetadataField.OmRaw: "data",
+    Binlog.GtidTag: "tag",
+    Binlog.TaggedGtidField: "items",
+}
+
+# Fields that are internal to the layout (lengths already applied, terminators, padding).
+_HIDDEN = {"db_terminator", "schema_terminator", "table_terminator", "num_sids_low", "num_sids_high",
+           "table_id_low", "table_id_high", "len_post_header_known", "type_code_num", "padding",
+           "len_before_alg", "len_fde_post_header", "len_trailer",
+           # offsets in rows_event and query_event: for the writer, not fields of the event
+           "ofs_rows_flags", "ofs_len_extra_data", "ofs_num_columns", "len_columns_bitmap", "ofs_columns_before_image",
+           "ofs_columns_after_image", "ofs_rows", "has_status_vars", "ofs_len_db", "ofs_len_status_vars", "ofs_status_vars", "ofs_db", "ofs_query"}
+
+_FIELDS_CACHE: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def _field_names(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(params, instances) of a generated class."""
+    cached = _FIELDS_CACHE.get(cls)
+    if cached is None:
+        params = tuple(p for p in inspect.signature(cls.__init__).parameters
+                       if p not in ("self", "_io", "_parent", "_root"))
+        instances = tuple(name for name, attr in vars(cls).items()
+                          if isinstance(attr, property) and not name.startswith("_"))
+        cached = _FIELDS_CACHE[cls] = (params, instances)
+    return cached
+
+
+def to_plain(value: Any) -> Any:
+    """Convert a Kaitai value tree to plain Python values."""
+    if isinstance(value, KaitaiStruct):
+        attr = _SCALAR_OF.get(type(value))
+        if attr is not None:
+            return to_plain(getattr(value, attr))
+        params, instances = _field_names(type(value))
+        out: dict[str, Any] = {}
+        for name, v in vars(value).items():
+            if name.startswith("_") or name in params or name in _HIDDEN or v is None:
+                continue
+            out[name] = to_plain(v)
+        for name in instances:
+            if name in _HIDDEN or name in out:
+                continue
+            v = getattr(value, name)
+            if v is not None:
+                out[name] = to_plain(v)
+        return out
+    if isinstance(value, IntEnum):
+        return value.name.upper()
+    if isinstance(value, list):
+        return [to_plain(v) for v in value]
+    if isinstance(value, bytearray):
+        return bytes(value)
+    return value
+
+
+def _refine_table_map(d: dict, header: EventHeader) -> None:
+    d["column_types"] = list(d["column_types"])
+    d["column_type_names"] = [COLUMN_TYPE_NAMES.get(t, str(t)) for t in d["column_types"]]
+    d["column_metadata"] = [c.get("meta", {}) for c in d["column_metadata"]]
+
+
+def payload_parts(body: KaitaiStruct) -> tuple[int | None, bytes, int | None]:
+    """(compression type, compressed bytes, uncompressed size) of a TRANSACTION_PAYLOAD_EVENT body."""
+    values = {int(f.field_type.value): f.value.value for f in body.header_fields
+              if f.field_type.value in plain_fields.PAYLOAD_FIELDS}
+    return values.get(2), bytes(body.payload), values.get(3)
+
+
+def raw_field(body: KaitaiStruct, name: str) -> bytes:
+    """The bytes of one body field (for decompression in place)."""
+    return bytes(getattr(body, name))
+
+
+def _refine_gtid(d: dict, header: EventHeader) -> None:
+    d["sid"] = plain_fields.uuid_text(d["sid"])
+    if header.type_code == EventType.anonymous_gtid_log_event:
+        d["gtid"] = "ANONYMOUS"
+    else:
+        d["gtid"] = f"{d['sid']}:{d['gno']}"
+
+
+#: Event code -> finishing touches on the plain fields (text, UUIDs, GTID strings).
+_REFINE: dict[int, Callable[[dict, EventHeader], None]] = {
+    EventType.query_event: plain_fields.refine_query,
+    EventType.execute_load_query_event: plain_fields.refine_query,
+    EventType.rows_query_log_event: plain_fields.refine_query,
+    EventType.annotate_rows_event: plain_fields.refine_query,
+    EventType.table_map_event: _refine_table_map,
+    EventType.gtid_log_event: _refine_gtid,
+    EventType.anonymous_gtid_log_event: _refine_gtid,
+    EventType.previous_gtids_log_event: plain_fields.refine_previous_gtids,
+    EventType.gtid_event: plain_fields.refine_mariadb_gtid,
+    EventType.gtid_list_event: plain_fields.refine_gtid_list,
+    EventType.transaction_payload_event: plain_fields.refine_payload,
+    EventType.gtid_tagged_log_event: plain_fields.refine_tagged_gtid,
+}
+
+
+def rows_parts(body: KaitaiStruct) -> tuple[int, int, bytes, bytes | None, bytes] | None:
+    """(table_id, num_columns, columns_before_image, columns_after_image or None, rows) of a
+    rows event body: the fields the row decoder needs, with the values `body_fields` gives
+    them, without building the whole dict. None when the body is no RowsEvent."""
+    if type(body) is not Binlog.RowsEvent:
+        return None
+    return (body.table_id, body.num_columns.value, bytes(body.columns_before_image),
+            bytes(body.columns_after_image) if body.has_after_image else None, bytes(body.rows))
+
+
+def statement_bytes(body: KaitaiStruct) -> bytes | None:
+    """The statement of a QUERY_EVENT-layout body (QUERY_EVENT, EXECUTE_LOAD_QUERY_EVENT), as the
+    bytes `body_fields` decodes, without building the whole dict. None for other bodies."""
+    if type(body) is not Binlog.QueryEvent:
+        return None
+    return bytes(body.query)
+
+
+def body_fields(body: KaitaiStruct, header: EventHeader) -> dict[str, Any]:
+    """The plain, friendly fields of a parsed event body."""
+    d = to_plain(body)
+    if not isinstance(d, dict):
+        d = {"value": d}
+    refine = _REFINE.get(header.type_code)
+    if refine is not None:
+        refine(d, header)
+    return d

@@ -1,0 +1,143 @@
+"""The `binlog-spec` command: a thin shell over the library API.
+
+Exit codes:
+    0  every event was read
+    1  read to the end, but some event bodies did not match their layout, or some rows could not be
+       counted (analyze), decoded (sql -v) or written exactly (sql --sql/--sql2): warnings on stderr
+    2  bad command line (a message names the option), a --start-position that is no event boundary, or a
+       --schema file with no CREATE TABLE
+    3  a binlog is broken (not a binlog, truncated, bad checksum, impossible size); the events
+       before the fault were printed
+    4  a file could not be opened or read
+   70  an internal error (a bug): `binlog-spec: internal error at FILE offset N: ...`, and how to
+       report it; the traceback only with --debug
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+import binlog_spec
+from binlog_spec.errors import BinlogError, SchemaFileError
+from binlog_spec.cli.arguments import add_read_arguments, add_schema_arguments, rewrite_arg, size_arg
+from binlog_spec.cli.commands import (EVENT_FORMATS, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_IO, EXIT_OK, EXIT_USAGE,
+                                      EXIT_WARNINGS, ROW_FORMATS, run_analyze, run_events, run_rows, run_sql)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="binlog-spec", description="Read MySQL/MariaDB binary logs offline.")
+    ap.add_argument("--version", action="version", version=f"%(prog)s {binlog_spec.__version__}")
+    ap.add_argument("--debug", action="store_true", help="on an internal error, print the Python traceback")
+    sub = ap.add_subparsers(dest="command", required=True)
+    ev = sub.add_parser("events", help="list every event", description="List every event, one per line.")
+    add_read_arguments(ev)
+    ev.add_argument("--format", choices=sorted(EVENT_FORMATS), default="text")
+    ev.set_defaults(run=run_events)
+    rw = sub.add_parser("rows", help="decode row events into row changes",
+                        description="Decode every row event into inserts, updates and deletes with typed values.")
+    add_read_arguments(rw)
+    rw.add_argument("--format", choices=sorted(ROW_FORMATS), default="text")
+    add_schema_arguments(rw)
+    rw.set_defaults(run=run_rows)
+
+    sq = sub.add_parser("sql", help="write the events as a replayable script or binlog, or their undo",
+                        description="Write the events as mysqlbinlog does (BINLOG base64 blocks, the default), "
+                                    "as SQL statements (--sql, --sql2), or as a binlog file "
+                                    "(--output-format binlog); with --rollback, what undoes their row changes.")
+    add_read_arguments(sq)
+    mode = sq.add_mutually_exclusive_group()
+    mode.add_argument("--sql", dest="commented", action="store_true",
+                      help="every row change as a commented statement, for reading")
+    mode.add_argument("--sql2", "--plain", dest="executable", action="store_true", help="executable SQL")
+    sq.add_argument("--output-format", choices=["sql", "binlog"], default="sql",
+                    help="sql: a script for the mysql client (default: BINLOG base64 blocks, as mysqlbinlog "
+                         "writes); binlog: a binlog file (needs -o)")
+    sq.add_argument("--complete-insert", action="store_true", help="INSERTs with a column list (--sql2)")
+    sq.add_argument("--replace", action="store_true", help="REPLACE for inserts and updates (--sql2)")
+    sq.add_argument("--rollback", action="store_true",
+                    help="undo the changes: last transaction first, images swapped")
+    sq.add_argument("--rewrite-db", action="append", default=[], metavar="OLD->NEW", type=rewrite_arg,
+                    help="rename a schema (repeatable)")
+    sq.add_argument("-v", "--verbose", action="count", default=0,
+                    help="base64 script: the rows as ### pseudo-SQL under each BINLOG block (-vv: with types)")
+    sq.add_argument("--skip-gtids", action="store_true",
+                    help="no GTIDs: GTID_NEXT='AUTOMATIC' (MySQL), no gtid_seq_no (MariaDB); in a binlog "
+                         "output the GTID events are left out (a MariaDB one becomes BEGIN)")
+    add_schema_arguments(sq)
+    sq.set_defaults(run=run_sql)
+
+    an = sub.add_parser("analyze", help="report on event types, tables, transactions, DDL and a timeline",
+                        description="Analyze the files together: events and bytes per event type, rows and "
+                                    "bytes per table and operation, the biggest and longest transactions, "
+                                    "DDL statements and a timeline. Rows are counted without decoding values.")
+    add_read_arguments(an)
+    an.add_argument("--format", choices=["text", "markdown", "json", "csv"], default="text")
+    an.add_argument("--output-dir", metavar="DIR", help="--format csv: one CSV file per section into DIR")
+    an.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report with charts")
+    an.add_argument("--sort", choices=["bytes", "rows", "events", "name", "inserts", "updates", "deletes"],
+                    default="bytes", help="order of the tables section (default: bytes)")
+    an.add_argument("--top", type=int, default=20, metavar="N", help="top N transactions (default 20)")
+    an.add_argument("--big-trx-bytes", type=size_arg, default=1 << 20, metavar="BYTES",
+                    help="flag transactions bigger than this: bytes, or with K, M, G, KiB, MiB, GiB (powers of "
+                         "1024; default 1 MiB)")
+    an.add_argument("--long-trx-seconds", type=float, default=10.0, metavar="S",
+                    help="flag transactions longer than this (default 10 s)")
+    an.add_argument("--bucket", type=int, default=60, metavar="SECONDS",
+                    help="timeline interval in seconds (default 60)")
+    add_schema_arguments(an)
+    an.set_defaults(run=run_analyze)
+    return ap
+
+
+def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args, out, err)
+    except SchemaFileError as exc:
+        err.write(f"binlog-spec: error: --schema {exc}\n")
+        return EXIT_USAGE
+    except BinlogError as exc:
+        out.flush()
+        err.write(f"binlog-spec: error: {exc}\n")
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            return EXIT_OK
+        out.flush()
+        err.write(f"binlog-spec: error: {exc.filename or ''}: {exc.strerror or exc}\n")
+        return EXIT_IO
+    except Exception as exc:     # noqa: BLE001 - anything else is a bug: one line, not a traceback
+        try:
+            out.flush()
+        except Exception:  # noqa: BLE001, S110
+            pass
+        at = getattr(args, "at", None)
+        where = f" at {at[0]} offset {at[1]}" if at else ""
+        err.write(f"binlog-spec: internal error{where}: {type(exc).__name__}: {exc}\n")
+        if args.debug:
+            import traceback
+            traceback.print_exception(exc, file=err)
+        else:
+            err.write("binlog-spec: this is a bug: please report it with the command line, this message and, "
+                      "if you can, the file (or the event at that offset); --debug shows the traceback\n")
+        return EXIT_INTERNAL
+
+
+def entry() -> None:
+    code = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    sys.exit(code)
+
+
+__all__ = ["main", "entry", "build_parser", "EXIT_OK", "EXIT_WARNINGS", "EXIT_USAGE", "EXIT_BAD_INPUT", "EXIT_IO",
+           "EXIT_INTERNAL"]
+
+
+if __name__ == "__main__":
+    entry()

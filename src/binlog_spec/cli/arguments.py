@@ -1,0 +1,157 @@
+"""The command line's arguments: the options every command shares (reading, filters, --schema), their
+types and checks (a bad value is a usage error naming the option), and what they become: ReadOptions,
+FilterOptions, the schema tracker, WriteOptions."""
+from __future__ import annotations
+
+import argparse
+from typing import Callable, TextIO
+
+from binlog_spec.errors import GtidSetError, OptionValueError, UsageError, ZoneError
+from binlog_spec.stream import option_parser
+from binlog_spec.stream.filters import FilterOptions
+from binlog_spec.options import ReadOptions, parse_size
+
+
+def read_options(args: argparse.Namespace) -> ReadOptions:
+    return ReadOptions(verify_checksums=not args.no_verify_checksums,
+                       expand_payloads=not args.no_expand_payloads,
+                       strict=args.strict)
+
+
+def _argument(name: str, parse: Callable, *errors: type[Exception]) -> Callable:
+    """An argparse `type=` of a parser of stream.option_parser: its `errors` become the usage error
+    argparse reports with the option's name (exit 2). (`name` is what argparse calls the type when
+    anything else escapes: "invalid NAME value".)"""
+    def convert(text: str):
+        try:
+            return parse(text)
+        except errors as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    convert.__name__ = name
+    return convert
+
+
+_position = _argument("_position", option_parser.parse_position, OptionValueError)
+_server_id = _argument("_server_id", option_parser.parse_server_id, OptionValueError)
+size_arg = _argument("size_arg", parse_size, ValueError)
+_zone = _argument("_zone", option_parser.parse_zone, ZoneError)
+_gtid_set = _argument("_gtid_set", option_parser.parse_gtid_set, GtidSetError)
+_charset = _argument("_charset", option_parser.parse_charset, OptionValueError)
+
+
+def _add_filter_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group(
+        "filters",
+        "Time, position, GTID and server-id filters keep or drop whole transactions, decided at the "
+        "transaction's first event (its GTID event, or BEGIN); control events (FORMAT_DESCRIPTION, ROTATE, "
+        "GTID_LIST, ...) take no part. Schema and table filters drop rows events and statements; a "
+        "transaction they leave with nothing but its BEGIN/COMMIT is dropped. Names and globs may be "
+        "repeated or comma separated.")
+    g.add_argument("--database", "--databases", "-d", dest="databases", action="append", default=[],
+                   metavar="GLOB", help="only these schemas: rows events by their TABLE_MAP's schema, statements "
+                   "by their default database (as mysqlbinlog's -d)")
+    g.add_argument("--exclude-database", dest="exclude_databases", action="append", default=[], metavar="GLOB",
+                   help="not these schemas (as --database)")
+    g.add_argument("--table", "--tables", "-t", dest="tables", action="append", default=[],
+                   metavar="[DB.]TABLE",
+                   help="only these tables (db.table, or table in any schema; globs): rows events by their "
+                        "TABLE_MAP, statement-based INSERT/REPLACE/UPDATE/DELETE by the tables they write (a "
+                        "statement that cannot be parsed is kept, with a warning); DDL is not table-filtered. "
+                        "Not mariadb-binlog's -t (--to-last-log)")
+    g.add_argument("--exclude-table", dest="exclude_tables", action="append", default=[], metavar="[DB.]TABLE",
+                   help="not these tables (as --table)")
+    g.add_argument("--include-gtids", type=_gtid_set, metavar="SET",
+                   help="only transactions with these GTIDs: uuid[:tag]:1-5,... or MariaDB domain-server-seq[-last],...")
+    g.add_argument("--exclude-gtids", type=_gtid_set, metavar="SET", help="not the transactions with these GTIDs")
+    g.add_argument("--server-id", dest="server_ids", action="append", type=_server_id, default=[], metavar="ID",
+                   help="only transactions whose first event has this server id (repeatable)")
+    g.add_argument("--exclude-server-id", dest="exclude_server_ids", action="append", type=_server_id, default=[],
+                   metavar="ID", help="not the transactions of this server id")
+    g.add_argument("--start-datetime", metavar="TIME",
+                   help="transactions whose first event is at or after TIME: 'YYYY-MM-DD HH:MM:SS[.ffffff]', "
+                        "'YYYY-MM-DD', 'YYYYMMDDHHMMSS', in the local time zone (TZ, or --timezone) unless it "
+                        "ends with Z or an offset (+08:00)")
+    g.add_argument("--stop-datetime", metavar="TIME", help="transactions whose first event is before TIME (as "
+                   "--start-datetime)")
+    g.add_argument("--start-position", type=_position, metavar="POS",
+                   help="from the event at byte POS of the first file (it must be an event's position; inside a "
+                        "transaction, that transaction is kept whole), or after a MariaDB GTID position "
+                        "(domain-server-seq,...)")
+    g.add_argument("--stop-position", type=_position, metavar="POS",
+                   help="only what lies wholly before byte POS of the last file (a transaction POS cuts, between "
+                        "its events or inside one, is left out), or up to a MariaDB GTID position, inclusive")
+
+
+def filter_options(args: argparse.Namespace) -> FilterOptions:
+    """The filters of the command line, validated; raises UsageError naming the option."""
+    times = {}
+    for name in ("start_datetime", "stop_datetime"):
+        try:
+            times[name] = option_parser.parse_datetime(getattr(args, name), args.tz)
+        except ValueError as exc:
+            raise UsageError(f"--{name.replace('_', '-')}: {exc}") from None
+    if times["start_datetime"] and times["stop_datetime"] and times["stop_datetime"] < times["start_datetime"]:
+        raise UsageError(f"--stop-datetime {args.stop_datetime} is before --start-datetime {args.start_datetime}")
+    start, stop = args.start_position, args.stop_position
+    if (isinstance(start, int) and isinstance(stop, int) and len(args.files) == 1 and stop < start):
+        raise UsageError(f"--stop-position {stop} is before --start-position {start}")
+    return option_parser.filter_options(
+        databases=option_parser.parse_names(args.databases),
+        exclude_databases=option_parser.parse_names(args.exclude_databases),
+        tables=option_parser.parse_names(args.tables), exclude_tables=option_parser.parse_names(args.exclude_tables),
+        include_gtids=args.include_gtids, exclude_gtids=args.exclude_gtids,
+        server_ids=args.server_ids, exclude_server_ids=args.exclude_server_ids,
+        start_datetime=times["start_datetime"], stop_datetime=times["stop_datetime"],
+        start_position=start, stop_position=stop)
+
+
+def schema_tracker(args: argparse.Namespace):
+    """The schema the run starts with: --schema FILE (the tables at the start of the first file), or
+    none; --default-charset for text columns no DDL gives a charset."""
+    return option_parser.schema_tracker(getattr(args, "schema", None), getattr(args, "schema_database", ""),
+                                        getattr(args, "default_charset", None))
+
+
+def warner(err: TextIO) -> Callable[[str], None]:
+    return lambda message: err.write(f"binlog-spec: warning: {message}\n")
+
+
+def add_schema_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--schema", metavar="FILE",
+                   help="CREATE TABLE statements (mysqldump --no-data) of the tables as they were at the start of "
+                        "the first file, for the column names, signs and charsets the binlog lacks")
+    p.add_argument("--schema-database", metavar="DB", default="",
+                   help="database of the unqualified tables in --schema")
+    p.add_argument("--default-charset", type=_charset, metavar="NAME",
+                   help="charset of the text columns that neither the binlog nor any DDL gives one "
+                        "(default: guessed from the server's collation in the QUERY events)")
+
+
+def add_read_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="binlog files (plain or .gz), read in order; - reads standard input")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write to FILE instead of stdout (written whole or not at all: a temporary file renamed "
+                        "at the end)")
+    p.add_argument("--timezone", type=_zone, metavar="ZONE",
+                   help="the zone of --start/--stop-datetime and of the times the text outputs print: UTC, "
+                        "+08:00, Asia/Shanghai (default: the local zone, TZ)")
+    p.add_argument("--strict", action="store_true",
+                   help="stop at an event whose body does not match its layout (default: warn and go on)")
+    p.add_argument("--no-verify-checksums", action="store_true", help="do not check CRC32 checksums")
+    p.add_argument("--no-expand-payloads", action="store_true",
+                   help="do not list the events inside TRANSACTION_PAYLOAD_EVENTs")
+    _add_filter_arguments(p)
+
+
+def rewrite_arg(text: str) -> tuple[str, str]:
+    old, sep, new = text.partition("->")
+    if not sep or not old or not new:
+        raise argparse.ArgumentTypeError(f"expected 'old->new', got {text!r}")
+    return old, new
+
+
+def write_options(args: argparse.Namespace):
+    from binlog_spec.output.rewriter import WriteOptions
+    return WriteOptions(rewrite_db=dict(args.rewrite_db), rollback=args.rollback,
+                        payloads_expanded=not args.no_expand_payloads)

@@ -1,0 +1,353 @@
+"""The commands: events, rows, sql (base64 script, statements, binlog output, rollback) and analyze,
+each a thin shell that reads with the library and writes its output; exit codes."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import functools
+import os
+import sys
+import tempfile
+from typing import Callable, Iterable, Iterator, TextIO
+
+import binlog_spec
+from binlog_spec import api
+from binlog_spec.output import jsonenc, row_text
+from binlog_spec.rows import decoder as rows
+from binlog_spec.output import event_text as summary
+from binlog_spec.binlog import timezones
+from binlog_spec.errors import BinlogError, PositionError, UsageError
+from binlog_spec.cli.progress import with_progress
+from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.reader import display_name
+from binlog_spec.cli.arguments import filter_options, read_options, schema_tracker, warner, write_options
+
+
+#: Exit codes (the table is in binlog_spec.cli's docstring and the README).
+EXIT_OK = 0
+EXIT_WARNINGS = 1
+EXIT_USAGE = 2
+EXIT_BAD_INPUT = 3
+EXIT_IO = 4
+EXIT_INTERNAL = 70      # EX_SOFTWARE (sysexits.h)
+
+
+#: --format name -> event renderer.
+EVENT_FORMATS: dict[str, Callable[[Event], str]] = {
+    "text": summary.event_line,
+    "jsonl": lambda ev: jsonenc.dumps(ev.to_dict()),
+}
+
+
+#: --format name -> row change renderer.
+ROW_FORMATS: dict[str, Callable[[rows.RowChange], str]] = {
+    "text": row_text.row_line,
+    "jsonl": lambda rc: jsonenc.dumps(rc.to_dict()),
+}
+
+
+def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: list[BinlogError] | None = None,
+            schema=None):
+    """The filtered events of the run's files; malformed bodies are counted and named on stderr. With
+    `faults`, a broken file's error is appended to it and the next file is read (reader.read_events).
+    With `schema` (a SchemaTracker), every event is seen by it before the filters (rows.observe_schema):
+    the filters choose what is output, never what is learnt."""
+    def read():
+        for ev in with_progress(binlog_spec.read_events(args.files, read_options(args), faults), args.files, err):
+            args.at = (ev.file, ev.pos)      # where an internal error is reported
+            if ev.error is not None:
+                warnings[0] += 1
+                err.write(f"binlog-spec: warning: {ev.error}\n")
+            yield ev
+
+    def notify(kind: str, message: str) -> None:
+        err.write(f"binlog-spec: {kind}: {message}\n")
+    if schema is not None:
+        for note in schema.notes:       # what --schema FILE could not give
+            err.write(f"binlog-spec: warning: --schema {getattr(args, 'schema', '')}: {note}\n")
+        schema.notes.clear()
+    return api.select_events(read(), args.filters, [display_name(f) for f in args.files], schema, notify,
+                             warn=warner(err))
+
+
+class _Failed(Exception):
+    """A run that ended with a failing exit code: its -o file is not kept."""
+
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
+
+
+@contextlib.contextmanager
+def _replacing(path: str, binary: bool = False) -> Iterator:
+    """A temporary file next to `path`, renamed to it when the block ends without an exception, removed
+    otherwise: a failed run never leaves a half-written file under the final name."""
+    folder = os.path.dirname(os.path.abspath(path))
+    kw = {} if binary else {"encoding": "utf-8", "errors": "surrogateescape", "newline": ""}
+    try:
+        tmp = tempfile.NamedTemporaryFile("wb" if binary else "w", dir=folder,
+                                          prefix=f".{os.path.basename(path)}.", suffix=".tmp", delete=False, **kw)
+    except OSError as exc:      # named as the user gave it, never by the temporary file's name
+        raise OSError(exc.errno, exc.strerror, f"-o {path}") from None
+    try:
+        yield tmp
+    except BaseException:
+        tmp.close()
+        os.unlink(tmp.name)
+        raise
+    tmp.close()
+    try:
+        os.replace(tmp.name, path)
+    except OSError as exc:
+        os.unlink(tmp.name)
+        raise OSError(exc.errno, exc.strerror, f"-o {path}") from None
+
+
+def _writes_text_output(args: argparse.Namespace) -> bool:
+    """-o names the text output (sql --output-format binlog writes its own)."""
+    return bool(args.output) and args.output != "-" and getattr(args, "output_format", "sql") != "binlog"
+
+
+def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
+    """A command's shell: the zone and the filters validated first (exit 2 naming the option), -o written
+    through a temporary file, a --start-position that is no event boundary reported (exit 2)."""
+    @functools.wraps(run)
+    def command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+        try:
+            args.tz = args.timezone or timezones.local_zone()
+            args.filters = filter_options(args)
+        except UsageError as exc:
+            err.write(f"binlog-spec: error: {exc}\n")
+            return EXIT_USAGE
+        try:
+            if not _writes_text_output(args):
+                return run(args, out, err)
+            with _replacing(args.output) as f:
+                code = run(args, f, err)
+                if code >= EXIT_USAGE:
+                    raise _Failed(code)
+            return code
+        except _Failed as failed:
+            return failed.code
+        except PositionError as exc:
+            out.flush()
+            err.write(f"binlog-spec: error: {exc}\n")
+            return EXIT_USAGE
+    return command
+
+
+def _times_header(args: argparse.Namespace) -> str:
+    return f"times in {timezones.zone_name(args.tz)}"
+
+
+def _headed(header: str, lines: Iterable[str]) -> Iterator[str]:
+    """The lines, the header before the first (no header when there is no line)."""
+    for line in lines:
+        yield header
+        yield line
+        break
+    yield from lines
+
+
+def _write_lines(lines: Iterable[str], out: TextIO) -> None:
+    for line in lines:
+        out.write(line)
+        out.write("\n")
+
+
+@_command
+def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    text = args.format == "text"
+    render = functools.partial(summary.event_line, tz=args.tz) if text else EVENT_FORMATS[args.format]
+    warnings = [0]
+    lines: Iterable[str] = (render(ev) for ev in _events(args, err, warnings))
+    if text:
+        lines = _headed(f"# binlog-spec events: {_times_header(args)}", lines)
+    _write_lines(lines, out)
+    return EXIT_WARNINGS if warnings[0] else EXIT_OK
+
+
+@_command
+def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    render = ROW_FORMATS[args.format]
+    header = None
+    if args.format == "text":
+        render = functools.partial(row_text.row_line, tz=args.tz)
+        header = f"# binlog-spec rows: {_times_header(args)}"
+    tracker = schema_tracker(args)
+    warnings = [0]
+    changes = api.read_rows(_events(args, err, warnings, schema=tracker), warn=warner(err))
+    lines: Iterable[str] = (render(rc) for rc in changes)
+    _write_lines(_headed(header, lines) if header else lines, out)
+    return EXIT_WARNINGS if warnings[0] else EXIT_OK
+
+
+@_command
+def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from binlog_spec.analysis import collector as analyze
+    from binlog_spec.analysis import report
+    from binlog_spec.analysis import html as report_html
+
+    if args.bucket <= 0 or args.top < 0 or args.big_trx_bytes < 0 or args.long_trx_seconds < 0:
+        err.write("binlog-spec: error: --bucket must be > 0, and --top, --big-trx-bytes and "
+                  "--long-trx-seconds >= 0\n")
+        return EXIT_USAGE
+    if args.output_dir and args.format != "csv":
+        err.write("binlog-spec: error: --output-dir goes with --format csv\n")
+        return EXIT_USAGE
+    if args.output_dir and args.output:
+        err.write("binlog-spec: error: -o/--output and --output-dir: give one\n")
+        return EXIT_USAGE
+    html = None
+    if args.html:       # opened first: a path that cannot be written fails before the files are read
+        try:
+            html = open(args.html, "w", encoding="utf-8")
+        except OSError as exc:
+            err.write(f"binlog-spec: error: cannot write {args.html}: {exc.strerror}\n")
+            return EXIT_USAGE
+    options = analyze.AnalyzeOptions(top=args.top, sort=args.sort, bucket_s=args.bucket,
+                                     big_trx_bytes=args.big_trx_bytes, long_trx_seconds=args.long_trx_seconds)
+    warnings = [0]
+    faults: list[BinlogError] = []
+    try:
+        result = api.analyze(_events(args, err, warnings, faults, schema=schema_tracker(args)), options, faults)
+        if html is not None:
+            html.write(report_html.render(result))
+    finally:
+        if html is not None:
+            html.close()
+    if args.output_dir:
+        report.write_csv_dir(result, args.output_dir)
+    elif args.format in ("text", "markdown"):
+        shown = report.in_zone(result, args.tz, timezones.zone_name(args.tz))
+        _write_lines(report.FORMATS[args.format](shown), out)
+    else:
+        _write_lines(report.FORMATS[args.format](result), out)
+    out.flush()
+    # The report lists both too, in its "row_errors" and "faults" sections.
+    for e in result["row_errors"][:MAX_LISTED_ROW_ERRORS]:
+        err.write(f"binlog-spec: warning: {e['file']}: offset {e['offset']}: {e['event_type']}: {e['message']}\n")
+    if result["summary"]["row_errors"] > MAX_LISTED_ROW_ERRORS:
+        err.write(f"binlog-spec: warning: {result['summary']['row_errors'] - MAX_LISTED_ROW_ERRORS} more rows events "
+                  "whose rows are not counted (the report's row_errors section lists them)\n")
+    for exc in faults:
+        err.write(f"binlog-spec: error: {exc}\n")
+    if faults:
+        return EXIT_BAD_INPUT
+    return EXIT_WARNINGS if warnings[0] or result["summary"]["row_errors"] else EXIT_OK
+
+
+#: analyze: the rows events whose rows could not be counted that get a line on stderr.
+MAX_LISTED_ROW_ERRORS = 20
+
+
+def _text_output(out: TextIO) -> TextIO:
+    """stdout writes the script's bytes as they are, whatever the locale: UTF-8 text, and the bytes of
+    statements logged in another character set back as they were (surrogateescape)."""
+    if out is sys.stdout and hasattr(out, "reconfigure"):
+        try:
+            out.reconfigure(encoding="utf-8", errors="surrogateescape")
+        except (ValueError, OSError):
+            pass
+    return out
+
+
+@_command
+def run_sql(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.output_format == "binlog":
+        return _run_binlog(args, err)
+    if args.commented or args.executable:
+        return _run_statements(args, out, err)
+    return _run_base64(args, out, err)
+
+
+def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from binlog_spec.output import base64_script as base64script
+    from binlog_spec.output.rewriter import Rewriter
+
+    warnings = [0]
+    events = _events(args, err, warnings, schema=schema_tracker(args) if args.verbose or args.schema else None)
+    # A rollback is a new transaction: replaying it under the original GTIDs would be skipped (MySQL)
+    # or reuse them (MariaDB), so its GTIDs are always left to the server.
+    opts = base64script.Base64Options(verbose=args.verbose, skip_gtids=args.skip_gtids or args.rollback,
+                                      tz=args.tz)
+    options = dataclasses.replace(write_options(args), renumber_gtids=False)  # no GTIDs are written
+    with Rewriter(options) as rewriter:
+        printer = base64script.Base64Script(opts, rewriter)
+        _write_lines(printer.lines(rewriter.items(events)), _text_output(out))
+        _report_not_undone(_not_undone_of(rewriter), err)
+    for note in printer.warnings:
+        err.write(f"binlog-spec: warning: {note}\n")
+    for exc in printer.row_errors:      # -v: its BINLOG block is written, its ### lines are not
+        err.write(f"binlog-spec: warning: {exc}\n")
+    return EXIT_WARNINGS if warnings[0] or printer.row_errors else EXIT_OK
+
+
+def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
+    for flag, given in (("--sql", args.commented), ("--sql2", args.executable), ("--verbose", args.verbose),
+                        ("--complete-insert", args.complete_insert), ("--replace", args.replace)):
+        if given:
+            err.write(f"binlog-spec: error: {flag} does not apply to --output-format binlog\n")
+            return EXIT_USAGE
+    if not args.output or args.output == "-":
+        err.write("binlog-spec: error: --output-format binlog needs -o FILE\n")
+        return EXIT_USAGE
+    warnings = [0]
+    events = _events(args, err, warnings)
+    options = dataclasses.replace(write_options(args), skip_gtids=args.skip_gtids)
+    with _replacing(args.output, binary=True) as f:     # a binlog cut short would look whole
+        rewriter = api.write_binlog(events, f, options)
+    with rewriter:
+        _report_not_undone(_not_undone_of(rewriter), err)
+    return EXIT_WARNINGS if warnings[0] else EXIT_OK
+
+
+def _report_not_undone(not_undone, err: TextIO) -> None:
+    """A rollback's statements that could not be undone, on stderr (stdout holds only the undo): the
+    count of each kind, then the first few with their positions."""
+    if not not_undone.count:
+        return
+    counts = ", ".join(f"{n} {kind}" for kind, n in sorted(not_undone.kinds.items()))
+    err.write(f"binlog-spec: note: {not_undone.count} statements not undone (only row events can be "
+              f"inverted): {counts}\n")
+    for where, statement in not_undone.first:
+        err.write(f"binlog-spec: note: not undone: {where}: {statement}\n")
+    if not_undone.count > len(not_undone.first):
+        err.write(f"binlog-spec: note: ... and {not_undone.count - len(not_undone.first)} more\n")
+
+
+def _not_undone_of(rewriter):
+    """The binlog rewriter's notes ('FILE:POS: statement' lines) as a sqlscript.NotUndone."""
+    from binlog_spec.output.sql_script import NotUndone
+
+    summary = NotUndone()
+    for line in rewriter.skipped.lines():
+        where, _, statement = line.partition(": ")
+        summary.add(where, statement)
+    return summary
+
+
+def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from binlog_spec.output import sql_script as sqlscript
+    from binlog_spec.output.statements import SqlOptions
+
+    tracker = schema_tracker(args)
+    opts = sqlscript.ScriptOptions(
+        sql=SqlOptions(complete_insert=args.complete_insert, replace=args.replace,
+                       rewrite_db=dict(args.rewrite_db)),
+        commented=args.commented, tz=args.tz)
+    warnings = [0]
+    events = _events(args, err, warnings, schema=tracker)
+
+    def refused(exc: BinlogError) -> None:     # a row left out of the script (a comment in its place)
+        warnings[0] += 1
+        err.write(f"binlog-spec: warning: {exc}: row not written\n")
+    if args.rollback:
+        not_undone = sqlscript.NotUndone()
+        _write_lines(api.write_sql(events, opts, rollback=True, not_undone=not_undone, warn=warner(err),
+                                   refused=refused), _text_output(out))
+        _report_not_undone(not_undone, err)
+    else:
+        _write_lines(api.write_sql(events, opts, warn=warner(err), refused=refused), _text_output(out))
+    return EXIT_WARNINGS if warnings[0] else EXIT_OK

@@ -1,0 +1,461 @@
+"""The script `mysqlbinlog` / `mariadb-binlog` write by default (--base64-output=auto).
+
+Row events go back to the server as they are, in ``BINLOG '…'`` statements
+(base64 of the event bytes), after the FORMAT_DESCRIPTION_EVENT's own BINLOG
+block, which tells the server how to read them. Each BINLOG block holds a
+statement's TABLE_MAP events and its rows events, up to the one that ends the
+statement (STMT_END_F). Statements (DDL, BEGIN, statement-based DML) are
+written verbatim, with the session settings the QUERY event carries
+(timestamp, sql_mode, flags2, character sets, ...), printed when they change,
+as the tools do. Everything ends with the ``/*!*/;`` delimiter
+(``DELIMITER /*!*/;`` opens the script).
+
+Around each transaction: ``SET @@SESSION.GTID_NEXT= '…'`` (MySQL GTIDs) or
+MariaDB's ``SET @@session.gtid_domain_id / server_id / gtid_seq_no`` then
+``START TRANSACTION``; ``COMMIT`` for an XID event.
+
+The input is a stream of `writer.Item`s (`rewriter.Rewriter.items`), so
+the same script serves forward output and rollback (inverted events, last
+transaction first), with renamed schemas (`--rewrite-db`) and decompressed
+MariaDB events. With `verbose`, the ``###`` pseudo-SQL of
+`verbose.render_row_change` follows each BINLOG block.
+
+Not reproduced: LOAD DATA (its file is not in the binlog output; the
+statement is written as a comment), MariaDB's fragmented BINLOG of events
+larger than max_allowed_packet, MySQL's per-transaction
+original_commit_timestamp / server-version settings. Times in the ``#``
+comments are UTC (the tools print the local time zone).
+"""
+from __future__ import annotations
+
+import base64
+import struct
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from typing import Iterable, Iterator
+
+from binlog_spec.binlog import writer as binwriter
+from binlog_spec.rows import decoder as rows
+from binlog_spec.binlog import spec
+from binlog_spec.output import event_text as summary
+from binlog_spec.binlog import timezones
+from binlog_spec.rows import values
+from binlog_spec.rows.charsets import COLLATION_IDS
+from binlog_spec.output import verbose
+from binlog_spec.binlog.writer import Item
+from binlog_spec.output.rewriter import Rewriter
+from binlog_spec.rows.statement_text import quote_identifier
+from binlog_spec.errors import BinlogError
+from binlog_spec.binlog.event_types import FL_STANDALONE, ROWS_EVENTS, STMT_END_F
+
+ET = spec.EventType
+
+DELIMITER = "/*!*/;"
+_MARIADB_ONLY = ("/*!40019 SET @@session.max_delayed_threads=0*/;", "ROLLBACK /* added by mysqlbinlog */;")
+HEADER = [
+    "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;",
+    "/*!40019 SET @@session.max_delayed_threads=0*/;",
+    "/*!50003 SET @OLD_COMPLETION_TYPE=@@COMPLETION_TYPE,COMPLETION_TYPE=0*/;",
+    f"DELIMITER {DELIMITER}",
+]
+FOOTER = [
+    "DELIMITER ;",
+    "# End of log file",
+    "ROLLBACK /* added by mysqlbinlog */;",
+    "/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;",
+    "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;",
+]
+
+
+def header(mariadb: bool) -> list[str]:
+    """mariadb-binlog's opening lines; mysqlbinlog's lack max_delayed_threads (gone in MySQL 8.4)."""
+    return [line for line in HEADER if mariadb or line not in _MARIADB_ONLY]
+
+
+def footer(mariadb: bool) -> list[str]:
+    return [line for line in FOOTER if mariadb or line not in _MARIADB_ONLY]
+
+
+#: MariaDB GTID_EVENT flags2: the transaction may be applied in parallel.
+FL_ALLOW_PARALLEL = 0x08
+#: QUERY_EVENT header flags.
+LOG_EVENT_THREAD_SPECIFIC_F = 0x4
+LOG_EVENT_SUPPRESS_USE_F = 0x8
+
+#: Q_FLAGS2 bits (sql_priv.h), with the variable each stands for and whether a set bit means 0.
+_FLAGS2_COMMON = [
+    (1 << 26, "@@session.foreign_key_checks", True),    # OPTION_NO_FOREIGN_KEY_CHECKS
+    (1 << 14, "@@session.sql_auto_is_null", False),     # OPTION_AUTO_IS_NULL
+    (1 << 27, "@@session.unique_checks", True),         # OPTION_RELAXED_UNIQUE_CHECKS
+    (1 << 19, "@@session.autocommit", True),            # OPTION_NOT_AUTOCOMMIT
+]
+_FLAGS2_MARIADB = [
+    (1 << 15, "@@session.check_constraint_checks", True),          # OPTION_NO_CHECK_CONSTRAINT_CHECKS
+    (1 << 28, "@@session.sql_if_exists", False),                     # OPTION_IF_EXISTS
+    (1 << 24, "@@session.explicit_defaults_for_timestamp", False),   # OPTION_EXPLICIT_DEF_TIMESTAMP
+    (1 << 30, "@@session.system_versioning_insert_history", False),  # OPTION_INSERT_HISTORY
+]
+_TRANS_KEYWORDS = ("BEGIN", "COMMIT", "ROLLBACK", "XA ", "SAVEPOINT", "RELEASE")
+_INTVAR_NAMES = {1: "LAST_INSERT_ID", 2: "INSERT_ID", "LAST_INSERT_ID_EVENT": "LAST_INSERT_ID",
+                 "INSERT_ID_EVENT": "INSERT_ID"}
+
+
+@dataclass(frozen=True)
+class Base64Options:
+    #: 1: the ``###`` pseudo-SQL of every row under its BINLOG block; 2: with column types.
+    verbose: int = 0
+    #: No GTIDs: ``SET @@SESSION.GTID_NEXT='AUTOMATIC'`` for MySQL, no gtid_seq_no for MariaDB.
+    skip_gtids: bool = False
+    #: The zone of the times in the ``#`` comments (the tools print the local zone, TZ).
+    tz: tzinfo = timezones.UTC
+
+
+def _charset_names() -> dict[int, str]:
+    """Collation id -> character set name (for the client's ``\\C`` command and introducers)."""
+    table: dict[int, str] = {}
+    for name, ranges in COLLATION_IDS.items():
+        for first, last in ranges:
+            for cid in range(first, last + 1):
+                table[cid] = "utf8" if name == "utf8mb3" else name
+    return table
+
+
+CHARSET_NAMES = _charset_names()
+
+
+def _when(ts: int, tz: tzinfo = timezones.UTC) -> str:
+    """As the tools print it, in the zone given: 260101  9:05:00."""
+    t = datetime.fromtimestamp(ts, tz=tz)
+    return f"{t:%y%m%d} {t.hour:2d}:{t:%M:%S}"
+
+
+def _text(data: bytes) -> str:
+    """Bytes written as they are (the output is re-encoded with surrogateescape)."""
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _status(ev) -> dict[str, object]:
+    return {s["code"]: s.get("value") for s in ev.fields.get("status_vars") or [] if isinstance(s, dict)}
+
+
+class _Session:
+    """What the script has set so far (PRINT_EVENT_INFO of the tools)."""
+
+    def __init__(self) -> None:
+        self.db: bytes | None = None
+        self.thread_id: int | None = None
+        self.flags2: int | None = None
+        self.sql_mode: int | None = None
+        self.auto_increment: tuple[int, int] | None = None
+        self.charset: tuple | None = None
+        self.time_zone: str | None = None
+        self.lc_time_names: int | None = None
+        self.charset_database: int | None = None
+        self.mysql_vars: dict[str, object] = {}
+        self.gtid_domain: int | None = None
+        self.skip_parallel: int | None = None
+        self.gtid_server: int | None = None
+
+
+class Base64Script:
+    """Renders Items as the lines of the script (no newlines; a statement may span lines)."""
+
+    def __init__(self, options: Base64Options = Base64Options(), rewriter: Rewriter | None = None):
+        self.options = options
+        self.rewriter = rewriter
+        self.session = _Session()
+        self.mariadb = False
+        self.fde: spec.FormatDescription | None = None
+        self.block: list[Item] = []
+        #: Events that could not be written executable (LOAD DATA, incidents, ...), and what the
+        #: rows decoder says of the tables whose rows it prints (-v: names unknown, ...).
+        self.warnings: list[str] = []
+        #: -v: the rows events whose rows could not be decoded (their BinlogErrors, in order): each
+        #: has a ``# rows not decoded`` comment under its BINLOG block (the block itself is right).
+        self.row_errors: list[BinlogError] = []
+        # -v: the names and charsets are the TABLE_MAPs' (rows.observe_schema under the filters)
+        self.decoder = rows.RowDecoder(warn=self.warnings.append) if options.verbose else None
+        #: A MySQL GTID or PREVIOUS_GTIDS event was seen: the script ends with GTID_NEXT='AUTOMATIC'.
+        self.mysql_gtids = False
+
+    # -- whole script ------------------------------------------------------
+    def lines(self, items: Iterable[Item]) -> Iterator[str]:
+        started = False
+        for item in items:
+            if not started:  # the first item is the FDE: it says whose tool's lines to write
+                started = True
+                self.mariadb = item.type_code == ET.format_description_event and \
+                    "mariadb" in item.fde.server_version.lower()
+                yield from header(self.mariadb)
+                yield f"# times in {timezones.zone_name(self.options.tz)}"
+            yield from self._item(item)
+        if not started:
+            yield from header(False)
+        yield from self._flush()
+        if self.mysql_gtids:
+            yield f"SET @@SESSION.GTID_NEXT= 'AUTOMATIC' /* added by mysqlbinlog */ {DELIMITER}"
+        yield from footer(self.mariadb)
+
+    # -- one event ---------------------------------------------------------
+    def _frame(self, item: Item) -> bytes:
+        if item.type_code == ET.format_description_event:
+            return binwriter.frame(item.bare, item.pos, binwriter.fde_has_checksum(item.fde))
+        return binwriter.frame(item.bare, item.pos, binwriter.events_have_checksum(item.fde))
+
+    def _comment(self, item: Item, framed: bytes) -> list[str]:
+        ev = item.event
+        crc = f"CRC32 0x{int.from_bytes(framed[-4:], 'little'):08x} " if len(framed) > len(item.bare) else ""
+        end = int.from_bytes(framed[binwriter.OFS_END_LOG_POS:binwriter.OFS_END_LOG_POS + 4], "little")
+        text = " ".join(summary.summarize(ev).split())
+        return [f"# at {item.pos}",
+                f"#{_when(ev.timestamp, self.options.tz)} server id {ev.server_id}  end_log_pos {end} {crc}\t{text}"]
+
+    def _item(self, item: Item) -> Iterator[str]:
+        code = item.type_code
+        ev = item.event
+        if ev.error is None and (code in ROWS_EVENTS or code in (ET.table_map_event, ET.rows_query_log_event)):
+            # A BINLOG block: [ROWS_QUERY] TABLE_MAP... rows... up to the statement's end (as mysqlbinlog)
+            if code not in ROWS_EVENTS and self.block and self.block[-1].type_code in ROWS_EVENTS:
+                yield from self._flush()
+            self.block.append(item)
+            if code in ROWS_EVENTS and ev.fields.get("rows_flags", 0) & STMT_END_F:
+                yield from self._flush()
+            return
+        yield from self._flush()
+        framed = self._frame(item)
+        yield from self._comment(item, framed)
+        if ev.error is not None:
+            self.warnings.append(f"{item.file}:{item.pos}: malformed {ev.type} left out of the script")
+            yield f"# skipped, malformed: {' '.join(str(ev.error).split())}"
+            return
+        if code == ET.format_description_event:
+            yield from self._fde(item, framed)
+        elif code in (ET.gtid_log_event, ET.gtid_tagged_log_event, ET.anonymous_gtid_log_event):
+            yield from self._mysql_gtid(item)
+        elif code == ET.gtid_event:
+            yield from self._mariadb_gtid(item)
+        elif code in (ET.query_event, ET.query_compressed_event):
+            yield from self._query(item)
+        elif code == ET.xid_event:
+            yield f"COMMIT{DELIMITER}"
+        elif code == ET.previous_gtids_log_event:
+            self.mysql_gtids = True
+        elif code == ET.intvar_event:
+            name = _INTVAR_NAMES.get(ev.fields["var_type"])
+            if name:
+                yield f"SET {name}={ev.fields['value']}{DELIMITER}"
+        elif code == ET.rand_event:
+            yield f"SET @@RAND_SEED1={ev.fields['seed1']}, @@RAND_SEED2={ev.fields['seed2']}{DELIMITER}"
+        elif code == ET.user_var_event:
+            yield self._user_var(ev.fields) + DELIMITER
+        elif code == ET.annotate_rows_event:
+            yield from self._statement_comment(item)
+        elif code == ET.execute_load_query_event:
+            self.warnings.append(f"{item.file}:{item.pos}: LOAD DATA cannot be replayed from a binlog script")
+            yield f"# not replayable (LOAD DATA needs its file): {' '.join(ev.fields.get('query', '').split())}"
+        elif code == ET.xa_prepare_log_event:
+            f = ev.fields
+            xid = f"X'{bytes(f['gtrid']).hex()}',X'{bytes(f['bqual']).hex()}',{f['format_id']}"
+            yield f"XA COMMIT {xid} ONE PHASE" if f["one_phase"] else f"XA PREPARE {xid}"
+            yield DELIMITER
+        elif code == ET.incident_event:
+            self.warnings.append(f"{item.file}:{item.pos}: incident event: the source lost events here")
+        elif code == ET.transaction_payload_event:
+            self.warnings.append(f"{item.file}:{item.pos}: TRANSACTION_PAYLOAD_EVENT not expanded: its "
+                                 "transaction is not in the script")
+
+    def _body_start(self, item: Item) -> int:
+        return item.fde.len_common_header or spec.LEN_EVENT_HEADER
+
+    def _statement_comment(self, item: Item) -> Iterator[str]:
+        """The statement of an ANNOTATE_ROWS (``#Q>`` lines) or ROWS_QUERY event (``# `` lines)."""
+        code = item.type_code
+        start = self._body_start(item) + item.fde.post_header_len(code)
+        query = item.bare[start + (1 if code == ET.rows_query_log_event else 0):]
+        prefix = "#Q> " if code == ET.annotate_rows_event else "# "
+        for line in _text(query).split("\n"):
+            yield prefix + line.replace("\r", "")
+
+    # -- events --------------------------------------------------------------
+    def _fde(self, item: Item, framed: bytes) -> Iterator[str]:
+        ev = item.event
+        self.fde = item.fde
+        self.mariadb = "mariadb" in item.fde.server_version.lower()
+        if self.decoder is not None:
+            self.decoder.feed(ev)
+        if ev.fields.get("create_timestamp"):
+            yield f"ROLLBACK{DELIMITER}"
+        yield "BINLOG '"
+        yield base64.encodebytes(framed).decode("ascii").rstrip("\n")
+        yield f"'{DELIMITER}"
+
+    def _mysql_gtid(self, item: Item) -> Iterator[str]:
+        f = item.event.fields
+        self.mysql_gtids = True
+        if not (f.get("gtid_flags") or 0) & 1:  # FLAG_MAY_HAVE_SBR clear: row-based only
+            yield f"/*!50718 SET TRANSACTION ISOLATION LEVEL READ COMMITTED*/{DELIMITER}"
+        if self.options.skip_gtids:
+            yield f"SET @@SESSION.GTID_NEXT='AUTOMATIC'{DELIMITER}"
+            return
+        if f.get("immediate_commit_timestamp") is not None:
+            original = f.get("original_commit_timestamp") or f["immediate_commit_timestamp"]
+            yield f"/*!80001 SET @@session.original_commit_timestamp={original}*/{DELIMITER}"
+        if f.get("immediate_server_version") is not None:
+            original = f.get("original_server_version") or f["immediate_server_version"]
+            yield f"/*!80014 SET @@session.original_server_version={original}*/{DELIMITER}"
+            yield f"/*!80014 SET @@session.immediate_server_version={f['immediate_server_version']}*/{DELIMITER}"
+        gtid = "ANONYMOUS" if item.type_code == ET.anonymous_gtid_log_event else f.get("gtid")
+        yield f"SET @@SESSION.GTID_NEXT= '{gtid}'{DELIMITER}"
+
+    def _mariadb_gtid(self, item: Item) -> Iterator[str]:
+        f = item.event.fields
+        s = self.session
+        skip_parallel = int(not f["flags2"] & FL_ALLOW_PARALLEL)
+        if s.skip_parallel != skip_parallel:
+            yield f"/*M!100101 SET @@session.skip_parallel_replication={skip_parallel}*/{DELIMITER}"
+            s.skip_parallel = skip_parallel
+        if s.gtid_domain != f["domain_id"]:
+            yield f"/*M!100001 SET @@session.gtid_domain_id={f['domain_id']}*/{DELIMITER}"
+            s.gtid_domain = f["domain_id"]
+        if s.gtid_server != item.event.server_id:
+            yield f"/*M!100001 SET @@session.server_id={item.event.server_id}*/{DELIMITER}"
+            s.gtid_server = item.event.server_id
+        if not self.options.skip_gtids:
+            yield f"/*M!100001 SET @@session.gtid_seq_no={f['seq_no']}*/{DELIMITER}"
+        if not f["flags2"] & FL_STANDALONE:
+            yield "START TRANSACTION"
+            yield DELIMITER
+
+    def _query(self, item: Item) -> Iterator[str]:
+        ev = item.event
+        db, query = binwriter.query_parts(item.bare, item.fde, item.file, item.pos)
+        yield from self._query_header(ev, db, query)
+        yield _text(query)
+        yield DELIMITER
+
+    def _query_header(self, ev, db: bytes, query: bytes) -> Iterator[str]:
+        s = self.session
+        st = _status(ev)
+        if ev.flags & LOG_EVENT_SUPPRESS_USE_F:
+            if not query.lstrip().upper().startswith(tuple(k.encode() for k in _TRANS_KEYWORDS)):
+                s.db = b""
+        elif db != s.db:
+            s.db = db
+            if db:
+                yield f"use {quote_identifier(_text(db))}{DELIMITER}"
+        usec = st.get("Q_HRNOW", st.get("Q_MICROSECONDS"))
+        yield f"SET TIMESTAMP={ev.timestamp}{'.%06d' % usec if isinstance(usec, int) and usec else ''}{DELIMITER}"
+        thread_id = ev.fields.get("thread_id")
+        if s.thread_id is None or (ev.flags & LOG_EVENT_THREAD_SPECIFIC_F and thread_id != s.thread_id):
+            yield f"SET @@session.pseudo_thread_id={thread_id}{DELIMITER}"
+            s.thread_id = thread_id
+        flags2 = st.get("Q_FLAGS2_CODE")
+        if isinstance(flags2, int):
+            changed = ~0 if s.flags2 is None else s.flags2 ^ flags2
+            settings = [f"{name}={int(bool(flags2 & bit) != negated)}"
+                        for bit, name, negated in _FLAGS2_COMMON + (_FLAGS2_MARIADB if self.mariadb else [])
+                        if changed & bit]
+            if settings:
+                yield "SET " + ", ".join(settings) + DELIMITER
+            s.flags2 = flags2
+        sql_mode = st.get("Q_SQL_MODE_CODE")
+        if isinstance(sql_mode, int) and sql_mode != s.sql_mode:
+            yield f"SET @@session.sql_mode={sql_mode}{DELIMITER}"
+            s.sql_mode = sql_mode
+        auto = st.get("Q_AUTO_INCREMENT")
+        auto = (auto["increment"], auto["offset"]) if isinstance(auto, dict) else (1, 1)
+        if auto != s.auto_increment:
+            yield (f"SET @@session.auto_increment_increment={auto[0]}, "
+                   f"@@session.auto_increment_offset={auto[1]}{DELIMITER}")
+            s.auto_increment = auto
+        charset = st.get("Q_CHARSET_CODE")
+        if isinstance(charset, dict):
+            triple = (charset["character_set_client"], charset["collation_connection"], charset["collation_server"])
+            if triple != s.charset:
+                name = CHARSET_NAMES.get(triple[0])
+                if name:
+                    yield f"/*!\\C {name} */{DELIMITER}"
+                # MariaDB's tool names the client character set (its collation ids are not unique
+                # from 11.2); MySQL's gives the collation id.
+                client = name if self.mariadb and name else triple[0]
+                yield (f"SET @@session.character_set_client={client},@@session.collation_connection={triple[1]},"
+                       f"@@session.collation_server={triple[2]}{DELIMITER}")
+                s.charset = triple
+        tz = st.get("Q_TIME_ZONE_CODE")
+        if isinstance(tz, str) and tz and tz != s.time_zone:
+            yield f"SET @@session.time_zone='{tz}'{DELIMITER}"
+            s.time_zone = tz
+        lc = st.get("Q_LC_TIME_NAMES_CODE", 0)
+        if lc != s.lc_time_names:
+            yield f"SET @@session.lc_time_names={lc}{DELIMITER}"
+            s.lc_time_names = lc
+        cdb = st.get("Q_CHARSET_DATABASE_CODE", 0)
+        if cdb != s.charset_database:
+            yield f"SET @@session.collation_database={cdb or 'DEFAULT'}{DELIMITER}"
+            s.charset_database = cdb
+        if not self.mariadb:
+            for code, version, name in (("Q_DEFAULT_COLLATION_FOR_UTF8MB4", "80011", "default_collation_for_utf8mb4"),
+                                        ("Q_SQL_REQUIRE_PRIMARY_KEY", "80013", "sql_require_primary_key"),
+                                        ("Q_DEFAULT_TABLE_ENCRYPTION", "80016", "default_table_encryption")):
+                value = st.get(code)
+                if isinstance(value, int) and s.mysql_vars.get(code) != value:
+                    yield f"/*!{version} SET @@session.{name}={value}*/{DELIMITER}"
+                    s.mysql_vars[code] = value
+
+    def _user_var(self, f: dict) -> str:
+        name = "@" + quote_identifier(f["name"])
+        if f.get("is_null"):
+            return f"SET {name}:=NULL"
+        kind = f.get("value_type")
+        data: bytes = f.get("value") or b""
+        if kind in ("REAL_RESULT", 1):
+            return f"SET {name}:={struct.unpack('<d', data[:8])[0]!r}"
+        if kind in ("INT_RESULT", 2):
+            unsigned = bool((f.get("user_var_flags") or 0) & 1)
+            return f"SET {name}:={int.from_bytes(data[:8], 'little', signed=not unsigned)}"
+        if kind in ("DECIMAL_RESULT", 4) and len(data) >= 2:
+            col = values.Column(type_code=spec.ColumnType.newdecimal, meta={"precision": data[0], "scale": data[1]})
+            try:
+                return f"SET {name}:={values.decode_newdecimal(data, 2, col)[0]}"
+            except (ValueError, IndexError):
+                pass
+        charset = CHARSET_NAMES.get(f.get("charset") or 63, "binary")
+        return f"SET {name}:=_{charset} X'{data.hex()}'"
+
+    # -- BINLOG blocks -------------------------------------------------------
+    def _flush(self) -> Iterator[str]:
+        if not self.block:
+            return
+        block, self.block = self.block, []
+        framed = [self._frame(item) for item in block]
+        for item, data in zip(block, framed):
+            yield from self._comment(item, data)
+            if item.type_code == ET.rows_query_log_event:
+                yield from self._statement_comment(item)
+        yield ""
+        yield "BINLOG '"
+        for data in framed:
+            yield base64.encodebytes(data).decode("ascii").rstrip("\n")
+        yield f"'{DELIMITER}"
+        if self.decoder is not None:
+            yield from self._verbose(block)
+
+    def _verbose(self, block: list[Item]) -> Iterator[str]:
+        flavor = "mariadb" if self.mariadb else "mysql"
+        for item in block:
+            ev = item.event
+            try:
+                for rc in self.decoder.feed(ev):
+                    yield from verbose.render_row_change(rc, self.options.verbose, flavor)
+            except BinlogError as exc:      # bad bytes; anything else is a bug and propagates
+                self.row_errors.append(exc)
+                yield f"# rows not decoded: {exc}"
+
+
+def script(items: Iterable[Item], options: Base64Options = Base64Options(),
+           rewriter: Rewriter | None = None) -> Iterator[str]:
+    """The lines of the script for a stream of Items."""
+    return Base64Script(options, rewriter).lines(items)
+
+
+__all__ = ["Base64Options", "Base64Script", "script", "header", "footer", "DELIMITER"]

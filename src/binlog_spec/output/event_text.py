@@ -1,0 +1,137 @@
+"""One-line, mysqlbinlog-style summaries of events (the text after ``#`` in its output)."""
+from __future__ import annotations
+
+from datetime import datetime, timezone, tzinfo
+from typing import Callable
+
+from binlog_spec.binlog import spec
+from binlog_spec.binlog import timezones
+from binlog_spec.binlog.event import Event
+from binlog_spec.rows.statement_text import quote_identifier
+
+ET = spec.EventType
+MAX_QUERY = 200
+
+ROWS_FLAGS = {0x1: "STMT_END_F", 0x2: "NO_FOREIGN_KEY_CHECKS_F", 0x4: "RELAXED_UNIQUE_CHECKS_F",
+              0x8: "COMPLETE_ROWS_F"}
+
+
+def _clip(text: str, limit: int = MAX_QUERY) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _fde(f: dict) -> str:
+    created = f.get("create_timestamp") or 0
+    when = datetime.fromtimestamp(created, tz=timezone.utc).strftime(" created %y%m%d %H:%M:%S") if created else ""
+    alg = f.get("checksum_alg")
+    return (f"Start: binlog v {f['binlog_version']}, server v {f['server_version']}{when}"
+            + (f", checksum {alg}" if alg is not None else ""))
+
+
+def _query(f: dict) -> str:
+    db = f" db={quote_identifier(f['db'])}" if f.get("db") else ""
+    return (f"Query thread_id={f['thread_id']} exec_time={f['exec_time']} error_code={f['error_code']}{db}: "
+            f"{_clip(f['query'])}")
+
+
+def _rows(f: dict) -> str:
+    flags = [name for bit, name in ROWS_FLAGS.items() if f["rows_flags"] & bit]
+    return f"table id {f['table_id']} flags: {' '.join(flags) or '0'}"
+
+
+def _rows_summary(label: str) -> Callable[[dict], str]:
+    return lambda f: f"{label}: {_rows(f)}"
+
+
+def _user_var(f: dict) -> str:
+    if f.get("is_null"):
+        return f"User_var: SET @{quote_identifier(f['name'])}:=NULL"
+    return f"User_var: SET @{quote_identifier(f['name'])} ({f.get('value_type')}, {len(f.get('value', b''))} bytes)"
+
+
+def _gtid(f: dict) -> str:
+    extra = ""
+    if "last_committed" in f:
+        extra = f" last_committed={f['last_committed']} sequence_number={f['sequence_number']}"
+    return f"GTID{extra} SET @@SESSION.GTID_NEXT= '{f['gtid']}'"
+
+
+def _mariadb_gtid(f: dict) -> str:
+    kind = "" if f["flags2"] & 1 else " trans"
+    return f"GTID {f['gtid']}{kind}"
+
+
+#: Event code -> summary of its fields.
+SUMMARIES: dict[int, Callable[[dict], str]] = {
+    ET.format_description_event: _fde,
+    ET.query_event: _query,
+    ET.query_compressed_event: _query,
+    ET.execute_load_query_event: _query,
+    ET.stop_event: lambda f: "Stop",
+    ET.rotate_event: lambda f: f"Rotate to {f['next_file']}  pos: {f.get('position', 4)}",
+    ET.intvar_event: lambda f: f"Intvar: SET {str(f['var_type']).replace('_EVENT', '')}={f['value']}",
+    ET.rand_event: lambda f: f"Rand: SET @@RAND_SEED1={f['seed1']}, @@RAND_SEED2={f['seed2']}",
+    ET.user_var_event: _user_var,
+    ET.xid_event: lambda f: f"Xid = {f['xid']}",
+    ET.begin_load_query_event: lambda f: f"Begin_load_query: file_id={f['file_id']} block_len={len(f['block'])}",
+    ET.append_block_event: lambda f: f"Append_block: file_id={f['file_id']} block_len={len(f['block'])}",
+    ET.delete_file_event: lambda f: f"Delete_file: file_id={f['file_id']}",
+    ET.table_map_event: lambda f: (f"Table_map: {quote_identifier(f['schema'])}.{quote_identifier(f['table'])} "
+                                   f"mapped to number {f['table_id']}"),
+    ET.pre_ga_write_rows_event: _rows_summary("Write_rows_v0"),
+    ET.pre_ga_update_rows_event: _rows_summary("Update_rows_v0"),
+    ET.pre_ga_delete_rows_event: _rows_summary("Delete_rows_v0"),
+    ET.write_rows_event_v1: _rows_summary("Write_rows_v1"),
+    ET.update_rows_event_v1: _rows_summary("Update_rows_v1"),
+    ET.delete_rows_event_v1: _rows_summary("Delete_rows_v1"),
+    ET.write_rows_event: _rows_summary("Write_rows"),
+    ET.update_rows_event: _rows_summary("Update_rows"),
+    ET.delete_rows_event: _rows_summary("Delete_rows"),
+    ET.partial_update_rows_event: _rows_summary("Update_rows_partial"),
+    ET.write_rows_compressed_event_v1: _rows_summary("Write_rows_compressed_v1"),
+    ET.update_rows_compressed_event_v1: _rows_summary("Update_rows_compressed_v1"),
+    ET.delete_rows_compressed_event_v1: _rows_summary("Delete_rows_compressed_v1"),
+    ET.write_rows_compressed_event: _rows_summary("Write_rows_compressed"),
+    ET.update_rows_compressed_event: _rows_summary("Update_rows_compressed"),
+    ET.delete_rows_compressed_event: _rows_summary("Delete_rows_compressed"),
+    ET.incident_event: lambda f: f"Incident: {f['incident']} {f.get('message', '')}".rstrip(),
+    ET.heartbeat_log_event: lambda f: f"Heartbeat: {f['log_ident']}",
+    ET.ignorable_log_event: lambda f: f"Ignorable: {len(f['payload'])} bytes",
+    ET.rows_query_log_event: lambda f: f"Rows_query: {_clip(f['query'])}",
+    ET.gtid_log_event: _gtid,
+    ET.anonymous_gtid_log_event: _gtid,
+    ET.gtid_tagged_log_event: lambda f: _gtid(f) if "gtid" in f else "GTID (tagged)",
+    ET.previous_gtids_log_event: lambda f: f"Previous-GTIDs: {f['gtid_set'] or '(empty)'}",
+    ET.xa_prepare_log_event: lambda f: f"XA PREPARE one_phase={f['one_phase']} format_id={f['format_id']}",
+    ET.transaction_payload_event: lambda f: ("Transaction_Payload: "
+                                             + " ".join(f"{k}={f[k]}" for k in ("compression_type",
+                                                                               "payload_size",
+                                                                               "uncompressed_size") if k in f)),
+    ET.annotate_rows_event: lambda f: f"Annotate_rows: {_clip(f['query'])}",
+    ET.binlog_checkpoint_event: lambda f: f"Binlog checkpoint {f['binlog_file']}",
+    ET.gtid_event: _mariadb_gtid,
+    ET.gtid_list_event: lambda f: f"Gtid list [{f['gtid_list']}]",
+    ET.start_encryption_event: lambda f: f"Start_encryption: scheme {f['crypto_scheme']} key {f['key_version']}",
+}
+
+
+def summarize(event: Event) -> str:
+    """A one-line description of the event's body."""
+    if event.error is not None:
+        return f"MALFORMED: {event.error.message}"
+    fn = SUMMARIES.get(event.type_code)
+    if fn is None:
+        return f"{event.type}: {event.size} bytes"
+    try:
+        return fn(event.fields)
+    except KeyError as missing:
+        return f"{event.type}: (no field {missing})"
+
+
+def event_line(event: Event, tz: tzinfo = timezones.UTC) -> str:
+    """The `events` text line: position, time (in `tz`), server id, type, size, end_log_pos and summary."""
+    when = timezones.local_text(event.timestamp, tz)
+    pos = f"{event.pos}+{event.payload_offset}" if event.payload_pos is not None else str(event.pos)
+    return (f"#at {pos:<12} {when}  server id {event.server_id:<10} {event.type:<28} size {event.size:<7} "
+            f"end_log_pos {event.end_log_pos:<10} {summarize(event)}")

@@ -1,0 +1,335 @@
+"""Event streams to the events of an output: forward (schemas renamed, payloads and compressed events
+made plain, GTIDs left out on request) or rollback, and `write_binlog`, the whole of
+`sql --output-format binlog`.
+
+* `invert_rows` - the rows event that undoes a rows event: WRITE and DELETE
+  swapped, UPDATE before and after images (and their columns-present
+  bitmaps) swapped row by row, the rows in reverse order;
+* `Rewriter` - an event stream into the `Item`s of an output. Rollback output
+  (transactions last first, rows events in reverse within each) is spooled to a
+  temporary file, so memory stays bounded whatever the input size (output.rollback:
+  the spool and the reversal, shared with the SQL rollback).
+
+The byte-level operations on one event (framing, layouts, renaming, decompression,
+STMT_END_F) are `binlog_spec.binlog.writer`'s.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import BinaryIO, Iterable, Iterator, Mapping
+
+from binlog_spec.binlog import spec
+from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.event_types import (FL_STANDALONE, GTID_EVENTS, QUERY_EVENTS, ROWS_EVENTS, STMT_END_F,
+                                            is_mariadb)
+from binlog_spec.binlog.writer import (DROPPED_EVENTS, ET, FILE_HEADER_EVENTS, H, INVERSE_TYPE, OFS_TYPE,
+                                       PLAIN_OF_COMPRESSED, ROWS_COMPRESSED, BinlogFileWriter, Item, _where,
+                                       _with_len, bare_bytes, begin_query, decompress,
+                                       has_stmt_end, rename_schema, rows_layout, set_stmt_end)
+from binlog_spec.output.rollback import HEAD, MAP, ROWS, ROWS_END, TAIL, EventSpool, LineSpool
+from binlog_spec.errors import MalformedEventError, MissingTableMapError, RewriteError, RollbackError
+from binlog_spec.rows import decoder as rows
+from binlog_spec.rows import walker as rowwalk
+from binlog_spec.rows.tablemap import TableDef
+from binlog_spec.stream.transactions import Transactions, is_begin, is_commit
+
+
+#: Image bounds are walked with ends=, which the walker's compiled fast path does not collect.
+NEVER_COMPILE = 1 << 62
+
+
+def _decoded_ends(data: bytes, table: TableDef, present: list[list[int]], update: bool, where: dict) -> list[int]:
+    """The image ends as the value decoder finds them, decoding every value: for images the walker
+    could not step over, where the decoder names the row (and the column) at fault in its
+    MalformedEventError."""
+    names = table.names
+    ends: list[int] = []
+    p, index = 0, 0
+    try:
+        while p < len(data):
+            _, p = rows.decode_image(data, p, table, present[0], names)
+            ends.append(p)
+            if update:
+                _, p = rows.decode_image(data, p, table, present[1], names)
+                ends.append(p)
+            index += 1
+    except (ValueError, IndexError) as exc:
+        raise MalformedEventError(f"row {index}: {exc}", **where) from None
+    return ends
+
+
+def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file: str | None = None,
+                pos: int | None = None, walker: rowwalk.RowWalker | None = None) -> bytes:
+    """The rows event that undoes this one: WRITE <-> DELETE, UPDATE images swapped row by row
+    (and the two columns-present bitmaps), the rows in reverse order. Refuses partial images
+    (binlog_row_image MINIMAL/NOBLOB) and MySQL's PARTIAL_UPDATE_ROWS_EVENT (JSON diffs).
+    The images are found by `walker` (rows.walker, which reads lengths, not values)."""
+    code = bare[OFS_TYPE]
+    where = _where(file, pos, code)
+    if code in ROWS_COMPRESSED:
+        bare = decompress(bare, fde, file, pos)
+        code = bare[OFS_TYPE]
+    if code == ET.partial_update_rows_event:
+        raise RollbackError("PARTIAL_UPDATE_ROWS_EVENT holds JSON diffs, not after images: it cannot be "
+                            "inverted (binlog_row_value_options=PARTIAL_JSON)", **where)
+    if code not in INVERSE_TYPE:
+        raise RollbackError(f"not a rows event ({spec.event_type_name(code)})", **where)
+    lay = rows_layout(bare, fde, file, pos)
+    n = lay.num_columns
+    bitmaps = [bare[lay.ofs_before:lay.ofs_before + lay.len_bitmap]]
+    if lay.ofs_after is not None:
+        bitmaps.append(bare[lay.ofs_after:lay.ofs_after + lay.len_bitmap])
+    rowwalk.check_rows(table, n, bitmaps[0], bitmaps[1] if len(bitmaps) > 1 else None,
+                       len(bare) - lay.ofs_rows, **where)
+    present = [rows.present_columns(bm, n) for bm in bitmaps]
+    # The undo of an insert deletes the row it wrote: a partial image (generated columns left out,
+    # MINIMAL) still finds it. The undo of a delete or an update must write whole rows back.
+    if rows.ROW_OPS[code] != rows.INSERT and any(len(p) != n for p in present):
+        raise RollbackError(f"the row images of `{table.schema}`.`{table.table}` lack columns "
+                            "(binlog_row_image MINIMAL or NOBLOB): a delete or update cannot be undone "
+                            "from them", **where)
+    data = bare[lay.ofs_rows:]
+    update = lay.ofs_after is not None
+    ends: list[int] = []
+    try:
+        (walker or rowwalk.RowWalker(NEVER_COMPILE)).walk(table, n, bitmaps[0], bitmaps[1] if update else None,
+                                                          data, update, ends=ends)
+    except (ValueError, IndexError):     # RowWalkError is a ValueError
+        ends = _decoded_ends(data, table, present, update, where)
+    out: list[bytes] = []
+    p = 0
+    if update:
+        for k in range(0, len(ends), 2):
+            mid, end = ends[k], ends[k + 1]
+            out.append(data[mid:end] + data[p:mid])
+            p = end
+    else:
+        for end in ends:
+            out.append(data[p:end])
+            p = end
+    out.reverse()
+    head = bytearray(bare[:lay.ofs_rows])
+    head[OFS_TYPE] = INVERSE_TYPE[code]
+    if lay.ofs_after is not None:
+        b0, b1 = bitmaps[0], bitmaps[1]
+        head[lay.ofs_before:lay.ofs_before + lay.len_bitmap] = b1
+        head[lay.ofs_after:lay.ofs_after + lay.len_bitmap] = b0
+    return _with_len(head + b"".join(out))
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    #: old schema -> new schema, for TABLE_MAP events and the default database of statements.
+    rewrite_db: Mapping[str, str] = field(default_factory=dict)
+    #: Invert the row events: transactions last first, rows events in reverse within each.
+    rollback: bool = False
+    #: Whether the reader expanded TRANSACTION_PAYLOAD_EVENTs (their inner events follow them):
+    #: the payload event is then dropped and its inner events written as plain events.
+    payloads_expanded: bool = True
+    #: Leave the GTIDs out: MySQL GTID events are dropped, a MariaDB GTID event becomes a BEGIN
+    #: statement (or nothing, for a standalone DDL), so that the server replaying the output gives
+    #: the transactions GTIDs of its own.
+    skip_gtids: bool = False
+    #: Rollback: hand the MariaDB sequence numbers of the inverted transactions out again in
+    #: ascending order (each domain's sequence must grow for mariadb-binlog and strict servers).
+    renumber_gtids: bool = True
+
+
+class Rewriter:
+    """Turns input events into output Items: the first FDE, the first file's header events, then
+    the transactions (forward: as they come; rollback: inverted, last first)."""
+
+    def __init__(self, options: WriteOptions = WriteOptions()):
+        self.options = options
+        #: The FDE written out (the first one read); every event is written in its format.
+        self.out_fde: spec.FormatDescription | None = None
+        self.in_fde: spec.FormatDescription | None = None
+        self.mariadb = False
+        self.tables: dict[int, TableDef] = {}
+        self.first_file: str | None = None
+        #: Statements a rollback cannot undo: (file, pos, text), spooled to disk.
+        self.skipped = LineSpool()
+        #: Finds where each row image ends, for invert_rows.
+        self.walker = rowwalk.RowWalker(NEVER_COMPILE)
+
+    # -- one event ---------------------------------------------------------
+    def _fde_item(self, ev: Event) -> Item | None:
+        fde = spec.parse_fde(ev.raw[H:])
+        self.in_fde = fde
+        self.mariadb = is_mariadb(len(fde.post_header_lens))
+        self.tables = {}
+        if self.out_fde is None:
+            self.out_fde = fde
+            self.first_file = ev.file
+            return Item(bare_bytes(ev), ev.file, ev.pos, fde, source=ev)
+        if fde.post_header_lens == self.out_fde.post_header_lens and \
+                fde.binlog_version == self.out_fde.binlog_version:
+            return None  # same format: the events are written in the first FDE's (checksums normalised)
+        if self.options.rollback:
+            raise RewriteError("the binlogs have different formats (FORMAT_DESCRIPTION post-header lengths): "
+                               "a rollback across them cannot be written as one binlog",
+                               file=ev.file, offset=ev.pos, event_type=ev.type)
+        self.out_fde = fde
+        return Item(bare_bytes(ev), ev.file, ev.pos, fde, source=ev)
+
+    def transform(self, ev: Event) -> Item | None:
+        """The output form of an input event (None: not written)."""
+        code = ev.type_code
+        if code == ET.format_description_event:
+            return self._fde_item(ev)
+        if self.out_fde is None:
+            raise RewriteError("no FORMAT_DESCRIPTION_EVENT before the first event", file=ev.file, offset=ev.pos,
+                               event_type=ev.type)
+        if code in DROPPED_EVENTS:
+            return None
+        if code in FILE_HEADER_EVENTS and ev.file != self.first_file:
+            return None
+        if code == ET.transaction_payload_event and self.options.payloads_expanded and ev.error is None:
+            return None
+        fde = self.in_fde or self.out_fde
+        if self.options.skip_gtids and code in GTID_EVENTS and ev.error is None:
+            if code == ET.gtid_event and not ev.fields["flags2"] & FL_STANDALONE:
+                return Item(begin_query(bare_bytes(ev), self.out_fde), ev.file, ev.pos, self.out_fde)
+            return None
+        bare = bare_bytes(ev)
+        if ev.error is not None:
+            return Item(bare, ev.file, ev.pos, self.out_fde, source=ev)
+        changed = False
+        if code in PLAIN_OF_COMPRESSED:
+            bare = decompress(bare, fde, ev.file, ev.pos)
+            changed = True
+        if code == ET.table_map_event:
+            self.tables[ev.fields["table_id"]] = TableDef.from_event(ev, self.mariadb)
+        if self.options.rewrite_db and bare[OFS_TYPE] in (ET.table_map_event, ET.query_event):
+            new = rename_schema(bare, fde, self.options.rewrite_db, ev.file, ev.pos)
+            changed = changed or new is not bare
+            bare = new
+        item = Item(bare, ev.file, ev.pos, self.out_fde, source=None if changed else ev)
+        if changed and ev.table_def is not None:    # the table as the schema knew it, renamed
+            item.event.table_def = dataclasses.replace(ev.table_def, schema=item.event.fields["schema"])
+        return item
+
+    # -- streams -----------------------------------------------------------
+    def items(self, events: Iterable[Event]) -> Iterator[Item]:
+        if self.options.rollback:
+            return self._rollback(events)
+        return self._forward(events)
+
+    def _forward(self, events: Iterable[Event]) -> Iterator[Item]:
+        """Events as they come; a rows event that ends its statement without STMT_END_F (its last
+        rows event was filtered out) gets the flag, or the server would not close the statement."""
+        pending: Item | None = None
+        for ev in events:
+            item = self.transform(ev)
+            if item is None:
+                continue
+            if pending is not None:
+                if item.type_code in ROWS_EVENTS:
+                    yield pending
+                else:
+                    yield self._ended(pending)
+                pending = None
+            if item.type_code in ROWS_EVENTS and ev.error is None and \
+                    not has_stmt_end(item.bare, item.fde, item.file, item.pos):
+                pending = item
+                continue
+            yield item
+        if pending is not None:
+            yield self._ended(pending)
+
+    def _ended(self, item: Item) -> Item:
+        return Item(set_stmt_end(item.bare, item.fde, True, item.file, item.pos), item.file, item.pos, item.fde)
+
+    def _rollback(self, events: Iterable[Event]) -> Iterator[Item]:
+        spool = EventSpool()
+        try:
+            header: list[Item] = []
+            tx = Transactions()
+            group_tables: set[int] = set()
+            last_map: dict[int, Item] = {}
+            in_group_rows = False
+            new_tx = False
+            for ev in events:
+                starts, _ends = tx.step(ev)
+                new_tx = new_tx or starts  # the first event may not be written (a GTID with skip_gtids)
+                item = self.transform(ev)
+                if item is None:
+                    continue
+                code = item.type_code
+                if code == ET.format_description_event or code in FILE_HEADER_EVENTS:
+                    if not spool.tx_starts:
+                        header.append(item)
+                    continue
+                if new_tx:
+                    new_tx = False
+                    spool.begin()
+                    group_tables.clear()
+                    last_map.clear()
+                    in_group_rows = False
+                if ev.error is not None:
+                    if code in ROWS_EVENTS:
+                        raise RollbackError(f"malformed rows event cannot be inverted: {ev.error.message}",
+                                            file=ev.file, offset=ev.pos, event_type=ev.type)
+                    continue
+                if ev.type_code in GTID_EVENTS or (code in QUERY_EVENTS and is_begin(ev)):
+                    spool.add_item(HEAD, item)
+                    if code == ET.gtid_event:
+                        spool.set_gtid(ev.fields["domain_id"], ev.fields["seq_no"])
+                elif code == ET.xid_event or (code in QUERY_EVENTS and is_commit(ev)):
+                    spool.add_item(TAIL, item)
+                elif code == ET.table_map_event:
+                    if in_group_rows:
+                        group_tables.clear()
+                        in_group_rows = False
+                    group_tables.add(ev.fields["table_id"])
+                    last_map[ev.fields["table_id"]] = item
+                    spool.add_item(MAP, item)
+                elif code in ROWS_EVENTS:
+                    table_id = ev.fields["table_id"]
+                    table = self.tables.get(table_id)
+                    if table is None or table_id not in last_map:
+                        raise MissingTableMapError(f"no TABLE_MAP_EVENT defines table id {table_id}",
+                                                   file=ev.file, offset=ev.pos, event_type=ev.type)
+                    if table_id not in group_tables:
+                        if in_group_rows:
+                            group_tables.clear()
+                        spool.add_item(MAP, last_map[table_id])
+                        group_tables.add(table_id)
+                    ended = bool(ev.fields["rows_flags"] & STMT_END_F)
+                    inverted = invert_rows(item.bare, self.in_fde or self.out_fde, table, ev.file, ev.pos,
+                                           self.walker)
+                    spool.add_item(ROWS_END if ended else ROWS, Item(inverted, ev.file, ev.pos, item.fde))
+                    in_group_rows = not ended
+                    if ended:
+                        group_tables.clear()
+                elif code in QUERY_EVENTS or code == ET.execute_load_query_event:
+                    self.skipped.add_line(f"{ev.file}:{ev.pos}: {' '.join(ev.fields.get('query', '').split())}")
+            yield from header
+            yield from spool.reversed_items(self.out_fde, self.options.renumber_gtids)
+        finally:
+            spool.close()
+
+    def close(self) -> None:
+        self.skipped.close()
+
+    def __enter__(self) -> "Rewriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def write_binlog(events: Iterable[Event], out: BinaryIO, options: WriteOptions = WriteOptions()) -> Rewriter:
+    """Write the (filtered) events, or their inversion, as one binlog file. Returns the Rewriter
+    (its `skipped` notes name the statements a rollback could not undo)."""
+    rewriter = Rewriter(options)
+    writer = BinlogFileWriter(out)
+    writer.write_all(rewriter.items(events))
+    if writer.count == 0:
+        rewriter.close()
+        raise RewriteError("no FORMAT_DESCRIPTION_EVENT was read: nothing to write")
+    return rewriter
+
+
+__all__ = ["invert_rows", "WriteOptions", "Rewriter", "write_binlog"]

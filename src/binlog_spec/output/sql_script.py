@@ -1,0 +1,168 @@
+"""SQL scripts from events: executable or commented SQL, forward or rollback.
+
+Forward, each transaction keeps its BEGIN/COMMIT framing and statements
+(DDL) run in their schema. Rollback undoes the row changes last transaction
+first, each transaction's statements in reverse; the statements are spooled
+to a temporary file so memory stays bounded whatever the binlog size (output.rollback, the spool
+and reversal the binary rollback uses too). DDL
+cannot be undone from a binlog: rollback hands each skipped statement to a
+NotUndone (the CLI summarises them on stderr), so the script holds only the undo.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import tzinfo
+from typing import Callable, Iterable, Iterator
+
+from binlog_spec.rows import decoder as rows
+from binlog_spec.binlog import spec
+from binlog_spec.binlog import timezones
+from binlog_spec.binlog.event import Event
+from binlog_spec.rows.statement_text import DML_STATEMENTS, is_ddl, leading_tokens
+from binlog_spec.binlog.event_types import QUERY_EVENTS
+from binlog_spec.stream.transactions import Transactions, implies_begin, is_begin, is_commit
+from binlog_spec.errors import BinlogError, RowRefusedError
+from binlog_spec.output.rollback import Spool
+from binlog_spec.output.statements import SqlOptions, statement
+from binlog_spec.rows.statement_text import quote_identifier
+
+ET = spec.EventType
+
+#: The session the statements need: utf8mb4 literals, UTC timestamps, and no strict mode (the rows were
+#: checked by the source server; zero dates and ENUM error values must go back as they were), with
+#: NO_AUTO_VALUE_ON_ZERO so that a 0 in an AUTO_INCREMENT column stays 0, and backslash escapes on.
+HEADER = ["SET NAMES utf8mb4;", "SET time_zone='+00:00';", "SET SESSION sql_mode='NO_AUTO_VALUE_ON_ZERO';"]
+#: Event header flag: the statement needs no default database (CREATE/DROP DATABASE).
+LOG_EVENT_SUPPRESS_USE_F = 0x8
+
+
+@dataclass(frozen=True)
+class ScriptOptions:
+    sql: SqlOptions = SqlOptions()
+    #: Comment every statement out (for reading), with its position and GTID.
+    commented: bool = False
+    #: The zone of the times in the comments.
+    tz: tzinfo = timezones.UTC
+
+
+class NotUndone:
+    """The statements a rollback could not undo (DDL, statement-based DML): a count per kind, and the
+    first MAX_LISTED with where they are."""
+
+    MAX_LISTED = 20
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.kinds: dict[str, int] = {}
+        self.first: list[tuple[str, str]] = []
+
+    def add(self, where: str, statement: str) -> None:
+        tokens = leading_tokens(statement)
+        word = tokens[0].text.upper() if tokens else ""
+        kind = "statement-based DML" if word in DML_STATEMENTS else "DDL" if is_ddl(statement) else "other"
+        self.count += 1
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+        if len(self.first) < self.MAX_LISTED:
+            text = _one_line(statement)
+            self.first.append((where, text if len(text) <= 200 else text[:197] + "..."))
+
+
+def _where(ev: Event, gtid: str | None, tz: tzinfo = timezones.UTC) -> str:
+    when = timezones.local_text(ev.timestamp, tz)
+    return f"-- at {ev.file}:{ev.pos} {when} server id {ev.server_id}" + (f" gtid {gtid}" if gtid else "")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _refused(exc: BinlogError, refused: Callable[[BinlogError], None] | None) -> str:
+    """The comment that stands for a row the script does not write (sqlgen.RowRefusedError); `refused`
+    is told of it."""
+    if refused is not None:
+        refused(exc)
+    return f"-- row not written: {_one_line(str(exc))}"
+
+
+def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None, warn=None,
+            refused: Callable[[BinlogError], None] | None = None) -> Iterator[str]:
+    """The lines of a forward script. A row that cannot be written exactly is left out, a comment in its
+    place, and `refused` is told (the rest goes on)."""
+    yield from HEADER
+    if opts.commented:
+        yield f"-- times in {timezones.zone_name(opts.tz)}"
+    decoder = rows.RowDecoder(schema_source, warn)
+    tx = Transactions()
+    for ev in events:
+        tx.step(ev)
+        changes = list(decoder.feed(ev))
+        if ev.error is not None:
+            yield f"-- skipped malformed {ev.type} at {ev.file}:{ev.pos}"
+            continue
+        if implies_begin(ev):
+            yield "BEGIN;"
+        if ev.type_code in QUERY_EVENTS:
+            if is_begin(ev):
+                yield "BEGIN;"
+            elif is_commit(ev):
+                yield "COMMIT;" if ev.query.strip().upper().startswith("COMMIT") else ev.query.rstrip(";") + ";"
+            else:
+                db = opts.sql.rewrite_db.get(ev.fields.get("db", ""), ev.fields.get("db", ""))
+                if opts.commented:
+                    yield f"-- {_one_line(ev.query)}"
+                else:
+                    if db and not ev.flags & LOG_EVENT_SUPPRESS_USE_F:
+                        yield f"USE {quote_identifier(db)};"
+                    yield ev.query.rstrip().rstrip(";") + ";"
+        elif ev.type_code == ET.xid_event:
+            yield "COMMIT;"
+        for rc in changes:
+            try:
+                text = statement(rc, opts.sql)
+            except RowRefusedError as exc:
+                yield _refused(exc, refused)
+                continue
+            if opts.commented:
+                yield _where(ev, rc.gtid, opts.tz)
+                yield f"-- {text}"
+            else:
+                yield text
+
+
+def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
+             not_undone: NotUndone | None = None, warn=None,
+             refused: Callable[[BinlogError], None] | None = None) -> Iterator[str]:
+    """The lines of a script undoing the row changes, last transaction first; the statements it cannot
+    undo go to `not_undone`; a row whose undo cannot be written exactly is left out as in `forward`."""
+    sql_opts = SqlOptions(**{**opts.sql.__dict__, "rollback": True})
+    decoder = rows.RowDecoder(schema_source, warn)
+    tx = Transactions()
+    spool = Spool()
+    try:
+        for ev in events:
+            starts, _ends = tx.step(ev)
+            if starts:
+                spool.begin()
+            for rc in decoder.feed(ev):
+                try:
+                    text = statement(rc, sql_opts)
+                except RowRefusedError as exc:
+                    spool.add_text(_refused(exc, refused))
+                    continue
+                if opts.commented:
+                    spool.add_text(f"-- {text}\t{_where(ev, rc.gtid, opts.tz)}")
+                else:
+                    spool.add_text(text)
+            if (ev.error is None and ev.type_code in QUERY_EVENTS and not is_begin(ev) and not is_commit(ev)):
+                if not_undone is not None:
+                    not_undone.add(f"{ev.file}:{ev.pos}", ev.query)
+        yield from HEADER
+        if opts.commented:
+            yield f"-- times in {timezones.zone_name(opts.tz)}"
+        for k in spool.last_first():
+            yield "BEGIN;"
+            for i, _ in spool.undo_order(k):
+                yield spool.text(i)
+            yield "COMMIT;"
+    finally:
+        spool.close()

@@ -1,0 +1,148 @@
+"""Row changes to SQL statements; rollback reuses the same builders with the images swapped."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from binlog_spec.rows import decoder as rows
+from binlog_spec.rows.decoder import RowChange
+from binlog_spec.output.sql_text import InexactMatch, json_diff_sql, literal, match
+from binlog_spec.rows.statement_text import quote_identifier, quote_table
+from binlog_spec.rows.tablemap import TableDef
+from binlog_spec.rows.json_binary import JsonDiffs
+from binlog_spec.errors import RowRefusedError, SqlGenerationError
+
+
+@dataclass(frozen=True)
+class SqlOptions:
+    complete_insert: bool = False
+    replace: bool = False
+    rollback: bool = False
+    #: old schema -> new schema
+    rewrite_db: dict = field(default_factory=dict)
+    #: Write JSON as CAST(... AS JSON) (MySQL); MariaDB's JSON is text.
+    mysql_json: bool = True
+
+
+_INVERSE = {rows.INSERT: rows.DELETE, rows.DELETE: rows.INSERT, rows.UPDATE: rows.UPDATE}
+
+
+def _columns(t: TableDef) -> list[tuple[int, str]]:
+    """(index, name) of the columns to write: invisible ones (COLUMN_VISIBILITY) are left out, and
+    generated ones (TableDef.generated: the server computes them and refuses a value, error 3105)."""
+    return [(i, n) for i, n in enumerate(t.names) if (not t.visible or t.visible[i])
+            and not (t.generated and t.generated[i])]
+
+
+def _check(rc: RowChange, image: dict[str, Any], full: bool) -> None:
+    t = rc.table_def
+    if not t.has_names:
+        raise SqlGenerationError(f"column names of `{t.schema}`.`{t.table}` are unknown: use a binlog "
+                                 "written with binlog_row_metadata=FULL, or --schema", file=rc.file,
+                                 offset=rc.pos)
+    if full and any(n not in image for _, n in _columns(t)):
+        raise SqlGenerationError(f"the row image of `{t.schema}`.`{t.table}` lacks columns (binlog_row_image "
+                                 "MINIMAL or NOBLOB): it cannot be written back whole", file=rc.file, offset=rc.pos)
+
+
+def _lit(t: TableDef, i: int, value: Any, opts: SqlOptions) -> str:
+    return literal(value, t.columns[i], opts.mysql_json)
+
+
+def _where(rc: RowChange, image: dict[str, Any], opts: SqlOptions) -> tuple[str, str]:
+    """(WHERE clause, LIMIT clause) that find the row: its key (TableDef.row_key: the primary key
+    from the metadata or DDL, else a NOT NULL unique key) when the image holds it; else every
+    column of the image, each as a condition that matches its value exactly (sqltext.match),
+    and LIMIT 1. A column no condition can match refuses the row."""
+    t = rc.table_def
+    names = t.names
+    key = [(i, names[i]) for i in t.row_key]
+    if key and all(image.get(n) is not None for _, n in key):
+        return " AND ".join(f"{quote_identifier(n)}={_lit(t, i, image[n], opts)}" for i, n in key), ""
+    parts = []
+    for i, n in enumerate(names):
+        if n not in image:
+            continue
+        try:
+            parts.append(match(quote_identifier(n), image[n], t.columns[i], opts.mysql_json))
+        except InexactMatch as exc:
+            raise RowRefusedError(f"row {rc.row_index} of `{t.schema}`.`{t.table}`: column `{n}` cannot be "
+                                     f"matched exactly in a WHERE clause ({exc}), and the table has no key "
+                                     "known (binlog_row_metadata=FULL, its CREATE TABLE in the binlog, or "
+                                     "--schema give it)", file=rc.file, offset=rc.pos) from None
+    return " AND ".join(parts) or "1=1", " LIMIT 1"
+
+
+def _target(t: TableDef, opts: SqlOptions) -> str:
+    return quote_table(opts.rewrite_db.get(t.schema, t.schema), t.table)
+
+
+def build_insert(rc: RowChange, image: dict[str, Any], opts: SqlOptions) -> str:
+    t = rc.table_def
+    verb = "REPLACE" if opts.replace else "INSERT"
+    cols = [(i, n) for i, n in _columns(t) if n in image]
+    values = ", ".join(_lit(t, i, image[n], opts) for i, n in cols)
+    if opts.complete_insert or len(cols) != len(_columns(t)) or any(t.generated):
+        names = ", ".join(quote_identifier(n) for _, n in cols)
+        return f"{verb} INTO {_target(t, opts)} ({names}) VALUES ({values});"
+    return f"{verb} INTO {_target(t, opts)} VALUES ({values});"
+
+
+def build_delete(rc: RowChange, image: dict[str, Any], opts: SqlOptions) -> str:
+    where, limit = _where(rc, image, opts)
+    return f"DELETE FROM {_target(rc.table_def, opts)} WHERE {where}{limit};"
+
+
+def build_update(rc: RowChange, before: dict[str, Any], after: dict[str, Any], opts: SqlOptions) -> str:
+    t = rc.table_def
+    if opts.replace and t.primary_key and not _has_diffs(after):
+        # REPLACE finds the row by its key: a row whose key changed must first leave its old key.
+        pk = [t.names[i] for i in t.primary_key]
+        if any(n in after and after[n] != before.get(n) for n in pk):
+            return build_delete(rc, before, opts) + "\n" + build_insert(rc, after, opts)
+        return build_insert(rc, after, opts)
+    index = {n: i for i, n in _columns(t)}
+    sets = ", ".join(f"{quote_identifier(n)}={_set_value(t, index[n], n, v, opts)}"
+                     for n, v in after.items() if n in index)
+    where, limit = _where(rc, before, opts)
+    return f"UPDATE {_target(t, opts)} SET {sets} WHERE {where}{limit};"
+
+
+def _has_diffs(image: dict[str, Any]) -> bool:
+    return any(type(v) is JsonDiffs for v in image.values())
+
+
+def _set_value(t: TableDef, i: int, name: str, value: Any, opts: SqlOptions) -> str:
+    """What SET gives a column: its value, or the JSON functions that apply its diffs to it."""
+    if type(value) is JsonDiffs:
+        return json_diff_sql(quote_identifier(name), value.diffs)
+    return _lit(t, i, value, opts)
+
+
+def _refuse_diff_rollback(rc: RowChange) -> None:
+    for name, value in (rc.after or {}).items():
+        if type(value) is JsonDiffs:
+            t = rc.table_def
+            raise SqlGenerationError(
+                f"row {rc.row_index} of `{t.schema}`.`{t.table}`: JSON column `{name}` was logged as a partial "
+                "update (binlog_row_value_options=PARTIAL_JSON) and its old document is not in the before "
+                "image (binlog_row_image MINIMAL or NOBLOB): the old values are not in the binlog, so it "
+                "cannot be undone", file=rc.file, offset=rc.pos)
+
+
+def statement(rc: RowChange, opts: SqlOptions) -> str:
+    """The SQL of one row change; with opts.rollback, the SQL that undoes it."""
+    op, before, after = rc.op, rc.before, rc.after
+    if opts.rollback:
+        _refuse_diff_rollback(rc)
+        op, before, after = _INVERSE[op], after, before
+    if op == rows.INSERT:
+        _check(rc, after, full=True)
+        return build_insert(rc, after, opts)
+    if op == rows.DELETE:
+        _check(rc, before, full=False)
+        return build_delete(rc, before, opts)
+    _check(rc, after, full=opts.rollback or (opts.replace and bool(rc.table_def.primary_key)
+                                            and not _has_diffs(after)))
+    _check(rc, before, full=False)
+    return build_update(rc, before, after, opts)

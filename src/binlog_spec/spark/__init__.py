@@ -1,0 +1,61 @@
+"""Binlogs as Spark DataFrames: a Spark 4 Python data source named ``binlog``.
+
+    from binlog_spec.spark import register
+    register(spark)                                   # once per session
+    df = spark.read.format("binlog").load("/data/binlogs/")              # row changes
+    df = spark.read.format("binlog").option("mode", "events").load(p)   # events
+    df = spark.read.format("binlog").option("mode", "transactions").load(p)
+    df = spark.read.format("binlog").option("table", "shop.orders").load(p)  # typed columns
+
+Built on ``pyspark.sql.datasource`` (DataSource / DataSourceReader): planning
+lists the files, cuts files larger than ``splitSize`` at transaction
+boundaries (see binlog_spec.spark.scan), and every partition is read by the
+library's own reader and row decoder in a Python worker, which yields
+``pyarrow.RecordBatch``es. VARIANT columns are written directly (Arrow struct
+``value``/``metadata``); ``.option("images", "json")`` writes JSON text instead
+(faster), and `parse_images` turns it into VARIANT with Spark's ``parse_json``.
+
+Every option, the schemas and the semantics are described in docs/spark.md.
+
+The package: `options` (Config, parsed once), `planning` (files, splits, the typed view's table),
+`pushdown` (the filters applied in the source), `records` (schemas; a split to Arrow batches),
+`source` (the DataSource and its readers), `scan` (the header pass and split reading), `types`
+(Spark types of columns), `variant` (VARIANT encoding). This module registers the source.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from binlog_spec.errors import BinlogSparkError, ColumnTypeChangedError
+from binlog_spec.spark.options import NAME, PUSHDOWN_CONF, Config
+from binlog_spec.spark.planning import plan, sequence_key
+from binlog_spec.spark.records import output_schema, read_split
+from binlog_spec.spark.source import BinlogDataSource, BinlogPushdownReader, BinlogReader
+
+
+#: For a module named ``pyspark_binlog`` (Spark's automatic registration looks for ``DefaultSource``).
+DefaultSource = BinlogDataSource
+
+
+def register(spark, pushdown: bool = False) -> None:
+    """Register the ``binlog`` format in a SparkSession. `pushdown` also turns on Spark's Python
+    data source filter pushdown (``spark.sql.python.filterPushdown.enabled``), which a read
+    uses only with ``.option("pushFilters", "true")`` (see `_pushdown_allowed`)."""
+    spark.dataSource.register(BinlogDataSource)
+    if pushdown:
+        spark.conf.set(PUSHDOWN_CONF, "true")
+
+
+def parse_images(df, columns: Sequence[str] = ("before", "after", "body")):
+    """With ``.option("images", "json")``: turn the JSON text columns into VARIANT
+    (Spark's ``parse_json``, in the JVM). Columns the DataFrame lacks are left alone."""
+    from pyspark.sql import functions as F
+    for c in columns:
+        if c in df.columns:
+            df = df.withColumn(c, F.parse_json(F.col(c)))
+    return df
+
+
+__all__ = ["BinlogDataSource", "DefaultSource", "register", "parse_images", "Config", "plan", "read_split",
+           "BinlogSparkError", "ColumnTypeChangedError", "NAME", "output_schema", "sequence_key", "BinlogReader",
+           "BinlogPushdownReader"]

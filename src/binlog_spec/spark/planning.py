@@ -1,0 +1,186 @@
+"""Planning a read, on the driver: the files listed and cut into splits at transaction boundaries (the
+header pass of binlog_spec.spark.scan), and the typed view's table found by replaying the DDL before it."""
+from __future__ import annotations
+
+import dataclasses
+from pyspark.sql.datasource import InputPartition
+
+from binlog_spec.spark import scan as spark_scan
+from binlog_spec.spark import types as spark_types
+from binlog_spec.binlog import spec
+from binlog_spec.errors import BinlogSparkError
+from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.rows.tablemap import TableDef
+from binlog_spec.spark.options import Config
+
+
+def _table_probe(db: str, name: str):
+    needle_db, needle_t = db.encode("utf-8"), name.encode("utf-8")
+
+    def probe(pos: int, ev: bytes, fde, res) -> TableDef | None:
+        if needle_t not in ev or needle_db not in ev:
+            return None
+        try:
+            fields = spec.body_fields(spec.parse_event(ev, fde), spec.parse_header(ev[:19]))
+        except spec.SpecError:
+            return None
+        if fields.get("schema") != db or fields.get("table") != name:
+            return None
+        return TableDef.from_fields(fields, res.mariadb)
+    return probe
+
+
+def _replay(tracker: SchemaTracker, statements) -> None:
+    for _pos, db, query in statements:
+        tracker.observe_query(db, query)
+
+
+def find_table(cfg: Config) -> TableDef:
+    """The typed view's columns: the first TABLE_MAP of the table in the input, with names and
+    signs completed by the schema file and the DDL before it; else the schema file alone."""
+    db, _, name = cfg.table.partition(".")
+    trackers: dict[tuple[str, str], SchemaTracker] = {}
+    probe = _table_probe(db, name)
+    for ref in cfg.files():
+        key = sequence_key(ref.name)
+        if key not in trackers:          # the schema file is parsed once a sequence, not once a file
+            trackers[key] = cfg.tracker()
+        tracker = trackers[key]
+        res = spark_scan.scan_file(ref, ddl=cfg.replay_ddl != "never", verify_checksums=False, probe=probe)
+        _replay(tracker, spark_scan.ddl_statements(res))  # up to that TABLE_MAP, when found
+        found: TableDef | None = res.probe_result
+        if found is not None:
+            return tracker.complete(found)
+    cols = cfg.tracker().columns(db, name)
+    if cols is None:
+        raise BinlogSparkError(f"table {cfg.table}: no TABLE_MAP_EVENT of it in the input and no CREATE TABLE "
+                               "for it in the schema option's file")
+    return _table_from_schema(db, name, cols)
+
+
+def _table_from_schema(db: str, name: str, cols) -> TableDef:
+    from binlog_spec.rows.column_types import Column
+    columns = tuple(Column(type_code=spark_types.SQL_ONLY, meta={"sql": c.data_type, "unsigned": c.unsigned},
+                           name=c.name) for c in cols)
+    return TableDef(table_id=-1, schema=db, table=name, columns=columns, nullable=tuple(True for _ in cols),
+                    has_names=True, has_signedness=True)
+
+
+class BinlogPartition(InputPartition):
+    """One split; `first_last`: the run's first and last file (for startPosition/stopPosition)."""
+
+    def __init__(self, split: spark_scan.Split, first_last: tuple[str, ...] = ()):
+        super().__init__(split.ref.name)
+        self.split = split
+        self.first_last = first_last
+
+    def __repr__(self) -> str:
+        s = self.split
+        return f"BinlogPartition({s.ref.name}, {s.start}..{'end' if s.end is None else s.end})"
+
+
+def plan(cfg: Config) -> list[spark_scan.Split]:
+    """Every split of the read, in file order, with the schema state each needs.
+
+    The planning passes (`spark_scan.scan_file`) run on up to `PLAN_THREADS` files at once
+    (what they wait for is I/O: object stores answer one request at a time per stream).
+    Full passes are made only where needed: over files cut into pieces, and, when the DDL
+    must be replayed, over the files whose CREATE/ALTER TABLEs a later file of the same
+    sequence needs (the last file of a sequence replays its own DDL while it is read).
+    """
+    refs = cfg.files()
+    rows = cfg.mode in ("rows", "table")
+    scans: dict[int, spark_scan.ScanResult] = {}
+
+    def splittable(ref: spark_scan.FileRef) -> bool:
+        return cfg.split_size > 0 and ref.size > cfg.split_size
+
+    def first_pass(ref: spark_scan.FileRef) -> spark_scan.ScanResult:
+        probe = _names_probe()
+        return spark_scan.scan_file(ref, ddl=True, verify_checksums=cfg.read.verify_checksums,
+                                    probe=probe if not splittable(ref) else _recording(probe))
+
+    needs_ddl = rows and cfg.replay_ddl == "always"
+    if rows and cfg.replay_ddl == "auto":
+        for i, (ref, res) in enumerate(zip(refs, _map_files(first_pass, refs))):
+            if splittable(ref) or res.probe_result is None:
+                scans[i] = res  # a whole pass (split file, or a file with no TABLE_MAP)
+            lacks = res.probe_result if res.probe_result is not None else getattr(res, "lacks_names", None)
+            if lacks:
+                needs_ddl = True
+    keys = [sequence_key(ref.name) for ref in refs]
+    last_of_sequence = {k: i for i, k in enumerate(keys)}
+    todo = [i for i, ref in enumerate(refs) if i not in scans
+            and (splittable(ref) or (needs_ddl and last_of_sequence[keys[i]] != i))]
+    done = _map_files(lambda i: spark_scan.scan_file(refs[i], ddl=needs_ddl,
+                                                     verify_checksums=cfg.read.verify_checksums), todo)
+    scans.update(zip(todo, done))
+    splits: list[spark_scan.Split] = []
+    for i, ref in enumerate(refs):
+        splits.extend(spark_scan.plan_splits(i, ref, scans.get(i), cfg.split_size))
+    if rows and (needs_ddl or cfg.schema_file):
+        # One schema history per binlog sequence: files of one folder and one base name
+        # (mysql-bin.000001, mysql-bin.000002, ...) carry their CREATE/ALTER TABLEs to the next.
+        trackers: dict[tuple[str, str], SchemaTracker] = {}
+        by_file: dict[int, list[spark_scan.Split]] = {}
+        for s in splits:
+            by_file.setdefault(s.file_index, []).append(s)
+        out = []
+        for i, ref in enumerate(refs):
+            tracker = trackers.get(keys[i])
+            if tracker is None:
+                tracker = trackers[keys[i]] = cfg.tracker()
+            statements = spark_scan.ddl_statements(scans[i]) if needs_ddl and i in scans else []
+            k = 0
+            for s in by_file.get(i, []):
+                while k < len(statements) and statements[k][0] < s.start:
+                    tracker.observe_query(statements[k][1], statements[k][2])
+                    k += 1
+                out.append(dataclasses.replace(s, schema_state=spark_scan.snapshot(tracker)))
+            if last_of_sequence[keys[i]] != i:  # the rest only matters to the next file of the sequence
+                _replay(tracker, statements[k:])
+        splits = out
+    return splits
+
+
+#: How many files the planning passes read at once.
+PLAN_THREADS = 8
+
+
+def _map_files(fn, items: list) -> list:
+    """`fn` over `items` on a few threads, results in order (the first exception is raised)."""
+    if len(items) < 2:
+        return [fn(x) for x in items]
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=min(PLAN_THREADS, len(items)), thread_name_prefix="binlog-plan") as pool:
+        return list(pool.map(fn, items))
+
+
+def sequence_key(name: str) -> tuple[str, str]:
+    """The binlog sequence a file belongs to: its folder and its name without the last extension."""
+    folder, _, base = name.rpartition("/")
+    return folder, base.rsplit(".", 1)[0] if "." in base else base
+
+
+def _names_probe():
+    """Probe for the first TABLE_MAP of a file: True when it lacks names or signedness (so the
+    row decoder needs the CREATE TABLE statements), False when it has both."""
+    def probe(pos: int, ev: bytes, fde, res):
+        try:
+            fields = spec.body_fields(spec.parse_event(ev, fde), spec.parse_header(ev[:19]))
+            t = TableDef.from_fields(fields, res.mariadb)
+        except (*spec.SpecError, KeyError):
+            return None
+        return not (t.has_names and t.has_signedness)
+    return probe
+
+
+def _recording(probe):
+    """A probe that records its first answer on the result but lets the pass go on."""
+    def rec(pos, ev, fde, res):
+        if not hasattr(res, "lacks_names"):
+            answer = probe(pos, ev, fde, res)
+            if answer is not None:
+                res.lacks_names = answer
+        return None
+    return rec

@@ -1,0 +1,376 @@
+"""The records of a read: the output schema of each mode, and a split read into Arrow record batches
+(events, row changes, transactions, or the typed rows of one table), corrupt input as records or errors."""
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+from typing import Any, Iterator
+import pyarrow as pa
+from pyspark.sql.pandas.types import to_arrow_schema
+from pyspark.sql.types import (ArrayType, BooleanType, DataType, DecimalType, DoubleType, IntegerType, LongType,
+                               StringType, StructField, StructType, TimestampType, VariantType)
+
+from binlog_spec import api
+from binlog_spec.output import jsonenc
+from binlog_spec.spark import scan as spark_scan
+from binlog_spec.spark import types as spark_types
+from binlog_spec.spark import variant as spark_variant
+from binlog_spec.binlog import spec
+from binlog_spec.errors import BinlogError, ColumnTypeChangedError
+from binlog_spec.stream.transactions import Transactions
+from binlog_spec.binlog.event_types import ROW_OPS
+from binlog_spec.rows.decoder import RowDecoder
+from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.rows.tablemap import TableDef
+from binlog_spec.stream.transactions import Summarizer
+from binlog_spec.spark.options import CORRUPT_COLUMN, Config
+from binlog_spec.spark.pushdown import Predicates
+
+
+ET = spec.EventType
+UTC = dt.timezone.utc
+
+
+EVENT_FIELDS = [
+    ("file", StringType()), ("pos", LongType()), ("end_log_pos", LongType()), ("type", StringType()),
+    ("type_code", IntegerType()), ("timestamp", TimestampType()), ("server_id", LongType()),
+    ("size", LongType()), ("flags", IntegerType()), ("checksum", LongType()), ("payload_pos", LongType()),
+    ("payload_offset", LongType()), ("error", StringType()), ("body", VariantType()),
+]
+
+
+#: Keys of Event.to_dict() that are columns of the events mode; the rest is `body`.
+EVENT_HEADER_KEYS = frozenset(name for name, _ in EVENT_FIELDS) - {"body"}
+ROW_FIELDS = [
+    ("file", StringType()), ("pos", LongType()), ("end_log_pos", LongType()), ("timestamp", TimestampType()),
+    ("server_id", LongType()), ("gtid", StringType()), ("xid", DecimalType(20, 0)), ("schema", StringType()),
+    ("table", StringType()), ("op", StringType()), ("before", VariantType()), ("after", VariantType()),
+    ("row_index", IntegerType()),
+]
+
+
+TX_FIELDS = [
+    ("file", StringType()), ("start_pos", LongType()), ("end_pos", LongType()), ("bytes", LongType()),
+    ("begin_time", TimestampType()), ("commit_time", TimestampType()), ("commit_time_source", StringType()),
+    ("original_commit_time", TimestampType()), ("duration_s", DoubleType()), ("server_id", LongType()),
+    ("gtid", StringType()), ("xid", DecimalType(20, 0)), ("events", LongType()), ("rows", LongType()),
+    ("inserts", LongType()), ("updates", LongType()), ("deletes", LongType()),
+    ("tables", ArrayType(StringType())), ("complete", BooleanType()),
+]
+
+
+#: Columns the typed table view adds after the table's own.
+TABLE_META_FIELDS = [
+    ("_op", StringType()), ("_file", StringType()), ("_pos", LongType()), ("_end_log_pos", LongType()),
+    ("_row_index", IntegerType()), ("_timestamp", TimestampType()), ("_server_id", LongType()),
+    ("_gtid", StringType()),
+]
+
+
+def output_schema(cfg: Config, table: TableDef | None = None) -> StructType:
+    if cfg.mode == "events":
+        fields = list(EVENT_FIELDS)
+    elif cfg.mode == "rows":
+        fields = list(ROW_FIELDS)
+    elif cfg.mode == "transactions":
+        fields = list(TX_FIELDS)
+    else:
+        fields = table_fields(table) + list(TABLE_META_FIELDS)
+    if cfg.images == "json":
+        fields = [(n, StringType() if isinstance(t, VariantType) and n in ("before", "after", "body") else t)
+                  for n, t in fields]
+    if cfg.on_error == "skip":
+        fields.append((CORRUPT_COLUMN, StringType()))
+    return StructType([StructField(n, t, True) for n, t in fields])
+
+
+def table_fields(table: TableDef) -> list[tuple[str, DataType]]:
+    return [(name, spark_types.column_type(col)) for name, col in zip(table.names, table.columns)]
+
+
+class _Batcher:
+    def __init__(self, schema: StructType, size: int):
+        self.arrow = to_arrow_schema(schema, timezone="UTC")
+        self.variant = [isinstance(f.dataType, VariantType) for f in schema.fields]
+        self.rows: list[tuple] = []
+        self.size = size
+
+    def add(self, row: tuple) -> pa.RecordBatch | None:
+        self.rows.append(row)
+        return self.flush() if len(self.rows) >= self.size else None
+
+    def flush(self) -> pa.RecordBatch | None:
+        if not self.rows:
+            return None
+        rows, self.rows = self.rows, []
+        arrays = []
+        for i, column in enumerate(zip(*rows)):
+            t = self.arrow.field(i).type
+            arrays.append(_variant_array(column, t) if self.variant[i] else pa.array(column, type=t))
+        return pa.RecordBatch.from_arrays(arrays, schema=self.arrow)
+
+
+def _variant_array(items, typ: pa.StructType) -> pa.Array:
+    mask = pa.array([x is None for x in items], type=pa.bool_())
+    values = pa.array([b"" if x is None else x[0] for x in items], type=pa.binary())
+    metas = pa.array([b"\x01\x00\x00" if x is None else x[1] for x in items], type=pa.binary())
+    return pa.StructArray.from_arrays([values, metas], fields=[typ.field(0), typ.field(1)], mask=mask)
+
+
+def _us(seconds: int) -> int:
+    return seconds * 1_000_000
+
+
+def _ts_us(value: dt.datetime | None) -> int | None:
+    if value is None:
+        return None
+    return (value - dt.datetime(1970, 1, 1, tzinfo=UTC)) // dt.timedelta(microseconds=1)
+
+
+def _dec(v: int | None) -> decimal.Decimal | None:
+    return None if v is None else decimal.Decimal(v)
+
+
+class Fault:
+    """A decode fault of one event (its rows could not be decoded), yielded in order among the
+    records: with ``onError=skip`` it becomes a `_corrupt_record` row and reading goes on with
+    the next event; else its error is raised."""
+
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: BinlogError):
+        self.exc = exc
+
+
+def read_split(cfg: Config, schema: StructType, split: spark_scan.Split, table: TableDef | None = None,
+               preds: Predicates | None = None, run_files: list[str] | None = None) -> Iterator[pa.RecordBatch]:
+    """One partition's record batches.
+
+    Two kinds of fault (docs/spark.md, "Errors"):
+
+    * a fault of the stream (framing, CRC32, truncation, not a binlog: what the reader raises)
+      ends the file there. It raises the reader's BinlogError (file, offset, event type,
+      message); with ``onError=skip`` the partition instead ends with one `_corrupt_record`
+      row naming the file, the offset and the error, after every row before it.
+    * a decode fault of one event (a rows event without its TABLE_MAP, a row image that does
+      not decode) is a `Fault` of that event: raised, or with ``onError=skip`` one
+      `_corrupt_record` row in its place, and the next event is read.
+
+    The planning pass finds the stream faults, so no piece starts after one, and a decode fault
+    is the same whichever piece holds its event: a file read whole or in pieces gives the same
+    records.
+    """
+    preds = preds or Predicates()
+    batcher = _Batcher(schema, cfg.batch_rows)
+    records = {"events": _event_records, "rows": _row_records, "transactions": _tx_records,
+               "table": _table_records}[cfg.mode]
+    it = records(cfg, split, preds, table, run_files or [])
+    skip = cfg.on_error == "skip"
+    while True:
+        try:
+            row = next(it)
+        except StopIteration:
+            break
+        except (BinlogError, OSError) as exc:
+            if not skip:
+                raise
+            batcher.add(_corrupt_row(batcher, cfg, split, exc))
+            break
+        if type(row) is Fault:
+            if not skip:
+                raise row.exc
+            batch = batcher.add(_corrupt_row(batcher, cfg, split, row.exc))
+        else:
+            batch = batcher.add(row + (None,) if skip else row)
+        if batch is not None:
+            yield batch
+    batch = batcher.flush()
+    if batch is not None:
+        yield batch
+
+
+def _corrupt_row(batcher: _Batcher, cfg: Config, split: spark_scan.Split, exc: Exception) -> tuple:
+    """The `_corrupt_record` row of a fault: the file, the offset, the message; NULL elsewhere."""
+    names = batcher.arrow.names
+    row: list[Any] = [None] * len(names)
+    row[names.index("_file" if cfg.mode == "table" else "file")] = split.ref.name
+    row[names.index({"transactions": "start_pos", "table": "_pos"}.get(cfg.mode, "pos"))] = \
+        getattr(exc, "offset", None)
+    text = str(exc)
+    row[-1] = text if isinstance(exc, BinlogError) and exc.file else f"{split.ref.name}: {text}"
+    return tuple(row)
+
+
+def _events(cfg: Config, split: spark_scan.Split, run_files: list[str], schema: SchemaTracker | None = None):
+    """The split's events the filters keep; with `schema`, every event is seen by it first
+    (rows.observe_schema): the filters never hide DDL or a TABLE_MAP from it."""
+    return api.select_events(spark_scan.iter_split_events(split, cfg.read), cfg.filters, run_files, schema)
+
+
+def _split_schema(split: spark_scan.Split) -> SchemaTracker:
+    """The schema at the start of a split (its planned state), to be replayed on through it."""
+    return spark_scan.restore(split.schema_state, SchemaTracker) if split.schema_state else SchemaTracker()
+
+
+def _encode(cfg: Config, value: Any):
+    if value is None:
+        return None
+    return jsonenc.dumps(value) if cfg.images == "json" else spark_variant.encode(value)
+
+
+def _event_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
+    for ev in _events(cfg, split, run_files):
+        if spark_scan.is_prefix(split, ev):
+            continue
+        if preds and not preds.ok_all({
+                "file": ev.file, "pos": ev.pos, "end_log_pos": ev.end_log_pos, "type": ev.type,
+                "type_code": ev.type_code, "timestamp": dt.datetime.fromtimestamp(ev.timestamp, UTC),
+                "server_id": ev.server_id, "size": ev.size}):
+            continue
+        d = ev.to_dict()
+        body = {k: v for k, v in d.items() if k not in EVENT_HEADER_KEYS}
+        yield (ev.file, ev.pos, ev.end_log_pos, ev.type, ev.type_code, _us(ev.timestamp), ev.server_id, ev.size,
+               ev.flags, ev.checksum, ev.payload_pos, ev.payload_offset, d.get("error"), _encode(cfg, body))
+
+
+def _row_changes(cfg: Config, split: spark_scan.Split, preds: Predicates, typed: bool,
+                 run_files: list[str]) -> Iterator[tuple[Any, Any, Any]]:
+    """(row change, its rows event, XID of its transaction) of a split, in order; a rows event
+    that does not decode gives (Fault, event, XID) after the rows decoded before its fault.
+
+    Rows wait for the end of their transaction (the XID comes last). Rows events that pushed
+    filters rule out are not decoded. On a fault of the stream, the rows decoded before it
+    come first, with no XID, then the error is raised.
+    """
+    decoder = RowDecoder()      # the TABLE_MAPs come completed (observe_schema, under the filters)
+    tx = Transactions()
+    pending: list = []
+    xid = None
+    prefix = "_" if typed else ""
+    try:
+        for ev in _events(cfg, split, run_files, _split_schema(split)):
+            starts, ends = tx.step(ev)
+            code = ev.type_code
+            if starts and pending:
+                yield from ((rc, e, None) for rc, e in pending)
+                pending = []
+            if code in ROW_OPS and ev.error is None:
+                op = ROW_OPS[code]
+                if cfg.ops and op not in cfg.ops:
+                    continue
+                if preds:
+                    td = decoder.tables.get(ev.fields["table_id"])
+                    ctx = {prefix + "file": ev.file, prefix + "pos": ev.pos, prefix + "end_log_pos": ev.end_log_pos,
+                           prefix + "timestamp": dt.datetime.fromtimestamp(ev.timestamp, UTC),
+                           prefix + "server_id": ev.server_id, prefix + "gtid": decoder.gtid}
+                    if not typed:
+                        ctx["op"] = op
+                        if td is not None:
+                            ctx["schema"], ctx["table"] = td.schema, td.table
+                    if not preds.ok_known(ctx):
+                        continue
+                try:
+                    for rc in decoder.feed(ev):
+                        pending.append((rc, ev))
+                except BinlogError as exc:
+                    pending.append((Fault(exc), ev))
+            else:
+                try:
+                    for _ in decoder.feed(ev):
+                        pass
+                except BinlogError as exc:
+                    pending.append((Fault(exc), ev))
+            if code == ET.xid_event and ev.error is None:
+                xid = ev.fields.get("xid")
+            if ends:
+                yield from ((rc, e, xid) for rc, e in pending)
+                pending, xid = [], None
+    except BaseException:
+        yield from ((rc, e, None) for rc, e in pending)
+        raise
+    yield from ((rc, e, None) for rc, e in pending)
+
+
+def _row_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
+    for rc, ev, xid in _row_changes(cfg, split, preds, False, run_files):
+        if type(rc) is Fault:
+            yield rc
+            continue
+        yield (rc.file, rc.pos, ev.end_log_pos, _us(rc.timestamp), rc.server_id, rc.gtid, _dec(xid), rc.schema,
+               rc.table, rc.op, _encode(cfg, rc.before), _encode(cfg, rc.after), rc.row_index)
+
+
+def _table_records(cfg, split, preds, table: TableDef, run_files) -> Iterator[tuple]:
+    names = table.names
+    types = [t for _, t in table_fields(table)]
+    convs = [spark_types.converter(t) for t in types]
+    if cfg.images == "json":
+        convs = [jsonenc.dumps if isinstance(t, VariantType) else c for t, c in zip(types, convs)]
+    db, _, name = cfg.table.partition(".")
+    planned = dict(zip(names, types))
+    last_def, changed = None, None          # the last TableDef seen, what in it differs from `planned`
+    faulted = None                          # the rows event whose fault was given (one per event)
+    for rc, ev, _xid in _row_changes(cfg, split, preds, True, run_files):
+        if type(rc) is Fault:
+            yield rc
+            continue
+        if rc.schema != db or rc.table != name:
+            continue
+        if rc.table_def is not last_def:    # a TABLE_MAP came (row changes come in order)
+            last_def, changed = rc.table_def, _type_changes(planned, rc.table_def)
+        if changed is not None:
+            if faulted is not ev:
+                faulted = ev
+                yield Fault(ColumnTypeChangedError(
+                    f"{cfg.table}: {changed}: the typed view's schema (from the table's first TABLE_MAP "
+                    "or the schema option) cannot hold its values; read this table with mode=rows, or the "
+                    "files before and after the change apart", file=ev.file, offset=ev.pos, event_type=ev.type))
+            continue
+        images = [(rc.op, rc.before if rc.op == "delete" else rc.after)]
+        if cfg.before_image and rc.op == "update":
+            images.insert(0, ("update_before", rc.before))
+        for op, image in images:
+            if preds.wants("_op") and not preds.ok("_op", op):
+                continue
+            image = image or {}
+            values = tuple(None if (v := image.get(n)) is None else conv(v) for n, conv in zip(names, convs))
+            yield values + (op, rc.file, rc.pos, ev.end_log_pos, rc.row_index, _us(rc.timestamp), rc.server_id,
+                            rc.gtid)
+
+
+def _type_changes(planned: dict[str, DataType], table: TableDef) -> str | None:
+    """What in `table` (a TABLE_MAP of the typed view's table) has another Spark type than the
+    DataFrame's columns: 'column v is decimal(12,2) here, decimal(5,2) in the DataFrame'; None when
+    every column the DataFrame has is of its type (or not in `table`)."""
+    diffs = [f"column {n} is {t.simpleString()} here, {planned[n].simpleString()} in the DataFrame"
+             for n, t in table_fields(table) if n in planned and t != planned[n]]
+    return "; ".join(diffs) or None
+
+
+def _tx_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
+    s = Summarizer(count_rows=cfg.count_rows)
+
+    def summaries():
+        for ev in _events(cfg, split, run_files, _split_schema(split) if cfg.count_rows else None):
+            if spark_scan.is_prefix(split, ev):
+                continue
+            try:
+                yield from s.feed(ev)
+            except BinlogError as exc:  # its rows do not decode: the transaction goes on without them
+                yield Fault(exc)
+        yield from s.finish()
+
+    for t in summaries():
+        if type(t) is Fault:
+            yield t
+            continue
+        if preds and not preds.ok_all({
+                "file": t.file, "start_pos": t.start_pos, "end_pos": t.end_pos, "bytes": t.bytes,
+                "begin_time": t.begin_time, "commit_time": t.commit_time,
+                "commit_time_source": t.commit_time_source, "server_id": t.server_id, "gtid": t.gtid,
+                "events": t.events, "rows": t.rows, "inserts": t.inserts, "updates": t.updates,
+                "deletes": t.deletes}):
+            continue
+        yield (t.file, t.start_pos, t.end_pos, t.bytes, _ts_us(t.begin_time), _ts_us(t.commit_time),
+               t.commit_time_source, _ts_us(t.original_commit_time), t.duration_s, t.server_id, t.gtid,
+               _dec(t.xid), t.events, t.rows, t.inserts, t.updates, t.deletes, t.tables, t.complete)

@@ -1,0 +1,331 @@
+"""Splits and the planning pass behind the Spark data source (no pyspark import); the files are
+listed by `binlog_spec.spark.files`.
+
+* `scan_file` is the cheap planning pass, through the reader's scan mode
+  (`BinlogReader.scan`): it reads the file in large sequential chunks and walks
+  the event headers, stepping over bodies by their size. It parses only the
+  FORMAT_DESCRIPTION_EVENTs, the QUERY events that may be DDL, and (when asked)
+  the TABLE_MAPs of one table; the reader checks the framing and every CRC32.
+  It returns transaction boundaries (the position of each GTID event, the
+  position after each XID event) up to the first fault.
+* `plan_splits` cuts a file larger than the split size at those boundaries:
+  every split holds whole transactions.
+* `SplitReader` reads one split as a binlog of its own: the magic and the FDE in
+  force at the split's start, then the split's bytes, so each split is
+  self-contained. Positions and error offsets are mapped back to the file's.
+
+The reader (`binlog_spec.open`) takes a path; `SplitReader` subclasses it and
+gives it an opener (BinlogReader's `opener` argument) that reads through a
+`pyarrow.fs` file or a byte range.
+"""
+from __future__ import annotations
+
+import dataclasses
+import io
+import pickle
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, Callable, Iterator
+
+from binlog_spec.binlog import payload
+from binlog_spec.binlog import spec
+from binlog_spec.errors import BinlogError
+from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.event_types import GTID_EVENTS, is_mariadb
+from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
+from binlog_spec.binlog.reader import GZIP_MAGIC, BinlogReader, GunzipStream
+from binlog_spec.rows.statement_text import NOT_DDL
+from binlog_spec.spark.files import FileRef
+
+ET = spec.EventType
+FDE = int(ET.format_description_event)
+QUERY_CODES = (int(ET.query_event), int(ET.query_compressed_event))
+XID = int(ET.xid_event)
+TABLE_MAP = int(ET.table_map_event)
+START_ENCRYPTION = int(ET.start_encryption_event)
+#: Event codes that open a transaction (MySQL GTID, ANONYMOUS_GTID, GTID_TAGGED; MariaDB GTID).
+GTID_CODES = frozenset(map(int, GTID_EVENTS))
+DEFAULT_CHUNK = 8 << 20
+
+
+# ----------------------------------------------------------------------------- files
+
+
+# ----------------------------------------------------------------------- planning pass
+@dataclass
+class ScanResult:
+    """What the planning pass learnt of one file."""
+
+    size: int | None = None
+    #: Positions where a transaction starts with the stream closed before it (candidate split points).
+    boundaries: list[int] = field(default_factory=list)
+    #: (position, FDE position, FDE size): the FDE in force from each FDE on.
+    fdes: list[tuple[int, int]] = field(default_factory=list)
+    #: QUERY events that may be DDL, unparsed: (position, event bytes, FDE in force).
+    ddl: list[tuple[int, bytes, spec.FormatDescription]] = field(default_factory=list)
+    #: The first fault the pass saw (the reader will raise there): (offset, message).
+    fault: tuple[int, str] | None = None
+    #: Whether the file is written by MariaDB (its FDE array covers MariaDB's event codes).
+    mariadb: bool = False
+    events: int = 0
+    #: What the `probe` callback returned when it stopped the pass.
+    probe_result: Any = None
+
+
+def _query_prefix(ev: memoryview, fde: spec.FormatDescription) -> bytes | None:
+    """The first bytes of a QUERY_EVENT's statement, at the spec's offset, or None."""
+    try:
+        start = fde.len_common_header + spec.query_offsets(ev, fde).ofs_query
+    except (ValueError, IndexError):
+        return None
+    return bytes(ev[start:start + 24]).lstrip().upper()
+
+
+def _query_fields(ev: bytes, fde: spec.FormatDescription) -> tuple[str, str] | None:
+    try:
+        body = spec.parse_event(ev, fde)
+        fields = spec.body_fields(body, spec.parse_header(ev[:spec.LEN_EVENT_HEADER]))
+        query = fields.get("query", "")
+        if ev[4] == QUERY_CODES[1]:
+            query = payload.mariadb_uncompress(spec.raw_field(body, "query")).decode("utf-8", errors="replace")
+        return fields.get("db", ""), query
+    except (*spec.SpecError, payload.PayloadError):
+        return None
+
+
+def ddl_statements(res: ScanResult) -> list[tuple[int, str, str]]:
+    """The (position, db, query) of the QUERY events the pass kept (those that may be DDL)."""
+    out = []
+    for pos, ev, fde in res.ddl:
+        q = _query_fields(ev, fde)
+        if q is not None:
+            out.append((pos, q[0], q[1]))
+    return out
+
+
+def scan_file(ref: FileRef, *, ddl: bool = False, verify_checksums: bool = True,
+              probe: Callable[[int, bytes, spec.FormatDescription, ScanResult], Any] | None = None,
+              chunk: int = DEFAULT_CHUNK) -> ScanResult:
+    """The planning pass over one file (see the module doc): the reader's scan mode
+    (`BinlogReader.scan`), which checks the framing as reading does. Never raises for a broken
+    binlog: the first fault is returned in `fault`, and nothing after it is looked at.
+
+    `probe(pos, event_bytes, fde, result)` is called for each TABLE_MAP_EVENT; a result other
+    than None stops the pass and is kept in `probe_result`.
+    """
+    res = ScanResult()
+    options = dataclasses.replace(DEFAULT_OPTIONS, verify_checksums=verify_checksums)
+
+    def opener() -> tuple[BinaryIO, int | None]:
+        stream, res.size = _open_ref(ref, options.buffer_size, buffered=False)
+        return stream, res.size
+
+    reader = BinlogReader(ref.name, options, opener=opener)
+    try:
+        _scan(reader, res, ddl, probe, chunk)
+    except BinlogError as exc:
+        res.fault = (exc.offset or 0, exc.message)
+    except (OSError, EOFError, zlib.error) as exc:
+        res.fault = (res.fault or (0, ""))[0], f"cannot read: {exc}"
+    finally:
+        reader.close()
+    return res
+
+
+def _scan(reader: BinlogReader, res: ScanResult, want_ddl: bool, probe, chunk: int) -> None:
+    read = (QUERY_CODES if want_ddl else ()) + ((TABLE_MAP,) if probe else ())
+    try:
+        for pos, code, size, ev in reader.scan(frozenset(read), _BOUNDARY_CODES, chunk):
+            if code in GTID_CODES:
+                res.boundaries.append(pos)
+            elif code == XID:
+                res.boundaries.append(pos + size)
+            elif code == FDE:
+                res.fdes.append((pos, size))
+                res.mariadb = is_mariadb(len(reader.format_description.post_header_lens))
+            elif want_ddl and code in QUERY_CODES:
+                fde = reader.format_description
+                prefix = _query_prefix(ev, fde) if code == QUERY_CODES[0] else None
+                if prefix is None or not prefix.startswith(NOT_DDL):
+                    res.ddl.append((pos, bytes(ev), fde))
+            elif probe is not None and code == TABLE_MAP:
+                found = probe(pos, bytes(ev), reader.format_description, res)
+                if found is not None:
+                    res.probe_result = found
+                    return
+    finally:
+        res.events = reader.scanned
+
+
+#: The events whose positions make transaction boundaries.
+_BOUNDARY_CODES = GTID_CODES | {XID}
+
+
+def _open_ref(ref: FileRef, buffer_size: int, buffered: bool = True) -> tuple[BinaryIO, int | None]:
+    """A whole file, plain (with its size; `buffered`: behind a buffer) or gzip (size unknown)."""
+    raw = ref.open()
+    head = raw.read(2)
+    raw.seek(0)
+    if head == GZIP_MAGIC:
+        return io.BufferedReader(GunzipStream(raw), buffer_size), None
+    return (io.BufferedReader(raw, buffer_size) if buffered else raw), ref.size
+
+
+# ------------------------------------------------------------------------------ splits
+@dataclass(frozen=True)
+class Split:
+    """A byte range of one file that reads as a binlog of its own."""
+
+    file_index: int
+    ref: FileRef
+    start: int
+    end: int | None               # None: to the end of the file
+    fde_pos: int = 0              # the FDE put in front of the range when start > 0
+    fde_size: int = 0
+    #: SchemaTracker state (tables, default_db) at `start`, for the rows decoder; None: a fresh tracker.
+    schema_state: Any = None
+
+    @property
+    def whole(self) -> bool:
+        return self.start == 0 and self.end is None
+
+
+def plan_splits(file_index: int, ref: FileRef, scan: ScanResult | None, split_size: int) -> list[Split]:
+    """Cut a file at transaction boundaries into pieces of at least `split_size` bytes."""
+    if scan is None or scan.size is None or ref.size <= split_size or split_size <= 0:
+        return [Split(file_index, ref, 0, None)]
+    fault = scan.fault[0] if scan.fault else None
+    cuts: list[int] = []
+    last = 0
+    for b in scan.boundaries:
+        if fault is not None and b >= fault:
+            break
+        if b - last >= split_size and b < ref.size:
+            cuts.append(b)
+            last = b
+    if not cuts:
+        return [Split(file_index, ref, 0, None)]
+    out = [Split(file_index, ref, 0, cuts[0])]
+    fdes = scan.fdes
+    for i, start in enumerate(cuts):
+        end = cuts[i + 1] if i + 1 < len(cuts) else None
+        fde_pos, fde_size = next((p, s) for p, s in reversed(fdes) if p < start)
+        out.append(Split(file_index, ref, start, end, fde_pos, fde_size))
+    return out
+
+
+class _Segments(io.RawIOBase):
+    """A raw file presenting several byte ranges of one file, one after the other."""
+
+    def __init__(self, f: BinaryIO, segments: list[tuple[int, int]]):
+        self._f = f
+        self._segments = segments
+        self._i = 0
+        self._left = segments[0][1] if segments else 0
+        if segments:
+            f.seek(segments[0][0])
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        while self._i < len(self._segments) and self._left == 0:
+            self._i += 1
+            if self._i < len(self._segments):
+                start, self._left = self._segments[self._i]
+                self._f.seek(start)
+        if self._i >= len(self._segments):
+            return 0
+        n = min(len(b), self._left)
+        data = self._f.read(n)
+        got = len(data)
+        b[:got] = data
+        self._left -= got
+        if got == 0:  # the file is shorter than planned: end here, the reader reports truncation
+            self._i = len(self._segments)
+        return got
+
+    def close(self) -> None:
+        if not self.closed:
+            self._f.close()
+        super().close()
+
+
+class SplitReader(BinlogReader):
+    """Reads one Split: whole files through `FileRef.open`, pieces behind their FDE.
+
+    Events and errors carry the file's own positions. `prefix_end`: events at real positions
+    below it (the FDE put in front of a piece) belong to an earlier piece.
+    """
+
+    def __init__(self, split: Split, options: ReadOptions = DEFAULT_OPTIONS):
+        super().__init__(split.ref.name, options, opener=self._open_split)
+        self.split = split
+        self._prefix = 0 if split.start == 0 else spec.LEN_MAGIC + split.fde_size
+
+    def _open_split(self) -> tuple[BinaryIO, int | None]:
+        """The split's bytes: the whole file (gzip or plain), or the magic, the FDE and the range."""
+        s = self.split
+        if s.whole:
+            return _open_ref(s.ref, self.options.buffer_size)
+        raw = s.ref.open()
+        end = s.ref.size if s.end is None else s.end
+        if s.start == 0:
+            segments = [(0, end)]
+        else:
+            segments = [(0, spec.LEN_MAGIC), (s.fde_pos, s.fde_size), (s.start, end - s.start)]
+        return io.BufferedReader(_Segments(raw, segments), self.options.buffer_size), \
+            sum(n for _, n in segments)
+
+    def real(self, virtual: int | None) -> int | None:
+        """A position of the assembled stream -> the file's position."""
+        if virtual is None or self._prefix == 0:
+            return virtual
+        s = self.split
+        if virtual < spec.LEN_MAGIC:
+            return virtual
+        if virtual < self._prefix:
+            return s.fde_pos + virtual - spec.LEN_MAGIC
+        return s.start + virtual - self._prefix
+
+
+def iter_split_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> Iterator[Event]:
+    """The events of a split with the file's positions.
+
+    A piece after the first starts with the FDE put in front of it, at that FDE's real position
+    (below `split.start`): decoders need it (checksums, MariaDB numbering); outputs of events
+    leave out every event with ``pos < split.start`` (see `is_prefix`).
+    """
+    reader = SplitReader(split, options)
+    prefix = reader._prefix
+    try:
+        for ev in reader:
+            if prefix:
+                ev.pos = reader.real(ev.pos)
+                if ev.payload_pos is not None:
+                    ev.payload_pos = ev.pos
+            yield ev
+    except BinlogError as exc:
+        exc.offset = reader.real(exc.offset)
+        raise
+    finally:
+        reader.close()
+
+
+def is_prefix(split: Split, ev: Event) -> bool:
+    """Whether an event of `iter_split_events(split)` is the FDE put in front of a piece."""
+    return split.start > 0 and ev.pos < split.start
+
+
+def snapshot(tracker) -> bytes:
+    """A SchemaTracker's state (tables, charsets, default database, ...), pickled: cheap to ship and
+    to copy."""
+    return pickle.dumps(vars(tracker), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def restore(state: bytes | None, tracker_cls):
+    """A new tracker in the state `snapshot` saved (a fresh one for None)."""
+    tracker = tracker_cls()
+    if state is not None:
+        vars(tracker).update(pickle.loads(state))
+    return tracker

@@ -1,0 +1,1 @@
+"""Events in transactions (one tracker, one summary) and the filters that choose which are output."""
