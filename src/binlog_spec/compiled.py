@@ -1,0 +1,57 @@
+"""Which core runs: the compiled extension modules (Cython, built by `pip install .` where a C compiler
+exists) or the pure-Python reference. One home for the choice.
+
+Every compiled module has a pure-Python twin that is the reference: the package imports the twin's
+names and, through `load`, replaces them with the compiled ones when they are there. Setting the
+environment variable BINLOG_SPEC_PURE=1 (before the package is imported) keeps the pure-Python code
+everywhere; the differential tests run both and require identical values and errors.
+
+    from binlog_spec import compiled
+    _fast = compiled.load("binlog_spec.binlog._cstream")   # the module, or None
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+
+#: Environment variable that forces the pure-Python core.
+PURE_ENV = "BINLOG_SPEC_PURE"
+
+#: Compiled module name -> the module (loaded) or the reason it is not running.
+_STATE: dict[str, ModuleType | str] = {}
+
+
+def pure_requested() -> bool:
+    return os.environ.get(PURE_ENV, "") not in ("", "0")
+
+
+def load(name: str) -> ModuleType | None:
+    """The compiled module `name`, or None when it is not built, or the pure core is requested."""
+    got = _STATE.get(name)
+    if got is None:
+        if pure_requested():
+            got = f"{PURE_ENV} is set"
+        else:
+            try:
+                got = importlib.import_module(name)
+            except ImportError as exc:
+                got = f"not built ({exc})"
+        _STATE[name] = got
+    return got if isinstance(got, ModuleType) else None
+
+
+def status() -> dict[str, str]:
+    """Compiled module name -> "compiled" or why not, for every module `load` was asked for."""
+    return {name: "compiled" if isinstance(got, ModuleType) else got for name, got in sorted(_STATE.items())}
+
+
+def describe() -> str:
+    """One line for `binlog-spec --version`: which core is running."""
+    st = status()
+    if st and all(v == "compiled" for v in st.values()):
+        return "compiled core (" + ", ".join(n.rpartition(".")[2] for n in st) + ")"
+    if not st:
+        return "pure-Python core"
+    missing = [f"{n.rpartition('.')[2]}: {v}" for n, v in st.items() if v != "compiled"]
+    return "pure-Python core" + (f" ({'; '.join(missing)})" if missing else "")
