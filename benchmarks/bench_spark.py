@@ -19,7 +19,7 @@ written to Spark's ``noop`` sink, which reads every column of every row (VARIANT
 included). Times are wall times of that write (planning included), median of --runs. The CLI is
 ``binlog-spec rows --format jsonl FILES > /dev/null``, one process, spawn to exit. Planning is
 `binlog_spec.spark.plan` alone, in a child process. The header pass is the planning pass of
-binlog_spec.spark.scan (every 19-byte header, bodies skipped) over the 1 GiB benchmark file of
+binlog_spec.stream.splits (every 19-byte header, bodies skipped) over the 1 GiB benchmark file of
 the reader benchmark, against seeking from header to header.
 """
 from __future__ import annotations
@@ -142,14 +142,14 @@ def corpus_files() -> tuple[list[Path], list[Path]]:
 def header_pass(path: Path) -> dict:
     sys.path.insert(0, str(ROOT / "src"))
     from binlog_spec.spark import files as spark_files
-    from binlog_spec.spark import scan as spark_scan
+    from binlog_spec.stream import splits as stream_splits
     ref = spark_files.list_files([str(path)])[0]
     out = {"file": str(path.relative_to(ROOT)), "bytes": ref.size}
     for name, kw in (("chunked, headers only", dict(verify_checksums=False)),
                      ("chunked + CRC32 of every event", dict(verify_checksums=True)),
                      ("chunked + CRC32 + DDL candidates kept", dict(verify_checksums=True, ddl=True))):
         t = time.perf_counter()
-        res = spark_scan.scan_file(ref, **kw)
+        res = stream_splits.scan_file(ref, **kw)
         out[name] = time.perf_counter() - t
         out["events"], out["boundaries"] = res.events, len(res.boundaries)
     t = time.perf_counter()

@@ -39,7 +39,7 @@ from binlog_spec.spark import files as spark_files
 from binlog_spec import cli  # noqa: E402
 from binlog_spec.output import jsonenc
 from binlog_spec.rows import decoder as rows
-from binlog_spec.spark import scan as spark_scan
+from binlog_spec.stream import splits as stream_splits
 from binlog_spec.spark import variant as spark_variant
 from binlog_spec.spark import BinlogDataSource, BinlogSparkError, register, sequence_key  # noqa: E402
 
@@ -242,7 +242,7 @@ def test_variants_are_byte_identical_to_pyspark_parse_of_the_cli_json():
 
 def test_header_pass_finds_transaction_boundaries_and_faults(tmp_path):
     ref = spark_files.list_files([MYSQL8])[0]
-    res = spark_scan.scan_file(ref)
+    res = stream_splits.scan_file(ref)
     assert res.fault is None and res.events == 2900
     events = list(binlog_spec.open(MYSQL8))
     starts = {e.pos for e in events if e.type in ("ANONYMOUS_GTID_LOG_EVENT", "GTID_LOG_EVENT")}
@@ -251,7 +251,7 @@ def test_header_pass_finds_transaction_boundaries_and_faults(tmp_path):
     data = bytearray(Path(MYSQL8).read_bytes())
     data[1_000_000] ^= 0xFF
     broken.write_bytes(bytes(data))
-    res = spark_scan.scan_file(spark_files.list_files([str(broken)])[0])
+    res = stream_splits.scan_file(spark_files.list_files([str(broken)])[0])
     assert res.fault is not None and res.fault[0] <= 1_000_000 and res.fault[1].startswith("CRC32 mismatch")
     assert max(res.boundaries) <= res.fault[0]
 
@@ -259,8 +259,8 @@ def test_header_pass_finds_transaction_boundaries_and_faults(tmp_path):
 def test_a_file_read_through_pyarrow_fs_is_the_file(tmp_path):
     refs = spark_files._expand_uri(f"file://{FIXTURES / 'demo'}", False, None)
     assert [r.name for r in refs] == [f"file://{DEMO}"] and refs[0].uri
-    split = spark_scan.plan_splits(0, refs[0], None, 0)[0]
-    via_arrow = [(e.pos, e.type) for e in spark_scan.iter_split_events(split)]
+    split = stream_splits.plan_splits(0, refs[0], None, 0)[0]
+    via_arrow = [(e.pos, e.type) for e in stream_splits.iter_split_events(split)]
     assert via_arrow == [(e.pos, e.type) for e in binlog_spec.open(DEMO)]
 
 

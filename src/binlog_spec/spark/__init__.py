@@ -9,7 +9,7 @@
 
 Built on ``pyspark.sql.datasource`` (DataSource / DataSourceReader): planning
 lists the files, cuts files larger than ``splitSize`` at transaction
-boundaries (see binlog_spec.spark.scan), and every partition is read by the
+boundaries (see binlog_spec.stream.splits), and every partition is read by the
 library's own reader and row decoder in a Python worker, which yields
 ``pyarrow.RecordBatch``es. VARIANT columns are written directly (Arrow struct
 ``value``/``metadata``); ``.option("images", "json")`` writes JSON text instead
@@ -19,8 +19,9 @@ Every option, the schemas and the semantics are described in docs/spark.md.
 
 The package: `options` (Config, parsed once), `planning` (files, splits, the typed view's table),
 `pushdown` (the filters applied in the source), `records` (schemas; a split to Arrow batches),
-`source` (the DataSource and its readers), `scan` (the header pass and split reading), `types`
-(Spark types of columns), `variant` (VARIANT encoding). This module registers the source.
+`source` (the DataSource and its readers), `types`
+(Spark types of columns), `variant` (VARIANT encoding); the header pass and split reading are
+binlog_spec.stream.splits, shared with the CLI. This module registers the source.
 """
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
 """Planning a read, on the driver: the files listed and cut into splits at transaction boundaries (the
-header pass of binlog_spec.spark.scan), and the typed view's table found by replaying the DDL before it."""
+header pass of binlog_spec.stream.splits), and the typed view's table found by replaying the DDL before it."""
 from __future__ import annotations
 
 import dataclasses
 from pyspark.sql.datasource import InputPartition
 
-from binlog_spec.spark import scan as spark_scan
+from binlog_spec.stream import splits as stream_splits
 from binlog_spec.spark import types as spark_types
 from binlog_spec.binlog import spec
 from binlog_spec.errors import BinlogSparkError
@@ -46,8 +46,8 @@ def find_table(cfg: Config) -> TableDef:
         if key not in trackers:          # the schema file is parsed once a sequence, not once a file
             trackers[key] = cfg.tracker()
         tracker = trackers[key]
-        res = spark_scan.scan_file(ref, ddl=cfg.replay_ddl != "never", verify_checksums=False, probe=probe)
-        _replay(tracker, spark_scan.ddl_statements(res))  # up to that TABLE_MAP, when found
+        res = stream_splits.scan_file(ref, ddl=cfg.replay_ddl != "never", verify_checksums=False, probe=probe)
+        _replay(tracker, stream_splits.ddl_statements(res))  # up to that TABLE_MAP, when found
         found: TableDef | None = res.probe_result
         if found is not None:
             return tracker.complete(found)
@@ -69,7 +69,7 @@ def _table_from_schema(db: str, name: str, cols) -> TableDef:
 class BinlogPartition(InputPartition):
     """One split; `first_last`: the run's first and last file (for startPosition/stopPosition)."""
 
-    def __init__(self, split: spark_scan.Split, first_last: tuple[str, ...] = ()):
+    def __init__(self, split: stream_splits.Split, first_last: tuple[str, ...] = ()):
         super().__init__(split.ref.name)
         self.split = split
         self.first_last = first_last
@@ -79,10 +79,10 @@ class BinlogPartition(InputPartition):
         return f"BinlogPartition({s.ref.name}, {s.start}..{'end' if s.end is None else s.end})"
 
 
-def plan(cfg: Config) -> list[spark_scan.Split]:
+def plan(cfg: Config) -> list[stream_splits.Split]:
     """Every split of the read, in file order, with the schema state each needs.
 
-    The planning passes (`spark_scan.scan_file`) run on up to `PLAN_THREADS` files at once
+    The planning passes (`stream_splits.scan_file`) run on up to `PLAN_THREADS` files at once
     (what they wait for is I/O: object stores answer one request at a time per stream).
     Full passes are made only where needed: over files cut into pieces, and, when the DDL
     must be replayed, over the files whose CREATE/ALTER TABLEs a later file of the same
@@ -90,14 +90,14 @@ def plan(cfg: Config) -> list[spark_scan.Split]:
     """
     refs = cfg.files()
     rows = cfg.mode in ("rows", "table")
-    scans: dict[int, spark_scan.ScanResult] = {}
+    scans: dict[int, stream_splits.ScanResult] = {}
 
-    def splittable(ref: spark_scan.FileRef) -> bool:
+    def splittable(ref: stream_splits.FileRef) -> bool:
         return cfg.split_size > 0 and ref.size > cfg.split_size
 
-    def first_pass(ref: spark_scan.FileRef) -> spark_scan.ScanResult:
+    def first_pass(ref: stream_splits.FileRef) -> stream_splits.ScanResult:
         probe = _names_probe()
-        return spark_scan.scan_file(ref, ddl=True, verify_checksums=cfg.read.verify_checksums,
+        return stream_splits.scan_file(ref, ddl=True, verify_checksums=cfg.read.verify_checksums,
                                     probe=probe if not splittable(ref) else _recording(probe))
 
     needs_ddl = rows and cfg.replay_ddl == "always"
@@ -112,17 +112,17 @@ def plan(cfg: Config) -> list[spark_scan.Split]:
     last_of_sequence = {k: i for i, k in enumerate(keys)}
     todo = [i for i, ref in enumerate(refs) if i not in scans
             and (splittable(ref) or (needs_ddl and last_of_sequence[keys[i]] != i))]
-    done = _map_files(lambda i: spark_scan.scan_file(refs[i], ddl=needs_ddl,
+    done = _map_files(lambda i: stream_splits.scan_file(refs[i], ddl=needs_ddl,
                                                      verify_checksums=cfg.read.verify_checksums), todo)
     scans.update(zip(todo, done))
-    splits: list[spark_scan.Split] = []
+    splits: list[stream_splits.Split] = []
     for i, ref in enumerate(refs):
-        splits.extend(spark_scan.plan_splits(i, ref, scans.get(i), cfg.split_size))
+        splits.extend(stream_splits.plan_splits(i, ref, scans.get(i), cfg.split_size))
     if rows and (needs_ddl or cfg.schema_file):
         # One schema history per binlog sequence: files of one folder and one base name
         # (mysql-bin.000001, mysql-bin.000002, ...) carry their CREATE/ALTER TABLEs to the next.
         trackers: dict[tuple[str, str], SchemaTracker] = {}
-        by_file: dict[int, list[spark_scan.Split]] = {}
+        by_file: dict[int, list[stream_splits.Split]] = {}
         for s in splits:
             by_file.setdefault(s.file_index, []).append(s)
         out = []
@@ -130,13 +130,13 @@ def plan(cfg: Config) -> list[spark_scan.Split]:
             tracker = trackers.get(keys[i])
             if tracker is None:
                 tracker = trackers[keys[i]] = cfg.tracker()
-            statements = spark_scan.ddl_statements(scans[i]) if needs_ddl and i in scans else []
+            statements = stream_splits.ddl_statements(scans[i]) if needs_ddl and i in scans else []
             k = 0
             for s in by_file.get(i, []):
                 while k < len(statements) and statements[k][0] < s.start:
                     tracker.observe_query(statements[k][1], statements[k][2])
                     k += 1
-                out.append(dataclasses.replace(s, schema_state=spark_scan.snapshot(tracker)))
+                out.append(dataclasses.replace(s, schema_state=stream_splits.snapshot(tracker)))
             if last_of_sequence[keys[i]] != i:  # the rest only matters to the next file of the sequence
                 _replay(tracker, statements[k:])
         splits = out

@@ -12,7 +12,7 @@ from pyspark.sql.types import (ArrayType, BooleanType, DataType, DecimalType, Do
 
 from binlog_spec import api
 from binlog_spec.output import jsonenc
-from binlog_spec.spark import scan as spark_scan
+from binlog_spec.stream import splits as stream_splits
 from binlog_spec.spark import types as spark_types
 from binlog_spec.spark import variant as spark_variant
 from binlog_spec.binlog import spec
@@ -142,7 +142,7 @@ class Fault:
         self.exc = exc
 
 
-def read_split(cfg: Config, schema: StructType, split: spark_scan.Split, table: TableDef | None = None,
+def read_split(cfg: Config, schema: StructType, split: stream_splits.Split, table: TableDef | None = None,
                preds: Predicates | None = None, run_files: list[str] | None = None) -> Iterator[pa.RecordBatch]:
     """One partition's record batches.
 
@@ -189,7 +189,7 @@ def read_split(cfg: Config, schema: StructType, split: spark_scan.Split, table: 
         yield batch
 
 
-def _corrupt_row(batcher: _Batcher, cfg: Config, split: spark_scan.Split, exc: Exception) -> tuple:
+def _corrupt_row(batcher: _Batcher, cfg: Config, split: stream_splits.Split, exc: Exception) -> tuple:
     """The `_corrupt_record` row of a fault: the file, the offset, the message; NULL elsewhere."""
     names = batcher.arrow.names
     row: list[Any] = [None] * len(names)
@@ -201,15 +201,15 @@ def _corrupt_row(batcher: _Batcher, cfg: Config, split: spark_scan.Split, exc: E
     return tuple(row)
 
 
-def _events(cfg: Config, split: spark_scan.Split, run_files: list[str], schema: SchemaTracker | None = None):
+def _events(cfg: Config, split: stream_splits.Split, run_files: list[str], schema: SchemaTracker | None = None):
     """The split's events the filters keep; with `schema`, every event is seen by it first
     (rows.observe_schema): the filters never hide DDL or a TABLE_MAP from it."""
-    return api.select_events(spark_scan.iter_split_events(split, cfg.read), cfg.filters, run_files, schema)
+    return api.select_events(stream_splits.iter_split_events(split, cfg.read), cfg.filters, run_files, schema)
 
 
-def _split_schema(split: spark_scan.Split) -> SchemaTracker:
+def _split_schema(split: stream_splits.Split) -> SchemaTracker:
     """The schema at the start of a split (its planned state), to be replayed on through it."""
-    return spark_scan.restore(split.schema_state, SchemaTracker) if split.schema_state else SchemaTracker()
+    return stream_splits.restore(split.schema_state, SchemaTracker) if split.schema_state else SchemaTracker()
 
 
 def _encode(cfg: Config, value: Any):
@@ -220,7 +220,7 @@ def _encode(cfg: Config, value: Any):
 
 def _event_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
     for ev in _events(cfg, split, run_files):
-        if spark_scan.is_prefix(split, ev):
+        if stream_splits.is_prefix(split, ev):
             continue
         if preds and not preds.ok_all({
                 "file": ev.file, "pos": ev.pos, "end_log_pos": ev.end_log_pos, "type": ev.type,
@@ -233,7 +233,7 @@ def _event_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
                ev.flags, ev.checksum, ev.payload_pos, ev.payload_offset, d.get("error"), _encode(cfg, body))
 
 
-def _row_changes(cfg: Config, split: spark_scan.Split, preds: Predicates, typed: bool,
+def _row_changes(cfg: Config, split: stream_splits.Split, preds: Predicates, typed: bool,
                  run_files: list[str]) -> Iterator[tuple[Any, Any, Any]]:
     """(row change, its rows event, XID of its transaction) of a split, in order; a rows event
     that does not decode gives (Fault, event, XID) after the rows decoded before its fault.
@@ -352,7 +352,7 @@ def _tx_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
 
     def summaries():
         for ev in _events(cfg, split, run_files, _split_schema(split) if cfg.count_rows else None):
-            if spark_scan.is_prefix(split, ev):
+            if stream_splits.is_prefix(split, ev):
                 continue
             try:
                 yield from s.feed(ev)

@@ -1,5 +1,7 @@
-"""Splits and the planning pass behind the Spark data source (no pyspark import); the files are
-listed by `binlog_spec.spark.files`.
+"""Byte ranges of binlogs that read as binlogs of their own, and the header pass that finds where to cut:
+the planning of the Spark data source and of the CLI's --start-position seek and --jobs. A file is
+anything with a `name`, a `size` and an `open()` giving a seekable binary file: `LocalFile` here,
+`binlog_spec.spark.files.FileRef` for Spark (local or pyarrow.fs).
 
 * `scan_file` is the cheap planning pass, through the reader's scan mode
   (`BinlogReader.scan`): it reads the file in large sequential chunks and walks
@@ -22,10 +24,11 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import os
 import pickle
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Callable, Iterator
+from typing import Any, BinaryIO, Callable, Iterator, Protocol
 
 from binlog_spec.binlog import payload
 from binlog_spec.binlog import spec
@@ -35,7 +38,6 @@ from binlog_spec.binlog.event_types import GTID_EVENTS, is_mariadb
 from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
 from binlog_spec.binlog.reader import GZIP_MAGIC, BinlogReader, GunzipStream
 from binlog_spec.rows.statement_text import NOT_DDL
-from binlog_spec.spark.files import FileRef
 
 ET = spec.EventType
 FDE = int(ET.format_description_event)
@@ -49,6 +51,30 @@ DEFAULT_CHUNK = 8 << 20
 
 
 # ----------------------------------------------------------------------------- files
+class FileRef(Protocol):
+    """What the planning pass and SplitReader need of a file."""
+
+    name: str
+    size: int
+
+    def open(self) -> BinaryIO: ...
+
+
+@dataclass(frozen=True)
+class LocalFile:
+    """A file of the local filesystem; `name` is what its events and errors say."""
+
+    name: str
+    path: str
+    size: int
+
+    @classmethod
+    def of(cls, path: str, name: str | None = None) -> "LocalFile":
+        return cls(path if name is None else name, path, os.path.getsize(path))
+
+    def open(self) -> BinaryIO:
+        """An unbuffered, seekable binary file."""
+        return io.open(self.path, "rb", buffering=0)
 
 
 # ----------------------------------------------------------------------- planning pass
