@@ -143,7 +143,7 @@ cdef class FastStream:
                 raise EndOfStreamError("requested %d bytes, but only %d bytes available" % (n, avail), n, avail)
         k = n
         start = self._pos
-        if k > self._size - start:
+        if k > self._size - start and k > 0:     # BytesIO.read(0) past the end gives b""
             self._short(k)
         self._pos = start + k
         if start == 0 and k == self._size:
