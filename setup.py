@@ -46,6 +46,8 @@ def extensions() -> list[Extension]:
 class OptionalBuildExt(build_ext):
     """build_ext that turns a missing or failing C toolchain into a warning."""
 
+    failed: set[str] = set()
+
     def run(self) -> None:
         try:
             super().run()
@@ -56,7 +58,17 @@ class OptionalBuildExt(build_ext):
         try:
             super().build_extension(ext)
         except Exception as exc:  # noqa: BLE001 - no compiler, no Python.h, a linker error...
+            self.failed.add(ext.name)
             _warn(f"{ext.name} could not be built ({type(exc).__name__}: {exc})")
+
+    def copy_extensions_to_source(self) -> None:
+        """In-place and editable builds copy what was built, not what failed."""
+        every = self.extensions
+        self.extensions = [ext for ext in every if ext.name not in self.failed]
+        try:
+            super().copy_extensions_to_source()
+        finally:
+            self.extensions = every
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})
