@@ -14,21 +14,35 @@ all: demo
 
 # The editable install imports the package through a finder that pkgutil.iter_modules cannot list;
 # pyspark finds its `pyspark_*` data sources that way (src/pyspark_binlog.py), so src/ goes on the path.
-$(STAMP): requirements-dev.txt pyproject.toml
+# The editable install also builds the compiled core in place (setup.py, with the pinned Cython and
+# setuptools of requirements-dev.txt); $(COMPILED) rebuilds it when a .pyx changes.
+$(STAMP): requirements-dev.txt pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
-	$(PY) -m pip install -q --disable-pip-version-check --no-deps -e .
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
 	$(PY) -c 'import sysconfig, pathlib; pathlib.Path(sysconfig.get_paths()["purelib"], "binlog_spec_src.pth").write_text("$(CURDIR)/src\n")'
+	touch $@
+
+# The compiled core: every src/binlog_spec/**/_c*.pyx (setup.py). Without a C compiler the build warns and
+# the pure-Python core runs; `make test` fails then (tests/test_compiled_core.py).
+PYX := $(shell find src/binlog_spec -name '_c*.pyx')
+COMPILED := $(VENV)/.compiled
+$(COMPILED): $(STAMP) $(PYX)
+	$(PY) setup.py -q build_ext --inplace
 	touch $@
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# gcc and the Python headers build the compiled core (the headers of $(PYTHON), wherever they are: a
+# pyenv Python has its own; Debian's python3 needs python3-dev).
+PY_HEADER := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h
 apt:
-	tools/ensure-apt.sh node:nodejs npm:npm mariadbd:mariadb-server mariadb:mariadb-client chromium:chromium java:openjdk-17-jre-headless
+	tools/ensure-apt.sh node:nodejs npm:npm mariadbd:mariadb-server mariadb:mariadb-client chromium:chromium java:openjdk-17-jre-headless \
+		gcc:gcc $(PY_HEADER):python3-dev
 
-setup: apt $(STAMP) $(NODE_STAMP)
+setup: apt $(STAMP) $(COMPILED) $(NODE_STAMP)
 
 demo: $(STAMP)
 	$(CLI) events $(DEMO_FILE)
@@ -75,3 +89,4 @@ bench-speed: setup
 
 clean:
 	rm -rf $(VENV) node_modules build dist src/*.egg-info
+	find src -name '_c*.c' -o -name '*.so' | xargs rm -f

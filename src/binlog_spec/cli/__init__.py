@@ -19,6 +19,7 @@ import sys
 from typing import TextIO
 
 import binlog_spec
+from binlog_spec import compiled
 from binlog_spec.errors import BinlogError, SchemaFileError
 from binlog_spec.cli.arguments import add_read_arguments, add_schema_arguments, rewrite_arg, size_arg
 from binlog_spec.cli.commands import (EVENT_FORMATS, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_IO, EXIT_OK, EXIT_USAGE,
@@ -27,7 +28,8 @@ from binlog_spec.cli.commands import (EVENT_FORMATS, EXIT_BAD_INPUT, EXIT_INTERN
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="binlog-spec", description="Read MySQL/MariaDB binary logs offline.")
-    ap.add_argument("--version", action="version", version=f"%(prog)s {binlog_spec.__version__}")
+    ap.add_argument("--version", action="version",
+                    version=f"%(prog)s {binlog_spec.__version__}, " + compiled.describe().replace("%", "%%"))
     ap.add_argument("--debug", action="store_true", help="on an internal error, print the Python traceback")
     sub = ap.add_subparsers(dest="command", required=True)
     ev = sub.add_parser("events", help="list every event", description="List every event, one per line.")

@@ -1,0 +1,92 @@
+"""What the differential test of the compiled core (tests/test_compiled_core.py) compares: a transcript
+of everything the library and the CLI make of one binlog, hashed per file.
+
+    python tests/differential.py FILE...        one line per file: path, sha256 of its transcript
+    python tests/differential.py --show FILE    the transcript itself
+
+The test runs this twice, with BINLOG_SPEC_PURE=1 (the pure-Python reference) and without it (every
+compiled module of binlog_spec.compiled.MODULES that is built), over the same files, and requires the
+same lines. The transcript holds every event's fields (checksums off and on), every decoded row change,
+the warnings, the outputs of the commands of COMMANDS (stdout, stderr, exit code), and every error: its
+class, message, file offset and event type, and the exception it was raised from. A compiled module
+added to the package is covered here without a change: the whole pipeline runs under both cores.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import sys
+import time
+from typing import Callable, Iterable
+
+#: CLI commands whose outputs are compared (run in-process, TZ=UTC).
+COMMANDS: list[list[str]] = [
+    ["events", "--format", "jsonl"],
+    ["rows", "--format", "jsonl"],
+    ["sql", "--sql2"],
+    ["sql", "-vv"],
+    ["analyze", "--format", "json"],
+]
+
+
+def _error(exc: BaseException | None) -> str:
+    """An error as the transcript records it: class, message, offset, event type, and its cause chain."""
+    parts = []
+    while exc is not None:
+        parts.append(f"{type(exc).__module__}.{type(exc).__name__}: {exc} "
+                     f"[offset={getattr(exc, 'offset', None)} event_type={getattr(exc, 'event_type', None)}]")
+        exc = exc.__cause__ or exc.__context__
+    return " <- ".join(parts) if parts else "ok"
+
+
+def _drain(lines: list[str], items: Iterable, show: Callable[[object], str]) -> None:
+    try:
+        for item in items:
+            lines.append(show(item))
+        lines.append("end: ok")
+    except Exception as exc:  # noqa: BLE001 - the error is what is compared
+        lines.append("end: " + _error(exc))
+
+
+def transcript(path: str) -> list[str]:
+    import binlog_spec
+    from binlog_spec.cli import main
+    from binlog_spec.rows import decoder as rows
+    from binlog_spec.rows.schema import SchemaTracker
+
+    lines: list[str] = []
+    warn = lines.append
+    for options in (binlog_spec.ReadOptions(verify_checksums=False), binlog_spec.ReadOptions()):
+        lines.append(f"# events {options.verify_checksums}")
+        _drain(lines, binlog_spec.read_events([path], options), lambda ev: repr(ev.to_dict()))
+    lines.append("# rows")
+    events = rows.observe_schema(binlog_spec.read_events([path]), SchemaTracker(), warn=warn)
+    _drain(lines, rows.read_rows(events, warn=warn), lambda rc: repr(rc.to_dict()))
+    for argv in COMMANDS:
+        out, err = io.StringIO(), io.StringIO()
+        try:
+            code = main([*argv, path], out, err)
+        except BaseException as exc:  # noqa: BLE001 - compared like any output
+            code = "raised " + _error(exc)
+        lines += [f"# {' '.join(argv)}: exit {code}", out.getvalue(), err.getvalue()]
+    return lines
+
+
+def main(argv: list[str]) -> int:
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    if argv[:1] == ["--show"]:
+        sys.stdout.write("\n".join(transcript(argv[1])) + "\n")
+        return 0
+    from binlog_spec import compiled
+    import binlog_spec.cli  # noqa: F401 - every module that asks for its compiled twin
+    print(f"core\t{compiled.describe()}", flush=True)
+    for path in argv:
+        digest = hashlib.sha256("\n".join(transcript(path)).encode("utf-8", "surrogateescape")).hexdigest()
+        print(f"{path}\t{digest}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
