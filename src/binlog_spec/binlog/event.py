@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from binlog_spec.binlog import spec
+from binlog_spec.binlog import bodies, spec
 from binlog_spec.binlog.timezones import iso_z
 from binlog_spec.errors import MalformedEventError
 
@@ -88,7 +88,7 @@ class Event:
                                 "body": self.raw[spec.LEN_EVENT_HEADER:]}
                 return self._fields
             try:
-                d = spec.body_fields(self._body, self.header)
+                d = bodies.body_fields(self._body, self.header)
             except (ValueError, KeyError, IndexError, TypeError) as exc:   # values the layout let through
                 raise MalformedEventError(f"event fields: {type(exc).__name__}: {exc}", file=self.file,
                                           offset=self.pos, event_type=self.type) from None

@@ -134,36 +134,9 @@ def parse_event(buf: bytes, fde: FormatDescription | None) -> KaitaiStruct:
     body = _parse_rows_body(buf, fde)
     if body is not None:
         return body
-    code = buf[4] if len(buf) > 4 else None
-    key = None
-    if code in REPEATED_BODIES and LEN_EVENT_HEADER <= fde.len_common_header <= len(buf) - fde.len_checksum and \
-            int.from_bytes(buf[9:13], "little") == len(buf):
-        key = (code, fde.post_header_lens, fde.len_checksum, fde.len_common_header,
-               buf[fde.len_common_header:len(buf) - fde.len_checksum])
-        body = _BODIES.get(key)
-        if body is not None:
-            return body
     ev = Binlog.Event(fde.post_header_lens, fde.len_checksum, fde.len_common_header,
                       KaitaiStream(BytesIO(buf)))
-    if key is not None:
-        if len(_BODIES) >= MAX_KEPT_BODIES:
-            _BODIES.clear()
-        _BODIES[key] = ev.body
     return ev.body
-
-
-# Identical bodies are parsed once. MariaDB writes a TABLE_MAP_EVENT (with its optional-metadata
-# TLVs) before every statement's rows, and the BEGIN of every transaction of a connection has the
-# same bytes: parse_event keeps the parsed body of these types, keyed by the bytes between the
-# common header and the checksum and by what the FDE gives the parse (the post-header lengths,
-# the checksum and common-header lengths). A body object is shared by the events that have those
-# bytes: nothing changes a parsed body (body_fields builds new values from it).
-
-#: The types whose parsed bodies parse_event keeps.
-REPEATED_BODIES = frozenset({EventType.table_map_event, EventType.query_event})
-#: Bound on the bodies kept (the cache is emptied when it is reached).
-MAX_KEPT_BODIES = 1024
-_BODIES: dict[tuple, KaitaiStruct] = {}
 
 
 # Rows events are most of a binlog's events. For them, parse_event builds the generated
@@ -499,22 +472,11 @@ def statement_bytes(body: KaitaiStruct) -> bytes | None:
 
 
 def body_fields(body: KaitaiStruct, header: EventHeader) -> dict[str, Any]:
-    """The plain, friendly fields of a parsed event body. A kept body (parse_event) keeps them too: each
-    caller gets its own dict (whose values are shared: nothing changes them)."""
-    kept = body.__dict__.get("_plain_fields") if type(body) in _KEEPS_FIELDS else None
-    if kept is not None and kept[0] == header.type_code:
-        return dict(kept[1])
+    """The plain, friendly fields of a parsed event body."""
     d = to_plain(body)
     if not isinstance(d, dict):
         d = {"value": d}
     refine = _REFINE.get(header.type_code)
     if refine is not None:
         refine(d, header)
-    if type(body) in _KEEPS_FIELDS:
-        body._plain_fields = (header.type_code, d)
-        return dict(d)
     return d
-
-
-#: The body classes of REPEATED_BODIES, whose plain fields body_fields keeps.
-_KEEPS_FIELDS = frozenset({Binlog.TableMapEvent, Binlog.QueryEvent})
