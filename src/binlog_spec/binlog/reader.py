@@ -74,6 +74,9 @@ class BinlogReader:
         self.position = 0
         #: Events stepped past by `scan`.
         self.scanned = 0
+        #: Types parsed as read whatever options.parse_bodies says (the framing needs them).
+        self._always_parsed = frozenset({int(ET.format_description_event)} | (
+            {int(ET.transaction_payload_event)} if options.expand_payloads else set()))
 
     def __enter__(self) -> "BinlogReader":
         return self
@@ -202,20 +205,34 @@ class BinlogReader:
             self.format_description = state.fde
         elif state.fde.len_checksum and self.options.verify_checksums:
             self._verify_crc(buf, pos, name)
-        body, error = self._parse(buf, pos, name, state.fde)
-        handler = _HANDLERS.get(header.type_code)
-        overrides = None
-        if handler is not None and error is None and self.options.decompress:
-            overrides = handler(self, body, pos, name)
         has_crc = (state.fde.fde_checksum is not None if header.type_code == ET.format_description_event
                    else state.fde.len_checksum == 4)
         checksum = int.from_bytes(buf[-4:], "little") if has_crc else None
-        yield Event(self.path, pos, header, buf, body, overrides=overrides, error=error, checksum=checksum)
+        eager = self.options.parse_bodies
+        if eager is not None and header.type_code not in eager and header.type_code not in self._always_parsed:
+            body = error = None
+            yield Event(self.path, pos, header, buf, None, checksum=checksum, late=(self._parse_late, state.fde))
+        else:
+            body, overrides, error = self._parse_late(None, state.fde, buf, pos, name, header.type_code)
+            yield Event(self.path, pos, header, buf, body, overrides=overrides, error=error, checksum=checksum)
         if header.type_code == ET.start_encryption_event:
             state.encrypted_at = pos
         if (header.type_code == ET.transaction_payload_event and error is None
                 and self.options.expand_payloads):
             yield from self._payload_events(body, pos, state.fde, name)
+
+    def _parse_late(self, ev: Event | None, fde: spec.FormatDescription, buf: bytes = b"", pos: int = 0,
+                    name: str = "", code: int = 0) -> tuple:
+        """(body, decompressed fields or None, MalformedEventError or None) of an event (`ev`, or the
+        one of these bytes): the body parsed, then decompressed in place."""
+        if ev is not None:
+            buf, pos, name, code = ev.raw, ev.pos, ev.type, ev.type_code
+        body, error = self._parse(buf, pos, name, fde)
+        handler = _HANDLERS.get(code)
+        overrides = None
+        if handler is not None and error is None and self.options.decompress:
+            overrides = handler(self, body, pos, name)
+        return body, overrides, error
 
     def _format_description(self, buf: bytes, pos: int, name: str) -> spec.FormatDescription:
         try:
