@@ -1,9 +1,11 @@
 """Streaming binlog reader: one event at a time, bounded memory.
 
-The header is read first; its size says how many more bytes make the event.
-The body is parsed with the post-header lengths of the FORMAT_DESCRIPTION_EVENT
-in force, the CRC32 is checked when that FDE announces one, and compressed
-payloads are expanded. Any fault raises a BinlogError naming the file and the
+Events are sliced from a window of large reads (framing.Window): the header
+first; its size says how many more bytes make the event. The CRC32 is checked
+when the FORMAT_DESCRIPTION_EVENT in force announces one, the body is parsed
+with that FDE's post-header lengths (of the types ReadOptions.parse_bodies
+names; the others when their fields are first asked for, with the same error),
+and compressed payloads are expanded. Any fault raises a BinlogError naming the file and the
 offset, after every earlier event has been yielded.
 """
 from __future__ import annotations
