@@ -18,12 +18,37 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Iterator
 
+from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.event_types import GTID_EVENTS, QUERY_EVENTS, ROW_OPS
 from binlog_spec.binlog.reader import read_events
 from binlog_spec.rows.decoder import observe_schema, read_rows
 from binlog_spec.stream.filters import FilterOptions, filter_events
 
 # The writers and the analysis are imported when called: a run that lists events does not load them.
+
+ET = spec.EventType
+
+# The event types whose bodies each consumer reads (ReadOptions.parse_bodies: the reader parses these
+# as it reads, the others only if something asks for their fields). None: every type (events lists
+# them all; base64 and binlog outputs print or rewrite every kept event from its fields).
+#: read_rows with observe_schema: TABLE_MAPs, rows events, the GTID and end of each transaction, and
+#: the statements (DDL replayed, BEGIN/COMMIT).
+ROWS_BODIES = frozenset(int(c) for c in (*ROW_OPS, *GTID_EVENTS, *QUERY_EVENTS, ET.table_map_event, ET.xid_event))
+#: write_sql (--sql, --sql2): the rows' and the statements', with the context of statement-based DML.
+SQL_BODIES = ROWS_BODIES | {int(ET.intvar_event), int(ET.rand_event), int(ET.user_var_event)}
+#: analyze: the transactions, their tables and rows, the DDL.
+ANALYZE_BODIES = ROWS_BODIES
+#: The filters and their transaction tracker (stream.filters): GTIDs, BEGIN/COMMIT/XID, tables.
+FILTER_BODIES = ROWS_BODIES
+
+
+def bodies_needed(consumer: frozenset[int] | None, filters: FilterOptions) -> frozenset[int] | None:
+    """ReadOptions.parse_bodies of a run: what its consumer reads, and what the filters read when
+    they are active."""
+    if consumer is None:
+        return None
+    return consumer | FILTER_BODIES if filters.active else consumer
 
 
 def select_events(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None,
@@ -63,4 +88,4 @@ def analyze(events: Iterable[Event], options=None, faults=None):
     return collector.analyze(events, options if options is not None else collector.AnalyzeOptions(), faults)
 
 
-__all__ = ["read_events", "select_events", "read_rows", "write_sql", "write_binlog", "analyze"]
+__all__ = ["ROWS_BODIES", "SQL_BODIES", "ANALYZE_BODIES", "bodies_needed", "read_events", "select_events", "read_rows", "write_sql", "write_binlog", "analyze"]

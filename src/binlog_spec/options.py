@@ -18,6 +18,14 @@ class ReadOptions:
     strict: bool = False
     #: Read buffer size in bytes.
     buffer_size: int = 1 << 20
+    #: The event type codes whose bodies are parsed as the events are read (None: every type). The
+    #: body of another type is parsed only if its fields are asked for: an event whose body nothing
+    #: reads costs its header, its CRC32 check and a slice. Its malformed body is then never reported;
+    #: one parsed late gives the error it would have given when read (strict: MalformedEventError
+    #: raised where the fields are asked for; otherwise `error` set then). The FORMAT_DESCRIPTION_EVENT,
+    #: and TRANSACTION_PAYLOAD_EVENT when payloads are expanded, are always parsed as read, and so are
+    #: the events inside a payload.
+    parse_bodies: frozenset[int] | None = None
 
 
 DEFAULT_OPTIONS = ReadOptions()

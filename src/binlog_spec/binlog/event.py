@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from binlog_spec.binlog import spec
+from binlog_spec.binlog import bodies, spec
 from binlog_spec.binlog.timezones import iso_z
 from binlog_spec.errors import MalformedEventError
 
@@ -19,12 +19,12 @@ class Event:
     """
 
     __slots__ = ("file", "pos", "header", "raw", "payload_pos", "payload_offset", "error", "checksum",
-                 "_body", "_fields", "_overrides", "table_def")
+                 "_body", "_fields", "_overrides", "table_def", "_late")
 
     def __init__(self, file: str, pos: int, header: spec.EventHeader, raw: bytes, body: Any,
                  payload_pos: int | None = None, payload_offset: int | None = None,
                  overrides: dict[str, Any] | None = None, error: Exception | None = None,
-                 checksum: int | None = None):
+                 checksum: int | None = None, late: tuple | None = None):
         self.file = file
         self.pos = pos
         self.header = header
@@ -41,6 +41,8 @@ class Event:
         #: A TABLE_MAP_EVENT's table as the schema known at this event describes it (a
         #: tablemap.TableDef set by rows.observe_schema, before any filter); None otherwise.
         self.table_def = None
+        #: A body not parsed yet: (parse(event, fde) -> (body, overrides, error), fde), see _parsed.
+        self._late = late
 
     # header ------------------------------------------------------------
     @property
@@ -80,15 +82,24 @@ class Event:
         return self.payload_pos is not None
 
     # body --------------------------------------------------------------
+    def _parsed(self) -> None:
+        """Parse a body left unparsed by the reader (ReadOptions.parse_bodies): the reader's error for
+        a malformed body, raised when strict, else set in `error`."""
+        parse, fde = self._late
+        self._body, self._overrides, self.error = parse(self, fde)
+        self._late = None
+
     @property
     def fields(self) -> dict[str, Any]:
         if self._fields is None:
+            if self._late is not None:
+                self._parsed()
             if self.error is not None:
                 self._fields = {"malformed": getattr(self.error, "message", str(self.error)),
                                 "body": self.raw[spec.LEN_EVENT_HEADER:]}
                 return self._fields
             try:
-                d = spec.body_fields(self._body, self.header)
+                d = bodies.body_fields(self._body, self.header)
             except (ValueError, KeyError, IndexError, TypeError) as exc:   # values the layout let through
                 raise MalformedEventError(f"event fields: {type(exc).__name__}: {exc}", file=self.file,
                                           offset=self.pos, event_type=self.type) from None
@@ -101,6 +112,8 @@ class Event:
         """(table_id, num_columns, columns_before_image, columns_after_image or None, rows) of a
         rows event, as `fields` has them (KeyError where it lacks them), but without building
         `fields` when it has not been built yet."""
+        if self._late is not None:
+            self._parsed()
         if self._fields is None and not self._overrides and self.error is None:
             parts = spec.rows_parts(self._body)
             if parts is not None:
@@ -117,6 +130,8 @@ class Event:
     def statement_bytes(self) -> bytes:
         """The statement of a statement event as bytes (b"" when it has none), as `fields["query"]`
         has it, but without building `fields` when it has not been built yet."""
+        if self._late is not None:
+            self._parsed()
         if self._fields is None and not self._overrides and self.error is None:
             query = spec.statement_bytes(self._body)
             if query is not None:

@@ -1,22 +1,23 @@
 """Streaming binlog reader: one event at a time, bounded memory.
 
-The header is read first; its size says how many more bytes make the event.
-The body is parsed with the post-header lengths of the FORMAT_DESCRIPTION_EVENT
-in force, the CRC32 is checked when that FDE announces one, and compressed
-payloads are expanded. Any fault raises a BinlogError naming the file and the
+Events are sliced from a window of large reads (framing.Window): the header
+first; its size says how many more bytes make the event. The CRC32 is checked
+when the FORMAT_DESCRIPTION_EVENT in force announces one, the body is parsed
+with that FDE's post-header lengths (of the types ReadOptions.parse_bodies
+names; the others when their fields are first asked for, with the same error),
+and compressed payloads are expanded. Any fault raises a BinlogError naming the file and the
 offset, after every earlier event has been yielded.
 """
 from __future__ import annotations
 
 import dataclasses
-import gzip
 import io
 import os
 import sys
-import zlib
 from typing import BinaryIO, Callable, Collection, Iterator
 
-from binlog_spec.binlog import payload
+from binlog_spec.binlog import bodies, payload
+from binlog_spec.binlog.framing import SCAN_CHUNK, GunzipStream, Unclosed, Window
 from binlog_spec.binlog import spec
 from binlog_spec.errors import (BinlogError, ChecksumError, DecompressionError, EncryptedBinlogError,
                                 EventSizeError,
@@ -26,7 +27,6 @@ from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
 
 ET = spec.EventType
 GZIP_MAGIC = b"\x1f\x8b"
-_CHUNK = 16 << 20
 #: The path that means standard input, and the name its events and errors carry.
 STDIN = "-"
 STDIN_NAME = "(stdin)"
@@ -41,98 +41,6 @@ def display_name(path: str | os.PathLike) -> str:
 def open(path: str | os.PathLike, options: ReadOptions = DEFAULT_OPTIONS) -> "BinlogReader":  # noqa: A001
     """Open a binlog (plain or gzip) for streaming: ``for ev in binlog_spec.open(p): ...``."""
     return BinlogReader(path, options)
-
-
-class GunzipStream(io.RawIOBase):
-    """The uncompressed bytes of a gzip file, as a raw stream that never loses what it has
-    decompressed: a cut or damaged gzip file ends the stream early, and the fault is kept in
-    `fault` for the reader to raise with the offset it reached. (io.BufferedReader over
-    gzip.GzipFile drops the data of a read that meets the fault, up to its buffer size.)"""
-
-    def __init__(self, fileobj: BinaryIO):
-        super().__init__()
-        self._gz = gzip.GzipFile(fileobj=fileobj, mode="rb")
-        self._fileobj = fileobj   # closed with this stream
-        self.fault: Exception | None = None
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b) -> int:
-        if self.fault is not None:
-            return 0
-        try:
-            data = self._gz.read1(len(b))    # one decompression step: data, or the fault and no data
-        except (EOFError, zlib.error, OSError) as exc:
-            self.fault = exc
-            return 0
-        b[:len(data)] = data
-        return len(data)
-
-    def close(self) -> None:
-        self._gz.close()
-        self._fileobj.close()
-        super().close()
-
-
-class _Unclosed(io.RawIOBase):
-    """A binary stream (a test's sys.stdin) read without closing it."""
-
-    def __init__(self, source: BinaryIO):
-        super().__init__()
-        self._source = source
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b) -> int:
-        data = self._source.read(len(b))
-        b[:len(data)] = data
-        return len(data)
-
-
-SCAN_CHUNK = 8 << 20
-
-
-class _Window:
-    """Sequential access to a stream through a window of large reads (forward only)."""
-
-    def __init__(self, f: BinaryIO, chunk: int):
-        self.f, self.chunk, self.buf, self.base = f, chunk, b"", 0
-
-    def ensure(self, pos: int, n: int) -> int:
-        """Make [pos, pos+n) available if the stream has it; return how many bytes are there."""
-        end = self.base + len(self.buf)
-        if self.base <= pos and pos + n <= end:
-            return n
-        if pos > end and self.f.seekable():
-            self.f.seek(pos)
-            self.buf, self.base = b"", pos
-        elif pos > end:  # step over bytes never needed
-            skip = pos - end
-            while skip > 0:
-                data = self.f.read(min(skip, self.chunk))
-                if not data:
-                    break
-                skip -= len(data)
-            self.buf, self.base = b"", pos - skip
-            if skip:
-                return 0
-        else:
-            self.buf, self.base = self.buf[pos - self.base:], pos
-        parts = [self.buf]
-        have = len(self.buf)
-        while have < n:
-            data = self.f.read(max(self.chunk, n - have))
-            if not data:
-                break
-            parts.append(data)
-            have += len(data)
-        self.buf = b"".join(parts) if len(parts) > 1 else parts[0]
-        return min(n, len(self.buf))
-
-    def view(self, pos: int, n: int) -> memoryview:
-        return memoryview(self.buf)[pos - self.base: pos - self.base + n]
 
 
 class _State:
@@ -168,6 +76,9 @@ class BinlogReader:
         self.position = 0
         #: Events stepped past by `scan`.
         self.scanned = 0
+        #: Types parsed as read whatever options.parse_bodies says (the framing needs them).
+        self._always_parsed = frozenset({int(ET.format_description_event)} | (
+            {int(ET.transaction_payload_event)} if options.expand_payloads else set()))
 
     def __enter__(self) -> "BinlogReader":
         return self
@@ -202,7 +113,7 @@ class BinlogReader:
         try:
             raw: BinaryIO = io.open(os.dup(source.fileno()), "rb", buffering=0)
         except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
-            raw = _Unclosed(source)
+            raw = Unclosed(source)
         stream = io.BufferedReader(raw, self.options.buffer_size)
         if stream.peek(2)[:2] == GZIP_MAGIC:
             return io.BufferedReader(GunzipStream(stream), self.options.buffer_size), None
@@ -210,13 +121,6 @@ class BinlogReader:
 
     def _err(self, cls: type[BinlogError], message: str, offset: int, event_type: str | None = None) -> BinlogError:
         return cls(message, file=self.path, offset=offset, event_type=event_type)
-
-    def _read(self, stream: BinaryIO, n: int, size: int | None, pos: int, event_pos: int) -> bytes:
-        """_read_exact; a short read raises the fault of the stream, if any (`_stream_fault`)."""
-        data = self._read_exact(stream, n, size, pos)
-        if len(data) < n:
-            self._stream_fault(stream, event_pos)
-        return data
 
     def _stream_fault(self, stream: BinaryIO, event_pos: int) -> None:
         """After a short read: a gzip file that is cut or damaged (GunzipStream.fault) raises that
@@ -229,44 +133,35 @@ class BinlogReader:
             raise self._err(DecompressionError, f"the gzip file is damaged ({fault}); offsets are in the "
                             "uncompressed binlog", event_pos)
 
-    def _read_exact(self, stream: BinaryIO, n: int, size: int | None, pos: int) -> bytes:
-        """Read n bytes, never asking for more than the file can still hold."""
-        if size is not None:
-            return stream.read(min(n, max(size - pos, 0)))
-        parts, got = [], 0
-        while got < n:
-            chunk = stream.read(min(n - got, _CHUNK))
-            if not chunk:
-                break
-            parts.append(chunk)
-            got += len(chunk)
-        return b"".join(parts)
-
     def _events(self) -> Iterator[Event]:
         stream, size = self._open_stream()
         self._stream = stream
+        window = Window(stream, self.options.buffer_size, size)
+        take, H = window.take, spec.LEN_EVENT_HEADER
         try:
-            magic = self._read(stream, spec.LEN_MAGIC, size, 0, 0)
+            magic = take(0, spec.LEN_MAGIC)
+            if len(magic) < spec.LEN_MAGIC:
+                self._stream_fault(stream, 0)
             if magic != spec.MAGIC:
                 raise self._not_a_binlog(magic)
             pos = spec.LEN_MAGIC
             self.position = pos
             state = _State()
             while True:
-                head = self._read(stream, spec.LEN_EVENT_HEADER, size, pos, pos)
-                if not head:
-                    return
-                if len(head) < spec.LEN_EVENT_HEADER:
+                head = take(pos, H)
+                if len(head) < H:
+                    self._stream_fault(stream, pos)
+                    if not head:
+                        return
                     raise self._short_header(len(head), pos)
                 if state.encrypted_at is not None:
                     raise self._encrypted(state, pos)
                 header = self._header(head, pos, state)
                 name = spec.event_type_name(header.type_code)
-                want = header.len_event - spec.LEN_EVENT_HEADER
-                rest = self._read(stream, want, size, pos + spec.LEN_EVENT_HEADER, pos)
-                if len(rest) < want:
-                    raise self._past_end(header.len_event, spec.LEN_EVENT_HEADER + len(rest), pos, name)
-                buf = head + rest
+                buf = take(pos, header.len_event)
+                if len(buf) < header.len_event:
+                    self._stream_fault(stream, pos)
+                    raise self._past_end(header.len_event, len(buf), pos, name)
                 yield from self._dispatch(buf, header, pos, state, name)
                 pos += header.len_event
                 self.position = pos
@@ -312,20 +207,34 @@ class BinlogReader:
             self.format_description = state.fde
         elif state.fde.len_checksum and self.options.verify_checksums:
             self._verify_crc(buf, pos, name)
-        body, error = self._parse(buf, pos, name, state.fde)
-        handler = _HANDLERS.get(header.type_code)
-        overrides = None
-        if handler is not None and error is None and self.options.decompress:
-            overrides = handler(self, body, pos, name)
         has_crc = (state.fde.fde_checksum is not None if header.type_code == ET.format_description_event
                    else state.fde.len_checksum == 4)
         checksum = int.from_bytes(buf[-4:], "little") if has_crc else None
-        yield Event(self.path, pos, header, buf, body, overrides=overrides, error=error, checksum=checksum)
+        eager = self.options.parse_bodies
+        if eager is not None and header.type_code not in eager and header.type_code not in self._always_parsed:
+            body = error = None
+            yield Event(self.path, pos, header, buf, None, checksum=checksum, late=(self._parse_late, state.fde))
+        else:
+            body, overrides, error = self._parse_late(None, state.fde, buf, pos, name, header.type_code)
+            yield Event(self.path, pos, header, buf, body, overrides=overrides, error=error, checksum=checksum)
         if header.type_code == ET.start_encryption_event:
             state.encrypted_at = pos
         if (header.type_code == ET.transaction_payload_event and error is None
                 and self.options.expand_payloads):
             yield from self._payload_events(body, pos, state.fde, name)
+
+    def _parse_late(self, ev: Event | None, fde: spec.FormatDescription, buf: bytes = b"", pos: int = 0,
+                    name: str = "", code: int = 0) -> tuple:
+        """(body, decompressed fields or None, MalformedEventError or None) of an event (`ev`, or the
+        one of these bytes): the body parsed, then decompressed in place."""
+        if ev is not None:
+            buf, pos, name, code = ev.raw, ev.pos, ev.type, ev.type_code
+        body, error = self._parse(buf, pos, name, fde)
+        handler = _HANDLERS.get(code)
+        overrides = None
+        if handler is not None and error is None and self.options.decompress:
+            overrides = handler(self, body, pos, name)
+        return body, overrides, error
 
     def _format_description(self, buf: bytes, pos: int, name: str) -> spec.FormatDescription:
         try:
@@ -347,7 +256,7 @@ class BinlogReader:
                where: str = ""):
         """(body, None), or (None, MalformedEventError) when lenient."""
         try:
-            return spec.parse_event(buf, fde), None
+            return bodies.parse_event(buf, fde), None
         except spec.SpecError as exc:
             err = self._err(MalformedEventError, f"{where}body does not match the {name} layout: {exc}",
                             pos, name)
@@ -367,7 +276,7 @@ class BinlogReader:
         first, sizes, truncation, CRC32, FDE layout, encryption (not for body layouts)."""
         stream, size = self._open_stream()
         self._stream = stream
-        w = _Window(stream, chunk)
+        w = Window(stream, chunk)
         H, FDE, START_ENCRYPTION = spec.LEN_EVENT_HEADER, int(ET.format_description_event), int(ET.start_encryption_event)
         unpack, crc32, verify = spec.HEADER_STRUCT.unpack_from, spec.event_crc32, self.options.verify_checksums
         shown = None if report is None else frozenset(report) | frozenset(read) | {FDE}

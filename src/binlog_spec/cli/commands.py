@@ -48,13 +48,16 @@ ROW_FORMATS: dict[str, Callable[[rows.RowChange], str]] = {
 
 
 def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: list[BinlogError] | None = None,
-            schema=None):
+            schema=None, bodies: frozenset[int] | None = None):
     """The filtered events of the run's files; malformed bodies are counted and named on stderr. With
     `faults`, a broken file's error is appended to it and the next file is read (reader.read_events).
     With `schema` (a SchemaTracker), every event is seen by it before the filters (rows.observe_schema):
-    the filters choose what is output, never what is learnt."""
+    the filters choose what is output, never what is learnt. `bodies`: the event types whose bodies the
+    run reads (ReadOptions.parse_bodies; None: all)."""
+    options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, args.filters))
+
     def read():
-        for ev in with_progress(binlog_spec.read_events(args.files, read_options(args), faults), args.files, err):
+        for ev in with_progress(binlog_spec.read_events(args.files, options, faults), args.files, err):
             args.at = (ev.file, ev.pos)      # where an internal error is reported
             if ev.error is not None:
                 warnings[0] += 1
@@ -177,7 +180,7 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         header = f"# binlog-spec rows: {_times_header(args)}"
     tracker = schema_tracker(args)
     warnings = [0]
-    changes = api.read_rows(_events(args, err, warnings, schema=tracker), warn=warner(err))
+    changes = api.read_rows(_events(args, err, warnings, schema=tracker, bodies=api.ROWS_BODIES), warn=warner(err))
     lines: Iterable[str] = (render(rc) for rc in changes)
     _write_lines(_headed(header, lines) if header else lines, out)
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
@@ -211,7 +214,8 @@ def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     warnings = [0]
     faults: list[BinlogError] = []
     try:
-        result = api.analyze(_events(args, err, warnings, faults, schema=schema_tracker(args)), options, faults)
+        events = _events(args, err, warnings, faults, schema=schema_tracker(args), bodies=api.ANALYZE_BODIES)
+        result = api.analyze(events, options, faults)
         if html is not None:
             html.write(report_html.render(result))
     finally:
@@ -338,7 +342,7 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                        rewrite_db=dict(args.rewrite_db)),
         commented=args.commented, tz=args.tz)
     warnings = [0]
-    events = _events(args, err, warnings, schema=tracker)
+    events = _events(args, err, warnings, schema=tracker, bodies=api.SQL_BODIES)
 
     def refused(exc: BinlogError) -> None:     # a row left out of the script (a comment in its place)
         warnings[0] += 1

@@ -246,6 +246,8 @@ class RowDecoder:
         #: table id -> (the TableDef they were made for, its names, {(op, count, bitmaps): compiled
         #: rows generator; None: seen once; False: cannot be compiled}).
         self._compiled: dict[int, tuple[TableDef, list[str], dict[tuple, Callable | bool | None]]] = {}
+        #: The tables made of TABLE_MAP_EVENTs (see table_def).
+        self._tables_made: dict[tuple, TableDef] = {}
 
     def _compiled_rows(self, table_id: int, table: TableDef, op: str, n: int, before_bitmap: bytes,
                        after_bitmap: bytes | None) -> tuple[list[str], Callable | None]:
@@ -287,9 +289,7 @@ class RowDecoder:
         elif code == ET.table_map_event:
             table = ev.table_def
             if table is None:
-                table = TableDef.from_event(ev, self.mariadb)
-                if self.schema_source is not None:
-                    table = self.schema_source.complete(table, ev)
+                table = table_def(ev, self.mariadb, self.schema_source, self._tables_made)
             self.tables[table.table_id] = table
         elif code in GTID_TYPES:
             self.gtid = ev.fields.get("gtid")
@@ -384,6 +384,26 @@ def _tell_schema_notes(schema_source: Any, ev: Event, warn: Callable[[str], None
         notes.clear()
 
 
+def table_def(ev: Event, mariadb: bool, schema_source: Any, made: dict[tuple, TableDef]) -> TableDef:
+    """The table of a TABLE_MAP_EVENT, completed by `schema_source` when there is one: made once for
+    the same body bytes under the same schema (`made` keeps them, keyed by the bytes and the
+    SchemaTracker's generation and server collation; a source without a generation is asked every
+    time). MalformedEventError as TableDef.from_event."""
+    generation = getattr(schema_source, "generation", None)
+    if schema_source is not None and generation is None:
+        return schema_source.complete(TableDef.from_event(ev, mariadb), ev)
+    key = (ev.body_bytes(), mariadb, generation, getattr(schema_source, "server_collation", None))
+    table = made.get(key)
+    if table is None:
+        table = TableDef.from_event(ev, mariadb)
+        if schema_source is not None:
+            table = schema_source.complete(table, ev)
+        if len(made) >= _MAX_COMPILED * 16:
+            made.clear()
+        made[key] = table
+    return table
+
+
 def observe_schema(events: Iterable[Event], schema_source: Any,
                    warn: Callable[[str], None] | None = None) -> Iterator[Event]:
     """The events, each seen by the schema before it goes on: put this stage under the filters.
@@ -395,25 +415,16 @@ def observe_schema(events: Iterable[Event], schema_source: Any,
     then only choose what is output, and a RowDecoder (given no schema_source) decodes each rows
     event with the table as it was when the event was written, however long the filters held it."""
     mariadb, collation_wanted = False, True
-    complete, observe = schema_source.complete, schema_source.observe_query
-    # the same TABLE_MAP body under the same schema gives the same table: made once
-    cache: dict[tuple, TableDef] = {}
+    observe = schema_source.observe_query
+    made: dict[tuple, TableDef] = {}    # the same TABLE_MAP body under the same schema: made once
     for ev in events:
         if ev.error is None:
             code = ev.type_code
             if code == ET.table_map_event:
-                key = (ev.body_bytes(), mariadb, schema_source.generation, schema_source.server_collation)
-                table = cache.get(key)
-                if table is None:
-                    try:
-                        table = complete(TableDef.from_event(ev, mariadb), ev)
-                    except MalformedEventError:
-                        table = None    # its consumer meets the same error at this event (TableDef.from_event)
-                    else:
-                        if len(cache) >= _MAX_COMPILED * 16:
-                            cache.clear()
-                        cache[key] = table
-                ev.table_def = table
+                try:
+                    ev.table_def = table_def(ev, mariadb, schema_source, made)
+                except MalformedEventError:
+                    ev.table_def = None     # its consumer meets the same error at this event (TableDef.from_event)
             elif code in (ET.query_event, ET.query_compressed_event):
                 # BEGIN, COMMIT, DML: not parsed, but for the server's collation of a file's first
                 if collation_wanted or not ev.statement_bytes().lstrip()[:9].upper().startswith(NOT_DDL):
