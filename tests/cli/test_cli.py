@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import binlog_spec
-from binlog_spec import cli
+from binlog_spec import cli, compiled
 
 from conftest import CORPUS, FIXTURES, ROOT
 
@@ -113,4 +113,5 @@ def test_console_script_runs_and_stdout_closes_cleanly():
     r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True)
     assert len(r.stdout.splitlines()) == 3 and "Traceback" not in r.stderr
     r = subprocess.run([sys.executable, "-m", "binlog_spec", "--version"], capture_output=True, text=True)
-    assert r.stdout.strip() == f"binlog-spec {binlog_spec.__version__}"
+    # the version, and which core runs (argparse may wrap the line)
+    assert " ".join(r.stdout.split()) == f"binlog-spec {binlog_spec.__version__}, {compiled.describe()}"
