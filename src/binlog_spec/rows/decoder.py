@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 from binlog_spec.rows import codegen
+from binlog_spec.rows import image_plan
 from binlog_spec.rows import json_binary
 from binlog_spec.rows import json_path
 from binlog_spec.rows import walker as rowwalk
@@ -165,6 +166,11 @@ def compile_rows(table: TableDef, op: str, before: list[int], after: list[int] |
     for tag, present in images:
         globs.update({f"_name_{tag}{k}": names[i] for k, i in enumerate(present)})
         globs[f"_present_{tag}"] = present
+        compiled = image_plan.image_decoder([table.columns[i] for i in present], [names[i] for i in present])
+        if compiled is not None:       # the compiled image decoder (rows/_crows.pyx), same contract
+            globs[f"_cimage_{tag}"] = compiled
+            bodies[tag] = [f"{tag}_row, pos = _cimage_{tag}(buf, pos)"]
+            continue
         bodies[tag] = _image_source([table.columns[i] for i in present], tag, globs, text=True)
     lines = ["def rows(decoder, ev, buf, template):",
              "    end = len(buf)",

@@ -1,0 +1,92 @@
+"""The plan of one row-image layout for the compiled image decoder (`_crows`), and the switch that
+says whether it runs.
+
+`image_decoder(columns, names)` gives `decode(buf, pos) -> (row dict, position after the image)` for
+images whose present columns are `columns` (dict keys `names`), or None when the compiled core is not
+running (not built, or BINLOG_SPEC_PURE=1: `binlog_spec.compiled`). The plan holds one entry per
+column: (key, kind, a, b, c, obj), the kind and parameters that `decode_value` would derive from the
+column's metadata on every value, derived once here with the same rules (values.py, scalars.py,
+charsets.codec_for). Kinds without a C form are called back through `COLUMN_TYPES`. Like the
+generated code of codegen.inline_source, `decode` is a fast path: it raises on anything unusual and
+the caller decodes the image again with the pure `decode_image`.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from binlog_spec import compiled
+from binlog_spec.rows.charsets import BINARY_COLLATION, _mysql_latin1, codec_for
+from binlog_spec.rows.column_types import (DEFAULT_PACK_LENGTH, BLOB, Column, DATE, DATETIME2, DOUBLE, ENUM,
+                                           FLOAT, INT24, LONG, LONGLONG, LONG_BLOB, MEDIUM_BLOB, NEWDATE, SET,
+                                           SHORT, STRING, TIMESTAMP2, TINY, TINY_BLOB, VARCHAR, VAR_STRING, YEAR)
+from binlog_spec.rows.scalars import UTC
+from binlog_spec.rows.values import COLUMN_TYPES, decode_value
+
+#: The compiled module, or None (the generated Python code of codegen.inline_source runs then).
+#: Tests set it to None to run the pure path in the same process.
+crows = compiled.load("binlog_spec.rows._crows")
+
+_INT_SIZES = {TINY: 1, SHORT: 2, INT24: 3, LONG: 4, LONGLONG: 8}
+_BLOBS = (TINY_BLOB, BLOB, MEDIUM_BLOB, LONG_BLOB)
+
+
+def _text(col: Column, prefix: int, pad: int = 0) -> tuple[str, int, str, int, Any]:
+    """A length-prefixed value decoded as values._text_or_bytes does."""
+    codec = codec_for(col.charset)
+    if codec is None:
+        return "text", prefix, "bytes", pad, None
+    if codec == "utf-8":
+        return "text", prefix, "utf8", 0, None
+    if codec == "cp1252":
+        return "text", prefix, "latin1", 0, _mysql_latin1
+    return "text", prefix, "codec", 0, codec.encode("ascii")
+
+
+def _fsp(meta: dict) -> int | None:
+    fsp = meta.get("fsp")
+    return fsp if isinstance(fsp, int) and 0 <= fsp <= 6 else None
+
+
+def column_plan(col: Column) -> tuple[str, int, Any, int, Any]:
+    """(kind name, a, b, c, obj) of one column, as _crows.ImageDecoder takes it (by kind name)."""
+    code, meta = col.type_code, col.meta if isinstance(col.meta, dict) else {}
+    if code in _INT_SIZES:
+        return "int", _INT_SIZES[code], 0 if col.unsigned else 1, 0, None
+    if code == YEAR:
+        return "year", 0, 0, 0, None
+    if code == FLOAT:
+        return "float", 0, 0, 0, None
+    if code == DOUBLE:
+        return "double", 0, 0, 0, None
+    if code in (DATE, NEWDATE):
+        return "date", 0, 0, 0, None
+    if code in (DATETIME2, TIMESTAMP2) and _fsp(meta) is not None:
+        return ("datetime2" if code == DATETIME2 else "timestamp2"), _fsp(meta), 0, 0, UTC
+    max_length = meta.get("max_length")
+    if (code in (VARCHAR, VAR_STRING, STRING) and isinstance(max_length, int) and 0 <= max_length < 1 << 20
+            and (code != STRING or meta.get("real_type", STRING) not in (ENUM, SET))):
+        pad = max_length if code == STRING and col.charset == BINARY_COLLATION else 0
+        return _text(col, 1 if max_length < 256 else 2, pad)
+    if code in _BLOBS:
+        prefix = meta.get("pack_length", DEFAULT_PACK_LENGTH.get(code))
+        if isinstance(prefix, int) and 1 <= prefix <= 4:
+            return _text(col, prefix)
+    return "call", 0, 0, 0, (COLUMN_TYPES.get(code, decode_value), col)
+
+
+def plan(columns: list[Column], names: list[str]) -> list[tuple]:
+    """The plan of images of these present columns, with these dict keys, for _crows.ImageDecoder."""
+    kinds, codecs = crows.KINDS, crows.CODECS
+    out = []
+    for col, name in zip(columns, names):
+        kind, a, b, c, obj = column_plan(col)
+        out.append((name, kinds[kind], a, codecs[b] if kind == "text" else b, c, obj))
+    return out
+
+
+def image_decoder(columns: list[Column], names: list[str]) -> Callable | None:
+    """`decode(buf, pos) -> (row, pos)` for images of these present columns, or None when the compiled
+    core is not running."""
+    if crows is None:
+        return None
+    return crows.ImageDecoder(plan(columns, names)).decode
