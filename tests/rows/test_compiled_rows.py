@@ -207,24 +207,41 @@ def test_random_temporal_bytes_decode_as_the_pure_decoder_does(crows):
 
 
 def run_rows(module, cols, buf, op=rows.INSERT):
-    """The row dicts (typed) of a rows event of these bytes through compile_rows, or its error, with
-    the compiled image decoder (`module`) or the pure generated code (None)."""
+    """The row changes (typed) of a rows event of these bytes through compile_rows, or its error, with
+    the compiled decoder (`module`) or the pure generated code (None)."""
     saved, image_plan.crows = image_plan.crows, module
     try:
         table = TableDef(7, "db", "t", tuple(cols), (True,) * len(cols))
         names = [f"c{k}" for k in range(len(cols))]
-        gen = rows.compile_rows(table, op, list(range(len(cols))), None, names)
-        assert ("_cimage_" in gen.source) == (module is not None)
+        present = list(range(len(cols)))
+        gen = rows.compile_rows(table, op, present, present if op == rows.UPDATE else None, names)
+        assert gen.source.startswith("<compiled rows") == (module is not None)
         ev = SimpleNamespace(file="f", pos=4, type="WRITE_ROWS_EVENT_V1")
+        template = dict.fromkeys(("file", "pos", "timestamp", "server_id", "gtid", "schema", "table", "op",
+                                  "before", "after", "row_index", "table_def"), 0)
         out = []
         try:
-            for rc in gen(SimpleNamespace(gtid=None), ev, buf, {"gtid": None, "row_index": 0}):
-                out.append(typed(rc.after))
+            for rc in gen(SimpleNamespace(gtid="0-1-2"), ev, buf, template):
+                out.append((list(vars(rc)), rc.gtid, rc.row_index, typed(rc.before or {}), typed(rc.after or {})))
         except BinlogError as exc:
             out.append(("error", type(exc).__name__, str(exc)))
         return out
     finally:
         image_plan.crows = saved
+
+
+@pytest.mark.parametrize("op", [rows.INSERT, rows.UPDATE, rows.DELETE])
+def test_rows_events_yield_the_pure_row_changes_and_error(crows, op):
+    """Images the C code decodes, images it hands back (invalid UTF-8, a zero date) and a truncated
+    last one: the same RowChange fields, in the same order, then the same error."""
+    cols = [col(LONG), col(VARCHAR, {"max_length": 10}, charset=UTF8), col(DATE)]
+    good = b"\x00" + struct.pack("<i", 5) + b"\x02ok" + (2024 << 9 | 1 << 5 | 2).to_bytes(3, "little")
+    odd = b"\x02" + struct.pack("<i", -5) + b"\x02\xc3\x28" + b"\x00\x00\x00"
+    nulls = b"\x07"
+    buf = good + odd + nulls + good + good[:-1]
+    fast, reference = run_rows(crows, cols, buf, op), run_rows(None, cols, buf, op)
+    assert fast == reference
+    assert reference[-1][0] == "error" and len(reference) == (3 if op == rows.UPDATE else 5)
 
 
 # --------------------------------------------------------------------------
@@ -252,13 +269,13 @@ def pipeline_rows(path):
 def test_every_corpus_and_fixture_file_decodes_the_same_rows_compiled_and_pure(crows, monkeypatch):
     made = []
 
-    original = image_plan.image_decoder
+    original = image_plan.rows_function
 
-    def counting(columns, names):
-        got = original(columns, names)
+    def counting(*args):
+        got = original(*args)
         made.extend([got] if got is not None else [])
         return got
-    monkeypatch.setattr(image_plan, "image_decoder", counting)
+    monkeypatch.setattr(image_plan, "rows_function", counting)
     files = binlog_files()
     assert len(files) > 100
     differ = []

@@ -14,6 +14,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.datetime cimport import_datetime, date_new, datetime_new
 from cpython.dict cimport PyDict_SetItem
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.object cimport PyObject_GenericSetAttr
 from cpython.unicode cimport PyUnicode_Decode, PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
 from libc.string cimport memcpy, memset
 
@@ -117,6 +118,9 @@ cdef class ImageDecoder:
     def decode(self, bytes buf, Py_ssize_t pos):
         """(row dict, position after the image) of the image at buf[pos]; raises when the pure
         decoder must do it."""
+        return self._decode(buf, pos)
+
+    cdef tuple _decode(self, bytes buf, Py_ssize_t pos):
         cdef const unsigned char *p = <const unsigned char *>PyBytes_AS_STRING(buf)
         cdef Py_ssize_t end = len(buf)
         cdef Py_ssize_t nulls = pos, k, size, length, start
@@ -266,3 +270,46 @@ cdef object _utc_datetime(long long seconds, int usec, object utc):
     month = mp + 3 if mp < 10 else mp - 9
     year = yoe + era * 400 + (1 if month <= 2 else 0)
     return datetime_new(year, month, day, rem // 3600, rem // 60 % 60, rem % 60, usec, utc)
+
+
+def rows(decoder, ev, bytes buf, dict template, ImageDecoder image_b, ImageDecoder image_a, fallback_b,
+         fallback_a, key, type row_change, malformed, value_error):
+    """The RowChange objects of a rows event whose images `image_b` (and `image_a`: UPDATE) decode, as
+    the generated generator of decoder.compile_rows makes them: an image the compiled decoder hands
+    back is decoded again by `fallback_b(buf, pos)` / `fallback_a` (the pure decode_image); the
+    dict `template` holds the event's RowChange fields; `key` is "after" (insert) or "before"
+    (delete), None for an update (both); a `value_error` raised at row i becomes
+    `malformed(ev, i, exc)`."""
+    cdef Py_ssize_t end = len(buf), row_pos = 0, index = 0
+    cdef object b_row, a_row, rc, pos
+    cdef dict d
+    cdef tuple got
+    try:
+        while row_pos < end:
+            try:
+                got = image_b._decode(buf, row_pos)
+            except Exception:
+                got = tuple(fallback_b(buf, row_pos))
+            b_row, pos = got
+            row_pos = pos
+            if image_a is not None:
+                try:
+                    got = image_a._decode(buf, row_pos)
+                except Exception:
+                    got = tuple(fallback_a(buf, row_pos))
+                a_row, pos = got
+                row_pos = pos
+            d = template.copy()
+            d["gtid"] = decoder.gtid
+            if key is None:
+                d["before"] = b_row
+                d["after"] = a_row
+            else:
+                d[key] = b_row
+            d["row_index"] = index
+            rc = row_change.__new__(row_change)
+            PyObject_GenericSetAttr(rc, "__dict__", d)
+            yield rc
+            index += 1
+    except value_error as exc:
+        raise malformed(ev, index, exc) from None

@@ -1,9 +1,10 @@
 """The plan of one row-image layout for the compiled image decoder (`_crows`), and the switch that
 says whether it runs.
 
-`image_decoder(columns, names)` gives `decode(buf, pos) -> (row dict, position after the image)` for
-images whose present columns are `columns` (dict keys `names`), or None when the compiled core is not
-running (not built, or BINLOG_SPEC_PURE=1: `binlog_spec.compiled`). The plan holds one entry per
+`rows_function(...)` gives decoder.compile_rows's generator function made with the compiled decoder,
+or None when the compiled core is not running (not built, or BINLOG_SPEC_PURE=1: `binlog_spec.compiled`);
+`_crows.ImageDecoder(plan(columns, names)).decode(buf, pos) -> (row dict, position after the image)`
+decodes one image whose present columns are `columns` (dict keys `names`). The plan holds one entry per
 column: (key, kind, a, b, c, obj), the kind and parameters that `decode_value` would derive from the
 column's metadata on every value, derived once here with the same rules (values.py, scalars.py,
 charsets.codec_for). Kinds without a C form are called back through `COLUMN_TYPES`. Like the
@@ -12,9 +13,12 @@ the caller decodes the image again with the pure `decode_image`.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 from binlog_spec import compiled
+from binlog_spec.binlog.event_types import INSERT, UPDATE
+from binlog_spec.errors import ValueDecodeError
 from binlog_spec.rows.charsets import BINARY_COLLATION, _mysql_latin1, codec_for
 from binlog_spec.rows.column_types import (DEFAULT_PACK_LENGTH, BLOB, Column, DATE, DATETIME2, DOUBLE, ENUM,
                                            FLOAT, INT24, LONG, LONGLONG, LONG_BLOB, MEDIUM_BLOB, NEWDATE, SET,
@@ -84,9 +88,23 @@ def plan(columns: list[Column], names: list[str]) -> list[tuple]:
     return out
 
 
-def image_decoder(columns: list[Column], names: list[str]) -> Callable | None:
-    """`decode(buf, pos) -> (row, pos)` for images of these present columns, or None when the compiled
-    core is not running."""
+def rows_function(table: Any, op: str, images: list[list[int]], names: list[str], decode_image: Callable,
+                  row_change: type, malformed: Callable, name: str = "compiled rows") -> Callable | None:
+    """decoder.compile_rows's `rows(decoder, ev, buf, template)` generator function made with the compiled
+    decoder (`images`: the present columns of the before image, and of the after image of an UPDATE),
+    or None when the compiled core is not running. `name` is its `source` attribute (for debugging)."""
     if crows is None:
         return None
-    return crows.ImageDecoder(plan(columns, names)).decode
+    decoders = [crows.ImageDecoder(plan([table.columns[i] for i in present], [names[i] for i in present]))
+                for present in images]
+    fallbacks = [functools.partial(decode_image, table=table, present=present, names=names) for present in images]
+    image_b, fallback_b = decoders[0], fallbacks[0]
+    image_a, fallback_a = (decoders[1], fallbacks[1]) if op == UPDATE else (None, None)
+    key = None if op == UPDATE else ("after" if op == INSERT else "before")
+    generator = crows.rows
+
+    def rows(decoder, ev, buf, template):
+        return generator(decoder, ev, buf, template, image_b, image_a, fallback_b, fallback_a, key, row_change,
+                         malformed, ValueDecodeError)
+    rows.source = name
+    return rows
