@@ -272,6 +272,14 @@ cdef object _utc_datetime(long long seconds, int usec, object utc):
     return datetime_new(year, month, day, rem // 3600, rem // 60 % 60, rem % 60, usec, utc)
 
 
+cdef tuple _image(ImageDecoder image, fallback, bytes buf, Py_ssize_t pos):
+    """The image at buf[pos] by the compiled decoder, or by the pure one when it is handed back."""
+    try:
+        return image._decode(buf, pos)
+    except Exception:
+        return tuple(fallback(buf, pos))
+
+
 def rows(decoder, ev, bytes buf, dict template, ImageDecoder image_b, ImageDecoder image_a, fallback_b,
          fallback_a, key, type row_change, malformed, value_error):
     """The RowChange objects of a rows event whose images `image_b` (and `image_a`: UPDATE) decode, as
@@ -283,21 +291,12 @@ def rows(decoder, ev, bytes buf, dict template, ImageDecoder image_b, ImageDecod
     cdef Py_ssize_t end = len(buf), row_pos = 0, index = 0
     cdef object b_row, a_row, rc, pos
     cdef dict d
-    cdef tuple got
     try:
         while row_pos < end:
-            try:
-                got = image_b._decode(buf, row_pos)
-            except Exception:
-                got = tuple(fallback_b(buf, row_pos))
-            b_row, pos = got
+            b_row, pos = _image(image_b, fallback_b, buf, row_pos)
             row_pos = pos
             if image_a is not None:
-                try:
-                    got = image_a._decode(buf, row_pos)
-                except Exception:
-                    got = tuple(fallback_a(buf, row_pos))
-                a_row, pos = got
+                a_row, pos = _image(image_a, fallback_a, buf, row_pos)
                 row_pos = pos
             d = template.copy()
             d["gtid"] = decoder.gtid
