@@ -13,6 +13,8 @@ import importlib
 import os
 import random
 import struct
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -242,6 +244,17 @@ def test_rows_events_yield_the_pure_row_changes_and_error(crows, op):
     fast, reference = run_rows(crows, cols, buf, op), run_rows(None, cols, buf, op)
     assert fast == reference
     assert reference[-1][0] == "error" and len(reference) == (3 if op == rows.UPDATE else 5)
+
+
+def test_binlog_spec_pure_keeps_the_generated_python_decoders():
+    """BINLOG_SPEC_PURE=1 (binlog_spec.compiled) turns the compiled row decoder off; without it, a
+    built extension is the one that runs."""
+    _compiled_module()
+    code = "from binlog_spec.rows import image_plan; print(image_plan.crows is not None)"
+    for env, running in (({"BINLOG_SPEC_PURE": "1"}, "False"), ({"BINLOG_SPEC_PURE": ""}, "True")):
+        out = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True,
+                             text=True, check=True).stdout
+        assert out.strip() == running, env
 
 
 # --------------------------------------------------------------------------
