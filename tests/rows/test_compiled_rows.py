@@ -135,7 +135,10 @@ NATIVE = [
 ]
 
 
-@pytest.mark.parametrize("column, data, value", NATIVE, ids=[f"{i}-{c.type_code}" for i, (c, _, _) in enumerate(NATIVE)])
+NATIVE_IDS = [f"{i}-{column.type_code}" for i, (column, _, _) in enumerate(NATIVE)]
+
+
+@pytest.mark.parametrize("column, data, value", NATIVE, ids=NATIVE_IDS)
 def test_each_kind_decodes_to_the_pure_value_and_end(crows, column, data, value):
     buf = b"\x00" + data + b"tail"
     got = compiled(crows, [column], buf)
@@ -143,7 +146,7 @@ def test_each_kind_decodes_to_the_pure_value_and_end(crows, column, data, value)
     assert got == pure([column], buf) == ({"c0": typed(value)}, 1 + len(data))
 
 
-@pytest.mark.parametrize("column, data, value", NATIVE, ids=[f"{i}-{c.type_code}" for i, (c, _, _) in enumerate(NATIVE)])
+@pytest.mark.parametrize("column, data, value", NATIVE, ids=NATIVE_IDS)
 def test_every_truncation_is_handed_back_to_the_pure_decoder(crows, column, data, value):
     for cut in range(len(data)):
         buf = b"\x00" + data[:cut]

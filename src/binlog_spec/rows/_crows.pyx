@@ -115,7 +115,7 @@ cdef class ImageDecoder:
         PyMem_Free(self.kinds)
         PyMem_Free(self.params)
 
-    def decode(self, bytes buf, Py_ssize_t pos):
+    def decode(self, bytes buf not None, Py_ssize_t pos):
         """(row dict, position after the image) of the image at buf[pos]; raises when the pure
         decoder must do it."""
         return self._decode(buf, pos)
@@ -280,8 +280,8 @@ cdef tuple _image(ImageDecoder image, fallback, bytes buf, Py_ssize_t pos):
         return tuple(fallback(buf, pos))
 
 
-def rows(decoder, ev, bytes buf, dict template, ImageDecoder image_b, ImageDecoder image_a, fallback_b,
-         fallback_a, key, type row_change, malformed, value_error):
+def rows(decoder, ev, bytes buf not None, dict template not None, ImageDecoder image_b not None,
+         ImageDecoder image_a, fallback_b, fallback_a, key, type row_change, malformed, value_error):
     """The RowChange objects of a rows event whose images `image_b` (and `image_a`: UPDATE) decode, as
     the generated generator of decoder.compile_rows makes them: an image the compiled decoder hands
     back is decoded again by `fallback_b(buf, pos)` / `fallback_a` (the pure decode_image); the
