@@ -23,6 +23,7 @@ PURE_ENV = "BINLOG_SPEC_PURE"
 #: to be built and to give what its pure-Python twin gives.
 MODULES: tuple[str, ...] = (
     "binlog_spec.binlog._cstream",      # KaitaiStream's read API (spec.py rebinds the generated parsers' name)
+    "binlog_spec.rows._crows",          # row images to Python values (rows/image_plan.py plans, rows/decoder.py calls)
 )
 
 #: Compiled module name -> the module (loaded) or the reason it is not running.

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 from binlog_spec.rows import codegen
+from binlog_spec.rows import image_plan
 from binlog_spec.rows import json_binary
 from binlog_spec.rows import json_path
 from binlog_spec.rows import walker as rowwalk
@@ -102,7 +103,8 @@ def decode_image(buf: bytes, pos: int, table: TableDef, present: list[int],
 # compiled code skips the checks, so it is a fast path only: an image on which it raises
 # anything, or that it reads past the end of the rows, is decoded again by decode_image,
 # which gives the value or the precise error. Values, dict order and errors are
-# decode_image's.
+# decode_image's. Where the compiled core runs (binlog_spec.compiled), the same generator comes
+# from rows/_crows.pyx instead, with the same contract (rows/image_plan.py plans its images).
 
 def _image_source(columns: list[values.Column], tag: str, globs: dict[str, Any], text: bool) -> list[str]:
     """Statements that decode one image of these columns from `buf` at `pos` into the dict
@@ -158,6 +160,10 @@ def compile_rows(table: TableDef, op: str, before: list[int], after: list[int] |
     RowDecoder._rows_generic yields them. `template` holds the RowChange fields of the event
     (the dict the dataclass __init__ would fill, less gtid, images and row_index)."""
     images = [("b", before)] + ([("a", after)] if op == UPDATE else [])
+    if image_plan.crows is not None:       # the same generator, compiled (rows/_crows.pyx)
+        return image_plan.rows_function(table, op, [present for _tag, present in images], names, decode_image,
+                                        RowChange, _malformed_row, f"<compiled rows ({op}) of {table.schema}."
+                                        f"{table.table} #{next(_COMPILED_COUNT)}>")
     globs: dict[str, Any] = {"_RowChange": RowChange, "_new": object.__new__, "_set_dict": object.__setattr__,
                              "_decode_image": decode_image, "_table": table, "_names": names,
                              "_ValueDecodeError": values.ValueDecodeError, "_malformed": _malformed_row}

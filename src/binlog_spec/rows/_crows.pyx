@@ -1,0 +1,314 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Compiled decoder of one row image: the null bitmap over the present columns, then their values,
+straight to the Python values of `binlog_spec.rows.values.decode_value`.
+
+`ImageDecoder(plan)` is built once per row-image layout from the plan that
+`binlog_spec.rows.image_plan.plan` makes (one entry per present column: its dict key, a kind code, three
+int parameters and one object). `ImageDecoder.decode(buf, pos)` returns `(row dict, position after the
+image)`. It is a fast path only, like the generated Python code it replaces: on anything unusual
+(bytes short, text not valid in its charset, a date that is no calendar date, ...) it raises, and the
+caller decodes the image again with the pure `decode_image`, which gives the value or the precise
+error. Kinds without a C form call their `COLUMN_TYPES` decoder (the plan's object: (decoder, column)).
+"""
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from cpython.datetime cimport import_datetime, date_new, datetime_new
+from cpython.dict cimport PyDict_SetItem
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.object cimport PyObject_GenericSetAttr
+from cpython.unicode cimport PyUnicode_Decode, PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
+from libc.string cimport memcpy, memset
+
+cdef extern from *:
+    """
+    #if PY_VERSION_HEX < 0x030B0000
+    #define PyFloat_Unpack4 _PyFloat_Unpack4
+    #define PyFloat_Unpack8 _PyFloat_Unpack8
+    #endif
+    """
+    double PyFloat_Unpack4(const char *p, int le) except? -1.0
+    double PyFloat_Unpack8(const char *p, int le) except? -1.0
+
+import_datetime()
+
+# Kind codes, by name in KINDS (image_plan.py builds plans with them).
+cdef enum:
+    K_INT = 1          # a: size 1, 2, 3, 4 or 8; b: signed
+    K_YEAR = 2
+    K_FLOAT = 3
+    K_DOUBLE = 4
+    K_TEXT = 5         # a: length prefix 1-4; b: codec kind; c: pad to c bytes with 0x00; obj: codec name
+    K_DATE = 6
+    K_DATETIME2 = 7    # a: fsp 0-6
+    K_TIMESTAMP2 = 8   # a: fsp 0-6; obj: the UTC tzinfo
+    K_CALL = 9         # obj: (decoder, column)
+
+# Codec kinds of K_TEXT, by name in CODECS.
+cdef enum:
+    C_BYTES = 0
+    C_UTF8 = 1
+    C_LATIN1 = 2       # MySQL latin1: ASCII here, else obj is the Python function (_mysql_latin1)
+    C_CODEC = 3        # obj: codec name (bytes)
+
+KINDS = {"int": K_INT, "year": K_YEAR, "float": K_FLOAT, "double": K_DOUBLE, "text": K_TEXT, "date": K_DATE,
+         "datetime2": K_DATETIME2, "timestamp2": K_TIMESTAMP2, "call": K_CALL}
+CODECS = {"bytes": C_BYTES, "utf8": C_UTF8, "latin1": C_LATIN1, "codec": C_CODEC}
+
+
+class Fallback(Exception):
+    """The fast path does not take this image: decode it with the pure decoder."""
+
+
+cdef inline unsigned long long _le(const unsigned char *q, int size) noexcept:
+    cdef unsigned long long v = 0
+    cdef int i
+    for i in range(size - 1, -1, -1):
+        v = (v << 8) | q[i]
+    return v
+
+
+cdef inline unsigned long long _be(const unsigned char *q, int size) noexcept:
+    cdef unsigned long long v = 0
+    cdef int i
+    for i in range(size):
+        v = (v << 8) | q[i]
+    return v
+
+
+cdef inline int _days_in_month(long year, long month) noexcept:
+    if month == 2:
+        return 29 if (year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)) else 28
+    if month == 4 or month == 6 or month == 9 or month == 11:
+        return 30
+    return 31
+
+
+cdef inline bint _valid_date(long year, long month, long day) noexcept:
+    return 1 <= year <= 9999 and 1 <= month <= 12 and 1 <= day <= _days_in_month(year, month)
+
+
+cdef class ImageDecoder:
+    cdef Py_ssize_t n, n_null
+    cdef int *kinds
+    cdef long long *params      # 3 per column
+    cdef tuple names
+    cdef tuple objs
+
+    def __cinit__(self, plan):
+        cdef Py_ssize_t k
+        self.n = len(plan)
+        self.n_null = (self.n + 7) >> 3
+        self.kinds = <int *>PyMem_Malloc(max(self.n, 1) * sizeof(int))
+        self.params = <long long *>PyMem_Malloc(max(self.n, 1) * 3 * sizeof(long long))
+        if self.kinds == NULL or self.params == NULL:
+            raise MemoryError()
+        names, objs = [], []
+        for k, (name, kind, a, b, c, obj) in enumerate(plan):
+            if kind not in KINDS.values():
+                raise ValueError(f"unknown kind {kind}")
+            self.kinds[k] = kind
+            self.params[3 * k], self.params[3 * k + 1], self.params[3 * k + 2] = a, b, c
+            names.append(name)
+            objs.append(obj)
+        self.names, self.objs = tuple(names), tuple(objs)
+
+    def __dealloc__(self):
+        PyMem_Free(self.kinds)
+        PyMem_Free(self.params)
+
+    def decode(self, bytes buf not None, Py_ssize_t pos):
+        """(row dict, position after the image) of the image at buf[pos]; raises when the pure
+        decoder must do it."""
+        return self._decode(buf, pos)
+
+    cdef tuple _decode(self, bytes buf, Py_ssize_t pos):
+        cdef const unsigned char *p = <const unsigned char *>PyBytes_AS_STRING(buf)
+        cdef Py_ssize_t end = len(buf)
+        cdef Py_ssize_t nulls = pos, k, size, length, start
+        cdef long long *prm
+        cdef unsigned long long u
+        cdef long long s, frac
+        cdef long year, month, day, hms
+        cdef int kind, i
+        cdef dict row = {}
+        cdef object value, got
+        cdef bytes padded
+        if pos < 0 or pos + self.n_null > end:
+            raise Fallback
+        pos += self.n_null
+        for k in range(self.n):
+            if p[nulls + (k >> 3)] >> (k & 7) & 1:
+                PyDict_SetItem(row, self.names[k], None)
+                continue
+            kind = self.kinds[k]
+            prm = self.params + 3 * k
+            if kind == K_INT:
+                size = prm[0]
+                if pos + size > end:
+                    raise Fallback
+                u = _le(p + pos, <int>size)
+                pos += size
+                if prm[1]:
+                    if size < 8 and u >> (8 * size - 1):
+                        s = <long long>u - (<long long>1 << (8 * size))
+                    else:
+                        s = <long long>u
+                    value = s
+                else:
+                    value = u
+            elif kind == K_TEXT:
+                size = prm[0]
+                if pos + size > end:
+                    raise Fallback
+                length = <Py_ssize_t>_le(p + pos, <int>size)
+                start = pos + size
+                if start + length > end:
+                    raise Fallback
+                pos = start + length
+                i = <int>prm[1]
+                if i == C_UTF8:
+                    value = PyUnicode_DecodeUTF8(<const char *>p + start, length, NULL)
+                elif i == C_BYTES:
+                    if length < prm[2]:
+                        padded = PyBytes_FromStringAndSize(NULL, prm[2])
+                        memcpy(PyBytes_AS_STRING(padded), p + start, length)
+                        memset(PyBytes_AS_STRING(padded) + length, 0, prm[2] - length)
+                        value = padded
+                    else:
+                        value = PyBytes_FromStringAndSize(<const char *>p + start, length)
+                elif i == C_LATIN1:
+                    for size in range(start, pos):
+                        if p[size] & 0x80:
+                            value = self.objs[k](PyBytes_FromStringAndSize(<const char *>p + start, length))
+                            break
+                    else:
+                        value = PyUnicode_DecodeASCII(<const char *>p + start, length, NULL)
+                else:
+                    value = PyUnicode_Decode(<const char *>p + start, length, <bytes>self.objs[k], NULL)
+            elif kind == K_FLOAT:
+                if pos + 4 > end:
+                    raise Fallback
+                value = PyFloat_Unpack4(<const char *>p + pos, 1)
+                pos += 4
+            elif kind == K_DOUBLE:
+                if pos + 8 > end:
+                    raise Fallback
+                value = PyFloat_Unpack8(<const char *>p + pos, 1)
+                pos += 8
+            elif kind == K_YEAR:
+                if pos + 1 > end:
+                    raise Fallback
+                value = 1900 + p[pos] if p[pos] else 0
+                pos += 1
+            elif kind == K_DATE:
+                if pos + 3 > end:
+                    raise Fallback
+                u = _le(p + pos, 3)
+                year, month, day = <long>(u >> 9), <long>((u >> 5) & 15), <long>(u & 31)
+                if not _valid_date(year, month, day):
+                    raise Fallback              # '0000-00-00' and the like: str, by the pure decoder
+                value = date_new(year, month, day)
+                pos += 3
+            elif kind == K_DATETIME2:
+                size = 5 + (prm[0] + 1) // 2
+                if pos + size > end:
+                    raise Fallback
+                s = <long long>_be(p + pos, 5) - 0x8000000000
+                frac = _signed_frac(p + pos + 5, <int>prm[0])
+                if s < 0 or frac < 0 or frac > 999999:
+                    raise Fallback
+                hms = <long>(s % (1 << 17))
+                s >>= 17                                    # year*13+month << 5 | day
+                year, month, day = <long>((s >> 5) // 13), <long>((s >> 5) % 13), <long>(s % 32)
+                if not _valid_date(year, month, day) or hms >> 12 > 23 or (hms >> 6) % 64 > 59 or hms % 64 > 59:
+                    raise Fallback
+                value = datetime_new(year, month, day, hms >> 12, (hms >> 6) % 64, hms % 64, <int>frac, None)
+                pos += size
+            elif kind == K_TIMESTAMP2:
+                size = 4 + (prm[0] + 1) // 2
+                if pos + size > end:
+                    raise Fallback
+                s = <long long>_be(p + pos, 4)
+                if prm[0] == 1 or prm[0] == 2:
+                    frac = p[pos + 4] * 10000
+                else:
+                    frac = _signed_frac(p + pos + 4, <int>prm[0])
+                if frac < 0 or frac > 999999 or (s == 0 and frac == 0):
+                    raise Fallback
+                value = _utc_datetime(s, <int>frac, self.objs[k])
+                pos += size
+            else:
+                got = self.objs[k]
+                value, pos = got[0](buf, pos, got[1])
+            PyDict_SetItem(row, self.names[k], value)
+        return row, pos
+
+
+cdef inline long long _signed_frac(const unsigned char *q, int fsp) noexcept:
+    """The fraction bytes of DATETIME2/TIMESTAMP2 as microseconds (signed, as MySQL reads them)."""
+    cdef long long v
+    if fsp == 0:
+        return 0
+    if fsp <= 2:
+        return (<signed char>q[0]) * 10000
+    if fsp <= 4:
+        v = <long long>_be(q, 2)
+        return (v - 0x10000 if v & 0x8000 else v) * 100
+    v = <long long>_be(q, 3)
+    return v - 0x1000000 if v & 0x800000 else v
+
+
+cdef object _utc_datetime(long long seconds, int usec, object utc):
+    """datetime.fromtimestamp(seconds, utc) + timedelta(microseconds=usec), for 0 <= seconds < 2**32."""
+    cdef long long days = seconds // 86400, rem = seconds % 86400
+    cdef long long z = days + 719468, era, doe, yoe, doy, mp, year, month, day
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = mp + 3 if mp < 10 else mp - 9
+    year = yoe + era * 400 + (1 if month <= 2 else 0)
+    return datetime_new(year, month, day, rem // 3600, rem // 60 % 60, rem % 60, usec, utc)
+
+
+cdef tuple _image(ImageDecoder image, fallback, bytes buf, Py_ssize_t pos):
+    """The image at buf[pos] by the compiled decoder, or by the pure one when it is handed back."""
+    try:
+        return image._decode(buf, pos)
+    except Exception:
+        return tuple(fallback(buf, pos))
+
+
+def rows(decoder, ev, bytes buf not None, dict template not None, ImageDecoder image_b not None,
+         ImageDecoder image_a, fallback_b, fallback_a, key, type row_change, malformed, value_error):
+    """The RowChange objects of a rows event whose images `image_b` (and `image_a`: UPDATE) decode, as
+    the generated generator of decoder.compile_rows makes them: an image the compiled decoder hands
+    back is decoded again by `fallback_b(buf, pos)` / `fallback_a` (the pure decode_image); the
+    dict `template` holds the event's RowChange fields; `key` is "after" (insert) or "before"
+    (delete), None for an update (both); a `value_error` raised at row i becomes
+    `malformed(ev, i, exc)`."""
+    cdef Py_ssize_t end = len(buf), row_pos = 0, index = 0
+    cdef object b_row, a_row, rc, pos
+    cdef dict d
+    try:
+        while row_pos < end:
+            b_row, pos = _image(image_b, fallback_b, buf, row_pos)
+            row_pos = pos
+            if image_a is not None:
+                a_row, pos = _image(image_a, fallback_a, buf, row_pos)
+                row_pos = pos
+            d = template.copy()
+            d["gtid"] = decoder.gtid
+            if key is None:
+                d["before"] = b_row
+                d["after"] = a_row
+            else:
+                d[key] = b_row
+            d["row_index"] = index
+            rc = row_change.__new__(row_change)
+            PyObject_GenericSetAttr(rc, "__dict__", d)
+            yield rc
+            index += 1
+    except value_error as exc:
+        raise malformed(ev, index, exc) from None

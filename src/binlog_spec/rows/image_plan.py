@@ -1,0 +1,110 @@
+"""The plan of one row-image layout for the compiled image decoder (`_crows`), and the switch that
+says whether it runs.
+
+`rows_function(...)` gives decoder.compile_rows's generator function made with the compiled decoder,
+or None when the compiled core is not running (not built, or BINLOG_SPEC_PURE=1: `binlog_spec.compiled`);
+`_crows.ImageDecoder(plan(columns, names)).decode(buf, pos) -> (row dict, position after the image)`
+decodes one image whose present columns are `columns` (dict keys `names`). The plan holds one entry per
+column: (key, kind, a, b, c, obj), the kind and parameters that `decode_value` would derive from the
+column's metadata on every value, derived once here with the same rules (values.py, scalars.py,
+charsets.codec_for). Kinds without a C form are called back through `COLUMN_TYPES`. Like the
+generated code of codegen.inline_source, `decode` is a fast path: it raises on anything unusual and
+the caller decodes the image again with the pure `decode_image`.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+from binlog_spec import compiled
+from binlog_spec.binlog.event_types import INSERT, UPDATE
+from binlog_spec.errors import ValueDecodeError
+from binlog_spec.rows.charsets import BINARY_COLLATION, _mysql_latin1, codec_for
+from binlog_spec.rows.column_types import (DEFAULT_PACK_LENGTH, BLOB, Column, DATE, DATETIME2, DOUBLE, ENUM,
+                                           FLOAT, INT24, LONG, LONGLONG, LONG_BLOB, MEDIUM_BLOB, NEWDATE, SET,
+                                           SHORT, STRING, TIMESTAMP2, TINY, TINY_BLOB, VARCHAR, VAR_STRING, YEAR)
+from binlog_spec.rows.scalars import UTC
+from binlog_spec.rows.values import COLUMN_TYPES, decode_value
+
+#: The compiled module, or None (the generated Python code of codegen.inline_source runs then).
+#: Tests set it to None to run the pure path in the same process.
+crows = compiled.load("binlog_spec.rows._crows")
+
+_INT_SIZES = {TINY: 1, SHORT: 2, INT24: 3, LONG: 4, LONGLONG: 8}
+_BLOBS = (TINY_BLOB, BLOB, MEDIUM_BLOB, LONG_BLOB)
+
+
+def _text(col: Column, prefix: int, pad: int = 0) -> tuple[str, int, str, int, Any]:
+    """A length-prefixed value decoded as values._text_or_bytes does."""
+    codec = codec_for(col.charset)
+    if codec is None:
+        return "text", prefix, "bytes", pad, None
+    if codec == "utf-8":
+        return "text", prefix, "utf8", 0, None
+    if codec == "cp1252":
+        return "text", prefix, "latin1", 0, _mysql_latin1
+    return "text", prefix, "codec", 0, codec.encode("ascii")
+
+
+def _fsp(meta: dict) -> int | None:
+    fsp = meta.get("fsp")
+    return fsp if isinstance(fsp, int) and 0 <= fsp <= 6 else None
+
+
+def column_plan(col: Column) -> tuple[str, int, Any, int, Any]:
+    """(kind name, a, b, c, obj) of one column, as _crows.ImageDecoder takes it (by kind name)."""
+    code, meta = col.type_code, col.meta if isinstance(col.meta, dict) else {}
+    if code in _INT_SIZES:
+        return "int", _INT_SIZES[code], 0 if col.unsigned else 1, 0, None
+    if code == YEAR:
+        return "year", 0, 0, 0, None
+    if code == FLOAT:
+        return "float", 0, 0, 0, None
+    if code == DOUBLE:
+        return "double", 0, 0, 0, None
+    if code in (DATE, NEWDATE):
+        return "date", 0, 0, 0, None
+    if code in (DATETIME2, TIMESTAMP2) and _fsp(meta) is not None:
+        return ("datetime2" if code == DATETIME2 else "timestamp2"), _fsp(meta), 0, 0, UTC
+    max_length = meta.get("max_length")
+    if (code in (VARCHAR, VAR_STRING, STRING) and isinstance(max_length, int) and 0 <= max_length < 1 << 20
+            and (code != STRING or meta.get("real_type", STRING) not in (ENUM, SET))):
+        pad = max_length if code == STRING and col.charset == BINARY_COLLATION else 0
+        return _text(col, 1 if max_length < 256 else 2, pad)
+    if code in _BLOBS:
+        prefix = meta.get("pack_length", DEFAULT_PACK_LENGTH.get(code))
+        if isinstance(prefix, int) and 1 <= prefix <= 4:
+            return _text(col, prefix)
+    return "call", 0, 0, 0, (COLUMN_TYPES.get(code, decode_value), col)
+
+
+def plan(columns: list[Column], names: list[str]) -> list[tuple]:
+    """The plan of images of these present columns, with these dict keys, for _crows.ImageDecoder."""
+    kinds, codecs = crows.KINDS, crows.CODECS
+    out = []
+    for col, name in zip(columns, names):
+        kind, a, b, c, obj = column_plan(col)
+        out.append((name, kinds[kind], a, codecs[b] if kind == "text" else b, c, obj))
+    return out
+
+
+def rows_function(table: Any, op: str, images: list[list[int]], names: list[str], decode_image: Callable,
+                  row_change: type, malformed: Callable, name: str = "compiled rows") -> Callable | None:
+    """decoder.compile_rows's `rows(decoder, ev, buf, template)` generator function made with the compiled
+    decoder (`images`: the present columns of the before image, and of the after image of an UPDATE),
+    or None when the compiled core is not running. `name` is its `source` attribute (for debugging)."""
+    if crows is None:
+        return None
+    decoders = [crows.ImageDecoder(plan([table.columns[i] for i in present], [names[i] for i in present]))
+                for present in images]
+    fallbacks = [functools.partial(decode_image, table=table, present=present, names=names) for present in images]
+    image_b, fallback_b = decoders[0], fallbacks[0]
+    image_a, fallback_a = (decoders[1], fallbacks[1]) if op == UPDATE else (None, None)
+    key = None if op == UPDATE else ("after" if op == INSERT else "before")
+    generator = crows.rows
+
+    def rows(decoder, ev, buf, template):
+        return generator(decoder, ev, buf, template, image_b, image_a, fallback_b, fallback_a, key, row_change,
+                         malformed, ValueDecodeError)
+    rows.source = name
+    return rows
