@@ -151,9 +151,11 @@ class Event:
         if self.payload_pos is not None:
             d["payload_pos"] = self.payload_pos
             d["payload_offset"] = self.payload_offset
-        for k, v in self.fields.items():
-            d.setdefault(k, v)
-        return d
+        # The body's fields after the header's, which win a clash: merged, then the header's values put
+        # back in place (dict order is first insertion).
+        out = {**d, **self.fields}
+        out.update(d)
+        return out
 
     def __repr__(self) -> str:
         return f"<Event {self.type} at {self.file}:{self.pos} size {self.size}>"
