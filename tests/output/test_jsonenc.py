@@ -63,7 +63,6 @@ def test_integers_beyond_64_bits_are_exact_even_deep_inside_a_value():
     assert jsonenc.dumps(big) == "18446744073709551616"
     assert jsonenc.dumps({"a": [1, {"b": small}], "c": "x"}) == '{"a":[1,{"b":-9223372036854775809}],"c":"x"}'
     assert jsonenc.dumps({2 ** 100, 1}) == "[1,1267650600228229401496703205376]"
-    assert jsonenc.encode([2 ** 200]) == f"[{2 ** 200}]".encode()
 
 
 def test_booleans_stay_booleans():
@@ -119,12 +118,10 @@ def test_a_value_without_a_json_form_is_refused():
 
 def test_text_is_utf8_with_json_escapes_for_controls_only():
     assert jsonenc.dumps('é€😀"\\/\x00\x1f\n\t\x7f\u2028') == '"é€😀\\"\\\\/\\u0000\\u001f\\n\\t\x7f\u2028"'
-    assert jsonenc.encode("é") == '"é"'.encode()
 
 
 def test_a_lone_surrogate_is_kept_as_json_dumps_keeps_it():
     assert jsonenc.dumps(["\ud800"]) == '["\ud800"]'
-    assert jsonenc.encode("\udcff") == '"\udcff"'.encode("utf-8", "surrogatepass")
 
 
 def test_dict_keys_keep_their_order_and_non_text_keys_read_as_json_dumps_writes_them():
@@ -169,6 +166,7 @@ def test_nan_and_infinities_keep_their_names_never_null():
     assert jsonenc.dumps([nan, inf, -inf, None]) == "[NaN,Infinity,-Infinity,null]"
     assert jsonenc.dumps({"doc": {"a": [1, {"b": nan}]}}) == '{"doc":{"a":[1,{"b":NaN}]}}'
     assert jsonenc.dumps({"v": {1.0, inf}}) == '{"v":[1.0,Infinity]}'
+    assert jsonenc.dumps([type("Real", (float,), {})(nan)]) == "[NaN]"
 
 
 def _row_change(columns, after, type_code=LONG):

@@ -92,7 +92,7 @@ def has_nonfinite(obj: Any) -> bool:
     elif isinstance(obj, (list, tuple, set, frozenset)):
         values = obj
     else:
-        return False
+        return isinstance(obj, float) and obj - obj != 0.0
     return not _LEAVES.issuperset(map(type, values)) and any(map(has_nonfinite, values))
 
 
@@ -109,15 +109,9 @@ def _fast(obj: Any, floats_finite: bool) -> bytes | None:
     return data
 
 
-def encode(obj: Any, *, floats_finite: bool = False) -> bytes:
-    """`reference(obj)` as UTF-8 bytes, by orjson where it writes the same. `floats_finite=True` says
-    the caller knows `obj` holds no NaN or infinity (for example a row of a table without FLOAT,
-    DOUBLE, VECTOR or JSON columns), which skips the look for them."""
-    data = _fast(obj, floats_finite)
-    return data if data is not None else reference(obj).encode("utf-8", "surrogatepass")
-
-
 def dumps(obj: Any, *, floats_finite: bool = False) -> str:
-    """`reference(obj)`, by orjson where it writes the same (see `encode`)."""
+    """`reference(obj)`, by orjson where it writes the same. `floats_finite=True` says the caller knows
+    `obj` holds no NaN or infinity (for example a row of a table without FLOAT, DOUBLE, VECTOR or JSON
+    columns), which skips the look for them."""
     data = _fast(obj, floats_finite)
     return data.decode("utf-8") if data is not None else reference(obj)
