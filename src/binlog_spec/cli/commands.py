@@ -36,7 +36,7 @@ EXIT_INTERNAL = 70      # EX_SOFTWARE (sysexits.h)
 #: --format name -> event renderer.
 EVENT_FORMATS: dict[str, Callable[[Event], str]] = {
     "text": summary.event_line,
-    "jsonl": lambda ev: jsonenc.dumps(ev.to_dict(), floats_finite=True),   # the spec reads no float
+    "jsonl": lambda ev: jsonenc.dumps(ev.to_dict(), floats=False),   # the spec reads no float
 }
 
 

@@ -18,7 +18,8 @@ Text is UTF-8 (non-ASCII unescaped), separators compact, dict keys in their orde
 from the table in three places, and each goes to `reference` (the `json.dumps` encoder, the definition of
 the text) for that one value: integers beyond 64 bits (orjson refuses them), floats below 1e-4 in
 magnitude (orjson writes `1e-7` and `0.00001`), and NaN/±infinity (orjson writes `null`). The first two
-show in orjson's own error or output; NaN needs a look at the floats of the value (`has_nonfinite`).
+show in orjson's own error or output; NaN needs a look at the floats of the value (`has_nonfinite`). A
+caller that knows its value holds no float says so (`floats=False`) and skips both looks.
 """
 from __future__ import annotations
 
@@ -96,22 +97,20 @@ def has_nonfinite(obj: Any) -> bool:
     return not _LEAVES.issuperset(map(type, values)) and any(map(has_nonfinite, values))
 
 
-def _fast(obj: Any, floats_finite: bool) -> bytes | None:
-    """orjson's bytes for `obj`, or None where they would not be `reference(obj)`'s."""
-    if not floats_finite and has_nonfinite(obj):
-        return None
-    try:
-        data = _orjson(obj, default, _OPTIONS)
-    except TypeError:               # an integer beyond 64 bits, a lone surrogate, a non-str key
-        return None
-    if (b"e-" in data or b"0.0000" in data) and _SMALL_FLOAT.search(data):
-        return None
-    return data
-
-
-def dumps(obj: Any, *, floats_finite: bool = False) -> str:
-    """`reference(obj)`, by orjson where it writes the same. `floats_finite=True` says the caller knows
-    `obj` holds no NaN or infinity (for example a row of a table without FLOAT, DOUBLE, VECTOR or JSON
-    columns), which skips the look for them."""
-    data = _fast(obj, floats_finite)
-    return data.decode("utf-8") if data is not None else reference(obj)
+def dumps(obj: Any, *, floats: bool = True) -> str:
+    """`reference(obj)`, by orjson where it writes the same. `floats=False` says the caller knows `obj`
+    holds no float at all (a row of a table without FLOAT, DOUBLE, VECTOR or JSON columns; an event),
+    which skips the look for NaN and for small floats."""
+    if not floats:
+        try:
+            return _orjson(obj, default, _OPTIONS).decode("utf-8")
+        except TypeError:           # an integer beyond 64 bits, a lone surrogate, a non-str key
+            return reference(obj)
+    if not has_nonfinite(obj):
+        try:
+            data = _orjson(obj, default, _OPTIONS)
+        except TypeError:
+            return reference(obj)
+        if (b"e-" not in data and b"0.0000" not in data) or not _SMALL_FLOAT.search(data):
+            return data.decode("utf-8")
+    return reference(obj)

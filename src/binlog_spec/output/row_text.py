@@ -14,32 +14,34 @@ from binlog_spec.rows.decoder import RowChange
 from binlog_spec.rows.tablemap import TableDef
 
 #: The column types whose values can hold a float (rows.values: FLOAT, DOUBLE, VECTOR, and JSON
-#: documents' doubles); a row of a table without one needs no look for NaN (jsonenc.encode).
+#: documents' doubles): the rows of a table without one hold none (jsonenc.dumps's `floats`).
 _FLOAT_TYPES = frozenset({FLOAT, DOUBLE, VECTOR, JSON})
 
-#: id(table definition) -> (the definition, kept so that its id is not reused; whether its rows can hold a
-#: float).
+#: id(table definition) -> (the definition, kept so that its id is not reused while it is here; whether
+#: its rows can hold a float).
 _FLOATS: dict[int, tuple[TableDef, bool]] = {}
 
 
-def _floats_finite(rc: RowChange) -> bool:
-    """Whether `rc`'s images hold no NaN or infinity: sure without a look for most tables."""
-    seen = _FLOATS.get(id(rc.table_def))
-    if seen is None or seen[0] is not rc.table_def:
+def _floats(table: TableDef) -> bool:
+    """Whether the rows of `table` can hold a float."""
+    seen = _FLOATS.get(id(table))
+    if seen is None or seen[0] is not table:
         if len(_FLOATS) >= 4096:
             _FLOATS.clear()
-        seen = _FLOATS[id(rc.table_def)] = (rc.table_def, any(c.type_code in _FLOAT_TYPES
-                                                               for c in rc.table_def.columns))
-    return not seen[1] or not (jsonenc.has_nonfinite(rc.before) or jsonenc.has_nonfinite(rc.after))
+        seen = _FLOATS[id(table)] = (table, any(c.type_code in _FLOAT_TYPES for c in table.columns))
+    return seen[1]
 
 
 def row_json(rc: RowChange) -> str:
     """The JSON line of the `rows` command: `RowChange.to_dict` in the lossless JSON form."""
-    return jsonenc.dumps(rc.to_dict(), floats_finite=_floats_finite(rc))
+    seen = _FLOATS.get(id(rc.table_def))            # _floats, inlined for the common case
+    if seen is not None and seen[0] is rc.table_def:
+        return jsonenc.dumps(rc.to_dict(), floats=seen[1])
+    return jsonenc.dumps(rc.to_dict(), floats=_floats(rc.table_def))
 
 
-def _fmt(values_: dict[str, Any] | None, finite: bool) -> str:
-    return jsonenc.dumps(values_, floats_finite=finite)
+def _fmt(values_: dict[str, Any] | None, floats: bool) -> str:
+    return jsonenc.dumps(values_, floats=floats)
 
 
 def row_line(rc: RowChange, tz: tzinfo = timezone.utc) -> str:
@@ -47,9 +49,9 @@ def row_line(rc: RowChange, tz: tzinfo = timezone.utc) -> str:
     when = local_text(rc.timestamp, tz)
     where = f"#at {rc.pos} [{rc.row_index}] {when}" + (f" gtid {rc.gtid}" if rc.gtid else "")
     target = f"{quote_identifier(rc.schema)}.{quote_identifier(rc.table)}"
-    finite = _floats_finite(rc)
+    floats = _floats(rc.table_def)
     if rc.op == INSERT:
-        return f"{where} INSERT {target} {_fmt(rc.after, finite)}"
+        return f"{where} INSERT {target} {_fmt(rc.after, floats)}"
     if rc.op == DELETE:
-        return f"{where} DELETE {target} {_fmt(rc.before, finite)}"
-    return f"{where} UPDATE {target} {_fmt(rc.before, finite)} -> {_fmt(rc.after, finite)}"
+        return f"{where} DELETE {target} {_fmt(rc.before, floats)}"
+    return f"{where} UPDATE {target} {_fmt(rc.before, floats)} -> {_fmt(rc.after, floats)}"
