@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from binlog_spec.binlog import bodies, spec
-from binlog_spec.binlog.timezones import iso_z
+from binlog_spec.binlog.timezones import iso_utc
 from binlog_spec.errors import MalformedEventError
 
 
@@ -148,16 +148,17 @@ class Event:
             raise AttributeError(f"{self.type} has no field {name!r}") from None
 
     def to_dict(self) -> dict[str, Any]:
+        h = self.header         # read once: the properties above, without their calls
         d: dict[str, Any] = {
             "file": self.file,
             "pos": self.pos,
-            "end_log_pos": self.end_log_pos,
-            "type": self.type,
-            "type_code": self.type_code,
-            "timestamp": iso_z(self.datetime),
-            "server_id": self.server_id,
-            "size": self.size,
-            "flags": self.flags,
+            "end_log_pos": h.end_log_pos,
+            "type": spec.event_type_name(h.type_code),
+            "type_code": h.type_code,
+            "timestamp": iso_utc(h.timestamp),
+            "server_id": h.server_id,
+            "size": h.len_event,
+            "flags": h.flags,
         }
         if self.checksum is not None:
             d["checksum"] = self.checksum
@@ -166,9 +167,11 @@ class Event:
         if self.payload_pos is not None:
             d["payload_pos"] = self.payload_pos
             d["payload_offset"] = self.payload_offset
-        for k, v in self.fields.items():
-            d.setdefault(k, v)
-        return d
+        # The body's fields after the header's, which win a clash: merged, then the header's values put
+        # back in place (dict order is first insertion).
+        out = {**d, **self.fields}
+        out.update(d)
+        return out
 
     def __repr__(self) -> str:
         return f"<Event {self.type} at {self.file}:{self.pos} size {self.size}>"

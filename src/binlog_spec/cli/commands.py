@@ -36,14 +36,14 @@ EXIT_INTERNAL = 70      # EX_SOFTWARE (sysexits.h)
 #: --format name -> event renderer.
 EVENT_FORMATS: dict[str, Callable[[Event], str]] = {
     "text": summary.event_line,
-    "jsonl": lambda ev: jsonenc.dumps(ev.to_dict()),
+    "jsonl": lambda ev: jsonenc.dumps(ev.to_dict(), floats=False),   # the spec reads no float
 }
 
 
 #: --format name -> row change renderer.
 ROW_FORMATS: dict[str, Callable[[rows.RowChange], str]] = {
     "text": row_text.row_line,
-    "jsonl": lambda rc: jsonenc.dumps(rc.to_dict()),
+    "jsonl": row_text.row_json,
 }
 
 
