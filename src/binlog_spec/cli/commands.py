@@ -11,7 +11,6 @@ import sys
 import tempfile
 from typing import Callable, Iterable, Iterator, TextIO
 
-import binlog_spec
 from binlog_spec import api
 from binlog_spec.output import jsonenc, row_text
 from binlog_spec.rows import decoder as rows
@@ -54,7 +53,8 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
     With `schema` (a SchemaTracker), every event is seen by it before the filters (rows.observe_schema):
     the filters choose what is output, never what is learnt."""
     def read():
-        for ev in with_progress(binlog_spec.read_events(args.files, read_options(args), faults), args.files, err):
+        source = api.read_events(args.files, read_options(args), faults, args.filters.start_position)
+        for ev in with_progress(source, args.files, err):
             args.at = (ev.file, ev.pos)      # where an internal error is reported
             if ev.error is not None:
                 warnings[0] += 1
