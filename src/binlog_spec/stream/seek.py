@@ -52,6 +52,8 @@ CONTROL_CODES = frozenset(map(int, CONTROL_EVENTS))
 COMPRESSED_CODES = frozenset(int(t) for t in ET if "compressed" in t.name)
 #: The events the planning pass is told of (the others are stepped over, counted).
 _REPORTED = GTID_CODES | CONTROL_CODES | frozenset(QUERY_CODES) | COMPRESSED_CODES | {TRANSACTION_PAYLOAD}
+#: The planning pass's read size: large sequential reads, a small peak of memory.
+CHUNK = 1 << 20
 #: The environment variable that turns the seek off.
 NO_SEEK = "BINLOG_SPEC_NO_SEEK"
 
@@ -90,7 +92,7 @@ def plan(path: str, start: int, options: ReadOptions = DEFAULT_OPTIONS) -> Plan 
     resume: int | None = None
     after_fde = False                       # an FDE's first QUERY that parses is not seen yet
     try:
-        for pos, code, _size, ev in reader.scan(frozenset(QUERY_CODES), _REPORTED):
+        for pos, code, _size, ev in reader.scan(frozenset(QUERY_CODES), _REPORTED, CHUNK):
             if code == START_ENCRYPTION:
                 return None                 # the reader's message names positions: read it as it is
             if pos > start:
@@ -114,6 +116,8 @@ def plan(path: str, start: int, options: ReadOptions = DEFAULT_OPTIONS) -> Plan 
                 needed = True               # a compressed event
     except BinlogError:
         pass                                # the fault lies in what is read from `resume` on
+    except OSError:
+        return None                         # reading the whole file meets it as it did
     if resume is None:
         return None
     before = ((0, spec.LEN_MAGIC), *wanted)
