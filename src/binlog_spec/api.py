@@ -6,7 +6,8 @@
     for change in api.read_rows(events):
         ...
 
-* `read_events` - the events of files, in order, checked (binlog.reader);
+* `read_events` - the events of files, in order, checked (binlog.reader); with a --start-position,
+  the first file read by seeking (stream.seek);
 * `select_events` - the schema stage then the filters: every event is seen by the schema tracker
   (DDL replayed, TABLE_MAPs completed) before the filters choose what is output (stream.filters);
 * `read_rows` - row events to row changes (rows.decoder);
@@ -18,11 +19,12 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Iterator
 
-from binlog_spec.binlog import spec
+from binlog_spec.binlog import reader, spec
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import GTID_EVENTS, QUERY_EVENTS, ROW_OPS
-from binlog_spec.binlog.reader import read_events
+from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
 from binlog_spec.rows.decoder import observe_schema, read_rows
+from binlog_spec.stream import seek
 from binlog_spec.stream.filters import FilterOptions, filter_events
 
 # The writers and the analysis are imported when called: a run that lists events does not load them.
@@ -49,6 +51,17 @@ def bodies_needed(consumer: frozenset[int] | None, filters: FilterOptions) -> fr
     if consumer is None:
         return None
     return consumer | FILTER_BODIES if filters.active else consumer
+
+
+def read_events(paths: list, options: ReadOptions = DEFAULT_OPTIONS, faults: list | None = None,
+                start_position: int | None = None) -> Iterator[Event]:
+    """The events of files, in order, checked (binlog.reader.read_events; `faults`: a broken file's
+    error is kept there and the next file is read). With `start_position` (FilterOptions.start_position),
+    the first file is read by seeking (stream.seek): what select_events then keeps with that filter is
+    what it keeps of every event, the events before the position are mostly never read."""
+    if start_position is None:
+        return reader.read_events(paths, options, faults)
+    return seek.read_events(paths, options, faults, start_position)
 
 
 def select_events(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None,

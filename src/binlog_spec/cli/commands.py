@@ -11,7 +11,6 @@ import sys
 import tempfile
 from typing import Callable, Iterable, Iterator, TextIO
 
-import binlog_spec
 from binlog_spec import api
 from binlog_spec.output import jsonenc, row_text
 from binlog_spec.rows import decoder as rows
@@ -57,7 +56,8 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
     options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, args.filters))
 
     def read():
-        for ev in with_progress(binlog_spec.read_events(args.files, options, faults), args.files, err):
+        source = api.read_events(args.files, options, faults, args.filters.start_position)
+        for ev in with_progress(source, args.files, err):
             args.at = (ev.file, ev.pos)      # where an internal error is reported
             if ev.error is not None:
                 warnings[0] += 1

@@ -22,6 +22,7 @@ gives it an opener (BinlogReader's `opener` argument) that reads through a
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import io
 import os
@@ -210,10 +211,23 @@ class Split:
     fde_size: int = 0
     #: SchemaTracker state (tables, default_db) at `start`, for the rows decoder; None: a fresh tracker.
     schema_state: Any = None
+    #: The byte ranges (position, length), in file order, read in front of `start` when start > 0;
+    #: () means the magic and the FDE at `fde_pos` (a piece of a split plan). The --start-position
+    #: seek (stream.seek) puts there the magic and every stretch of the file that the schema and
+    #: the filters need before the position.
+    before: tuple[tuple[int, int], ...] = ()
 
     @property
     def whole(self) -> bool:
         return self.start == 0 and self.end is None
+
+    def ranges(self) -> list[tuple[int, int]]:
+        """The (position, length) byte ranges of the file that make the split's stream, in order."""
+        end = self.ref.size if self.end is None else self.end
+        if self.start == 0:
+            return [(0, end)]
+        before = self.before or ((0, spec.LEN_MAGIC), (self.fde_pos, self.fde_size))
+        return [*before, (self.start, end - self.start)]
 
 
 def plan_splits(file_index: int, ref: FileRef, scan: ScanResult | None, split_size: int) -> list[Split]:
@@ -278,41 +292,40 @@ class _Segments(io.RawIOBase):
 
 
 class SplitReader(BinlogReader):
-    """Reads one Split: whole files through `FileRef.open`, pieces behind their FDE.
+    """Reads one Split: whole files through `FileRef.open`, pieces as the byte ranges of
+    `Split.ranges` one after the other (`_Segments`).
 
-    Events and errors carry the file's own positions. `prefix_end`: events at real positions
-    below it (the FDE put in front of a piece) belong to an earlier piece.
+    `real` maps a position of the assembled stream back to the file's. Events at real positions
+    below `split.start` are what is put in front of the piece (`is_prefix`).
     """
 
     def __init__(self, split: Split, options: ReadOptions = DEFAULT_OPTIONS):
         super().__init__(split.ref.name, options, opener=self._open_split)
         self.split = split
-        self._prefix = 0 if split.start == 0 else spec.LEN_MAGIC + split.fde_size
+        #: (position in the assembled stream, position in the file) where each range starts.
+        self._starts: list[tuple[int, int]] = []
+        if not split.whole:
+            virtual = 0
+            for pos, length in split.ranges():
+                self._starts.append((virtual, pos))
+                virtual += length
 
     def _open_split(self) -> tuple[BinaryIO, int | None]:
-        """The split's bytes: the whole file (gzip or plain), or the magic, the FDE and the range."""
+        """The split's bytes: the whole file (gzip or plain), or its byte ranges."""
         s = self.split
         if s.whole:
             return _open_ref(s.ref, self.options.buffer_size)
-        raw = s.ref.open()
-        end = s.ref.size if s.end is None else s.end
-        if s.start == 0:
-            segments = [(0, end)]
-        else:
-            segments = [(0, spec.LEN_MAGIC), (s.fde_pos, s.fde_size), (s.start, end - s.start)]
-        return io.BufferedReader(_Segments(raw, segments), self.options.buffer_size), \
+        segments = s.ranges()
+        return io.BufferedReader(_Segments(s.ref.open(), segments), self.options.buffer_size), \
             sum(n for _, n in segments)
 
     def real(self, virtual: int | None) -> int | None:
         """A position of the assembled stream -> the file's position."""
-        if virtual is None or self._prefix == 0:
+        if virtual is None or not self._starts:
             return virtual
-        s = self.split
-        if virtual < spec.LEN_MAGIC:
-            return virtual
-        if virtual < self._prefix:
-            return s.fde_pos + virtual - spec.LEN_MAGIC
-        return s.start + virtual - self._prefix
+        i = bisect.bisect_right(self._starts, (virtual, float("inf"))) - 1
+        v0, p0 = self._starts[max(i, 0)]
+        return p0 + virtual - v0
 
 
 def iter_split_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> Iterator[Event]:
@@ -323,10 +336,10 @@ def iter_split_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> I
     leave out every event with ``pos < split.start`` (see `is_prefix`).
     """
     reader = SplitReader(split, options)
-    prefix = reader._prefix
+    mapped = bool(reader._starts)
     try:
         for ev in reader:
-            if prefix:
+            if mapped:
                 ev.pos = reader.real(ev.pos)
                 if ev.payload_pos is not None:
                     ev.payload_pos = ev.pos
