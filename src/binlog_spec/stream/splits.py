@@ -355,3 +355,35 @@ def restore(state: bytes | None, tracker_cls):
     if state is not None:
         vars(tracker).update(pickle.loads(state))
     return tracker
+
+
+def with_schema_states(splits: list[Split], statements_of: Callable[[int], list[tuple[int, str, str]]],
+                       tracker_of: Callable[[int], Any], carries: Callable[[int], bool] = lambda i: True,
+                       quiet: bool = False) -> list[Split]:
+    """Each split with the schema state at its start (`Split.schema_state`, a `snapshot`).
+
+    The DDL statements of each file (`statements_of(file_index)`: (position, db, query), e.g.
+    `ddl_statements` of its header pass) are replayed in order into the file's tracker
+    (`tracker_of(file_index)`: one for a run, or one per binlog sequence) up to each split's start;
+    the statements after a file's last split start are replayed too when the next file continues
+    the history (`carries(file_index)`). `quiet`: the trackers' notes (what a replay says: a table
+    forgotten) are not kept in the snapshots, their reader heard them from the split before."""
+    out: list[Split] = []
+    by_file: dict[int, list[Split]] = {}
+    for s in splits:
+        by_file.setdefault(s.file_index, []).append(s)
+    for i in sorted(by_file):
+        tracker = tracker_of(i)
+        statements = statements_of(i)
+        k = 0
+        for s in by_file[i]:
+            while k < len(statements) and statements[k][0] < s.start:
+                tracker.observe_query(statements[k][1], statements[k][2])
+                k += 1
+            if quiet:
+                tracker.notes.clear()
+            out.append(dataclasses.replace(s, schema_state=snapshot(tracker)))
+        if carries(i):
+            for _pos, db, query in statements[k:]:
+                tracker.observe_query(db, query)
+    return out
