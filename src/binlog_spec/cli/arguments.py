@@ -112,9 +112,29 @@ def schema_tracker(args: argparse.Namespace):
     if piece is not None and piece.schema_state is not None:     # --jobs: the state at the piece's start
         from binlog_spec.rows.schema import SchemaTracker
         from binlog_spec.stream.splits import restore
-        return restore(piece.schema_state, SchemaTracker)
+        return _piece_tracker(restore(piece.schema_state, SchemaTracker), piece.start)
     return option_parser.schema_tracker(getattr(args, "schema", None), getattr(args, "schema_database", ""),
                                         getattr(args, "default_charset", None))
+
+
+def _piece_tracker(tracker, start: int):
+    """A --jobs piece's tracker: the FDE put in front of a piece (start > 0) makes the rows stage take
+    the server's collation of the piece's first QUERY_EVENT, which one process takes only after a
+    file's own FDE (or from DDL): from a statement that is no DDL, it is left as the state has it."""
+    if start == 0:
+        return tracker
+    from binlog_spec.rows.statement_text import NOT_DDL
+    observe = tracker.observe_query
+    first = [True]
+
+    def observe_query(db: str, query: str, server_collation: int | None = None) -> None:
+        if first[0]:
+            first[0] = False
+            if query.lstrip()[:9].upper().encode("utf-8", "surrogateescape").startswith(NOT_DDL):
+                server_collation = None
+        observe(db, query, server_collation)
+    tracker.observe_query = observe_query
+    return tracker
 
 
 def warner(err: TextIO) -> Callable[[str], None]:

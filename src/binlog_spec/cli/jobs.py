@@ -115,11 +115,46 @@ def plan(args: argparse.Namespace, err: TextIO) -> list[stream_splits.Split] | N
     if len(pieces) < 2:
         return None
     if schema:
+        statements = []
+        for i, scan in enumerate(scans):
+            cuts = [p.start for p in pieces if p.file_index == i and p.start > 0]
+            found = _statements(args, refs[i], scan, cuts)
+            if found is None:
+                return None
+            statements.append(found)
         tracker = schema_tracker(args)  # (a --schema file is read here; the first piece reads it again)
-        pieces = stream_splits.with_schema_states(
-            pieces, lambda i: stream_splits.ddl_statements(scans[i]), lambda i: tracker, quiet=True)
+        pieces = stream_splits.with_schema_states(pieces, statements.__getitem__, lambda i: tracker, quiet=True)
         pieces[0] = dataclasses.replace(pieces[0], schema_state=None)  # the run's own tracker, its notes
     return pieces
+
+
+def _statements(args: argparse.Namespace, ref: stream_splits.LocalFile, scan: stream_splits.ScanResult, cuts: list[int]) -> list[tuple] | None:
+    """What the rows stage replays into the schema before each cut of a file: its DDL, and the server's
+    collation of its first QUERY_EVENT (rows.decoder.observe_schema); None when that is not known
+    (more than one FDE, or no QUERY_EVENT before the first cut): one process reads it."""
+    statements = stream_splits.statements_with_collation(scan)
+    if not cuts:
+        return statements
+    if len(scan.fdes) != 1:
+        return None
+    from binlog_spec.binlog.reader import read_events
+    from binlog_spec.cli.arguments import read_options
+    from binlog_spec.rows.decoder import server_collation
+    events = read_events([ref.path], read_options(args))
+    try:
+        for ev in events:
+            if ev.pos >= cuts[0]:
+                return None
+            if ev.error is None and ev.type_code in stream_splits.QUERY_CODES:
+                if all(pos != ev.pos for pos, *_ in statements):
+                    statements.append((ev.pos, ev.fields.get("db", ""), ev.fields["query"], server_collation(ev)))
+                    statements.sort(key=lambda st: st[0])
+                return statements
+    except Exception:  # noqa: BLE001 - a broken file: one process reports it
+        return None
+    finally:
+        events.close()
+    return statements
 
 
 #: What the forked workers run: (run, args, pieces, folder) set by the parent before the fork.
