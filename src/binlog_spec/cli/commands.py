@@ -77,7 +77,7 @@ def _read(args: argparse.Namespace, faults):
     """The events of the run's files, or of its piece (--jobs: cli.jobs)."""
     piece = getattr(args, "piece", None)
     if piece is not None:
-        return splits.iter_split_events(piece, read_options(args))
+        return splits.piece_events(piece, read_options(args))
     return binlog_spec.read_events(args.files, read_options(args), faults)
 
 

@@ -18,8 +18,8 @@ and stderr to temporary files; the parent copies them in order and makes whole w
 Where this cannot be made exact, the command runs in one process (`plan` returns None): standard
 input and gzip files (no positions to cut at), rollbacks and the base64 and binlog outputs (their
 state crosses transactions), `analyze` (one report of every event), --start-position and
---stop-position (byte positions, and their notes, are the whole run's), and stderr on a terminal
-(its progress bar). This is how the CLI runs a command, so it lives in cli/; what it plans with is
+--stop-position (byte positions, and their notes, are the whole run's). On a terminal, the parent shows the
+progress bar, by the pieces copied. This is how the CLI runs a command, so it lives in cli/; what it plans with is
 in stream/.
 """
 from __future__ import annotations
@@ -83,7 +83,7 @@ def mode_of(args: argparse.Namespace) -> Mode | None:
 def plan(args: argparse.Namespace, err: TextIO) -> list[stream_splits.Split] | None:
     """The pieces of the run, or None when it runs in one process."""
     jobs = args.jobs if getattr(args, "jobs", None) is not None else default_jobs()
-    if jobs <= 1 or mode_of(args) is None or err.isatty():
+    if jobs <= 1 or mode_of(args) is None:
         return None
     f = args.filters
     if f.start_position is not None or f.stop_position is not None:
@@ -209,29 +209,46 @@ def run(command: Callable[[argparse.Namespace, TextIO, TextIO], int], args: argp
 
 def _join(pool, n: int, jobs: int, mode: Mode, args, folder: str, out: TextIO, err: TextIO) -> int:
     """The pieces' outputs copied in order (at most 2 × jobs pieces ahead: bounded temporary files)."""
-    futures: dict[int, concurrent.futures.Future] = {}
-    ahead = 2 * jobs
-    for i in range(min(n, ahead)):
-        futures[i] = pool.submit(_run_piece, i)
-    code = 0
-    header_done = False
-    given: set[str] = set()
-    for i in range(n):
-        result = futures.pop(i).result()
-        if i + ahead < n:
-            futures[i + ahead] = pool.submit(_run_piece, i + ahead)
-        header_done = _copy_out(os.path.join(folder, f"{i}.out"), out, mode, header_done)
-        _copy_err(os.path.join(folder, f"{i}.err"), err, given)
-        for suffix in (".out", ".err"):
-            os.unlink(os.path.join(folder, f"{i}{suffix}"))
-        piece_code, raised, at = result
-        if raised is not None:
-            for f in futures.values():
-                f.cancel()
-            args.at = at
-            raise pickle.loads(raised)
-        code = max(code, piece_code)
-    return code
+    bar = _bar(args, err)
+    try:
+        futures: dict[int, concurrent.futures.Future] = {}
+        ahead = 2 * jobs
+        for i in range(min(n, ahead)):
+            futures[i] = pool.submit(_run_piece, i)
+        code = 0
+        header_done = False
+        given: set[str] = set()
+        for i in range(n):
+            result = futures.pop(i).result()
+            if i + ahead < n:
+                futures[i + ahead] = pool.submit(_run_piece, i + ahead)
+            header_done = _copy_out(os.path.join(folder, f"{i}.out"), out, mode, header_done)
+            _copy_err(os.path.join(folder, f"{i}.err"), err, given)
+            for suffix in (".out", ".err"):
+                os.unlink(os.path.join(folder, f"{i}{suffix}"))
+            if bar is not None:
+                piece = _WORK[2][i]
+                bar.update((piece.ref.size if piece.end is None else piece.end) - piece.start)
+            piece_code, raised, at = result
+            if raised is not None:
+                for f in futures.values():
+                    f.cancel()
+                args.at = at
+                raise pickle.loads(raised)
+            code = max(code, piece_code)
+        return code
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _bar(args, err: TextIO):
+    """A progress bar on a terminal (as cli.progress shows for one process), or None."""
+    if not err.isatty():
+        return None
+    from tqdm import tqdm
+    return tqdm(total=sum(os.path.getsize(f) for f in args.files), unit="B", unit_scale=True, unit_divisor=1024,
+                file=err, desc="binlog-spec", leave=False, dynamic_ncols=True)
 
 
 def _copy_out(path: str, out: TextIO, mode: Mode, header_done: bool) -> bool:

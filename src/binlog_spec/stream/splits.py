@@ -405,3 +405,14 @@ def statements_with_collation(res: ScanResult) -> list[tuple[int, str, str, int 
         if q is not None:
             out.append((pos, q[0], q[1], server_collation(SimpleNamespace(fields=fields))))
     return out
+
+
+def piece_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> Iterator[Event]:
+    """`iter_split_events` with the malformed bodies' errors (`Event.error`) at the file's offsets too."""
+    prefix = 0 if split.start == 0 else spec.LEN_MAGIC + split.fde_size
+    shift = split.start - prefix
+    for ev in iter_split_events(split, options):
+        error = ev.error
+        if prefix and error is not None and error.offset is not None and error.offset >= prefix:
+            error.offset += shift
+        yield ev
