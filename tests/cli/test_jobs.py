@@ -16,7 +16,7 @@ import pytest
 from binlog_spec.cli import build_parser, jobs, main
 from binlog_spec.cli.arguments import filter_options
 from binlog_spec.binlog import timezones
-from tests.conftest import CORPUS, FIXTURES
+from conftest import CORPUS, FIXTURES
 
 def binlog_files() -> list:
     names = [line.split("\t", 1)[0] for line in (CORPUS / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines()[1:]

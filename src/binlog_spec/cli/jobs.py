@@ -121,20 +121,25 @@ def plan(args: argparse.Namespace, err: TextIO) -> list[stream_splits.Split] | N
             found = _statements(args, refs[i], scan, cuts)
             if found is None:
                 return None
-            statements.append(found)
+            statements.append(found[0])
+            if found[1] is not None:    # the piece whose first QUERY_EVENT is the file's first
+                args.first_query_pieces = getattr(args, "first_query_pieces", set()) | {
+                    k for k, p in enumerate(pieces) if p.file_index == i and p.start <= found[1]
+                    and (p.end is None or found[1] < p.end)}
         tracker = schema_tracker(args)  # (a --schema file is read here; the first piece reads it again)
         pieces = stream_splits.with_schema_states(pieces, statements.__getitem__, lambda i: tracker, quiet=True)
         pieces[0] = dataclasses.replace(pieces[0], schema_state=None)  # the run's own tracker, its notes
     return pieces
 
 
-def _statements(args: argparse.Namespace, ref: stream_splits.LocalFile, scan: stream_splits.ScanResult, cuts: list[int]) -> list[tuple] | None:
+def _statements(args: argparse.Namespace, ref: stream_splits.LocalFile, scan: stream_splits.ScanResult,
+                cuts: list[int]) -> tuple[list[tuple], int | None] | None:
     """What the rows stage replays into the schema before each cut of a file: its DDL, and the server's
-    collation of its first QUERY_EVENT (rows.decoder.observe_schema); None when that is not known
-    (more than one FDE, or no QUERY_EVENT before the first cut): one process reads it."""
+    collation of its first QUERY_EVENT (rows.decoder.observe_schema), with that event's position;
+    None when that is not known (more than one FDE, a fault before it): one process reads it."""
     statements = stream_splits.statements_with_collation(scan)
     if not cuts:
-        return statements
+        return statements, None
     if len(scan.fdes) != 1:
         return None
     from binlog_spec.binlog.reader import read_events
@@ -143,18 +148,16 @@ def _statements(args: argparse.Namespace, ref: stream_splits.LocalFile, scan: st
     events = read_events([ref.path], read_options(args))
     try:
         for ev in events:
-            if ev.pos >= cuts[0]:
-                return None
             if ev.error is None and ev.type_code in stream_splits.QUERY_CODES:
                 if all(pos != ev.pos for pos, *_ in statements):
                     statements.append((ev.pos, ev.fields.get("db", ""), ev.fields["query"], server_collation(ev)))
                     statements.sort(key=lambda st: st[0])
-                return statements
+                return statements, ev.pos
     except Exception:  # noqa: BLE001 - a broken file: one process reports it
         return None
     finally:
         events.close()
-    return statements
+    return statements, None
 
 
 #: What the forked workers run: (run, args, pieces, folder) set by the parent before the fork.
@@ -171,6 +174,7 @@ def _run_piece(index: int) -> tuple[int | None, bytes | None, tuple | None]:
     piece_args = argparse.Namespace(**vars(args))
     piece_args.piece = pieces[index]
     piece_args.piece_index = index
+    piece_args.piece_first_query = index in getattr(args, "first_query_pieces", ())
     with _open(os.path.join(folder, f"{index}.out")) as out, _open(os.path.join(folder, f"{index}.err")) as err:
         err.once = True      # warner() marks the warnings given once per run
         try:
