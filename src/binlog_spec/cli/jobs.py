@@ -117,8 +117,7 @@ def plan(args: argparse.Namespace, err: TextIO) -> list[stream_splits.Split] | N
     if schema:
         statements = []
         for i, scan in enumerate(scans):
-            cuts = [p.start for p in pieces if p.file_index == i and p.start > 0]
-            found = _statements(args, refs[i], scan, cuts)
+            found = _statements(args, refs[i], scan)
             if found is None:
                 return None
             statements.append(found[0])
@@ -132,15 +131,13 @@ def plan(args: argparse.Namespace, err: TextIO) -> list[stream_splits.Split] | N
     return pieces
 
 
-def _statements(args: argparse.Namespace, ref: stream_splits.LocalFile, scan: stream_splits.ScanResult,
-                cuts: list[int]) -> tuple[list[tuple], int | None] | None:
+def _statements(args: argparse.Namespace, ref: stream_splits.LocalFile, scan: stream_splits.ScanResult
+                ) -> tuple[list[tuple], int | None] | None:
     """What the rows stage replays into the schema before each cut of a file: its DDL, and the server's
     collation of its first QUERY_EVENT (rows.decoder.observe_schema), with that event's position;
     None when that is not known (more than one FDE, a fault before it): one process reads it."""
     statements = stream_splits.statements_with_collation(scan)
-    if not cuts:
-        return statements, None
-    if len(scan.fdes) != 1:
+    if len(scan.fdes) != 1:       # (a file not cut too: the collation it leaves goes on to the next file)
         return None
     from binlog_spec.binlog.reader import read_events
     from binlog_spec.cli.arguments import read_options
