@@ -190,8 +190,8 @@ def add_read_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-j", "--jobs", type=_jobs, metavar="N",
                    help="decode in N processes, the input cut at transaction boundaries, the output the same "
                         "as with one (default: the CPUs this process may use, up to 8). One process reads "
-                        "standard input, .gz files, inputs under 32 MiB, --start/--stop-position, stderr on a "
-                        "terminal, and sql's base64, binlog and --rollback outputs and analyze")
+                        "standard input, .gz files, inputs under 32 MiB, --start/--stop-position, and runs "
+                        "sql's base64, binlog and --rollback outputs and analyze")
     _add_filter_arguments(p)
 
 
