@@ -108,12 +108,58 @@ def filter_options(args: argparse.Namespace) -> FilterOptions:
 def schema_tracker(args: argparse.Namespace):
     """The schema the run starts with: --schema FILE (the tables at the start of the first file), or
     none; --default-charset for text columns no DDL gives a charset."""
+    piece = getattr(args, "piece", None)
+    if piece is not None and piece.schema_state is not None:     # --jobs: the state at the piece's start
+        from binlog_spec.rows.schema import SchemaTracker
+        from binlog_spec.stream.splits import restore
+        tracker = restore(piece.schema_state, SchemaTracker)
+        return tracker if getattr(args, "piece_first_query", False) else _piece_tracker(tracker, piece.start)
     return option_parser.schema_tracker(getattr(args, "schema", None), getattr(args, "schema_database", ""),
                                         getattr(args, "default_charset", None))
 
 
+def _piece_tracker(tracker, start: int):
+    """A --jobs piece's tracker: the FDE put in front of a piece (start > 0) makes the rows stage take
+    the server's collation of the piece's first QUERY_EVENT, which one process takes only after a
+    file's own FDE (or from DDL): from a statement that is no DDL, it is left as the state has it."""
+    if start == 0:
+        return tracker
+    from binlog_spec.rows.statement_text import NOT_DDL
+    observe = tracker.observe_query
+    first = [True]
+
+    def observe_query(db: str, query: str, server_collation: int | None = None) -> None:
+        if first[0]:
+            first[0] = False
+            if query.lstrip()[:9].upper().encode("utf-8", "surrogateescape").startswith(NOT_DDL):
+                server_collation = None
+        observe(db, query, server_collation)
+    tracker.observe_query = observe_query
+    return tracker
+
+
 def warner(err: TextIO) -> Callable[[str], None]:
-    return lambda message: err.write(f"binlog-spec: warning: {message}\n")
+    def warn(message: str) -> None:
+        err.write(f"binlog-spec: warning: {message}\n")
+    if getattr(err, "once", False):     # a --jobs piece's stderr: what is told once per run is marked
+        def keyed(key, message: str) -> None:
+            err.write(f"{MARK}{key!r}{MARK}binlog-spec: warning: {message}\n")
+        warn.keyed = keyed
+    return warn
+
+
+#: --jobs: the mark of a stderr line given once per run (cli.jobs keeps the first of each key).
+MARK = "\x00once\x00"
+
+
+def _jobs(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of processes >= 1, got {text!r}")
+    return n
 
 
 def add_schema_arguments(p: argparse.ArgumentParser) -> None:
@@ -141,6 +187,11 @@ def add_read_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-verify-checksums", action="store_true", help="do not check CRC32 checksums")
     p.add_argument("--no-expand-payloads", action="store_true",
                    help="do not list the events inside TRANSACTION_PAYLOAD_EVENTs")
+    p.add_argument("-j", "--jobs", type=_jobs, metavar="N",
+                   help="decode in N processes, the input cut at transaction boundaries, the output the same "
+                        "as with one (default: the CPUs this process may use, up to 8). One process reads "
+                        "standard input, .gz files, inputs under 32 MiB, --start/--stop-position, and runs "
+                        "sql's base64, binlog and --rollback outputs and analyze")
     _add_filter_arguments(p)
 
 

@@ -17,7 +17,9 @@ from binlog_spec.rows import decoder as rows
 from binlog_spec.output import event_text as summary
 from binlog_spec.binlog import timezones
 from binlog_spec.errors import BinlogError, PositionError, UsageError
+from binlog_spec.cli import jobs
 from binlog_spec.cli.progress import with_progress
+from binlog_spec.stream import splits
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.reader import display_name
 from binlog_spec.cli.arguments import filter_options, read_options, schema_tracker, warner, write_options
@@ -56,8 +58,7 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
     options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, args.filters))
 
     def read():
-        source = api.read_events(args.files, options, faults, args.filters.start_position)
-        for ev in with_progress(source, args.files, err):
+        for ev in with_progress(_read(args, faults, options), args.files, err):
             args.at = (ev.file, ev.pos)      # where an internal error is reported
             if ev.error is not None:
                 warnings[0] += 1
@@ -72,6 +73,15 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
         schema.notes.clear()
     return api.select_events(read(), args.filters, [display_name(f) for f in args.files], schema, notify,
                              warn=warner(err))
+
+
+def _read(args: argparse.Namespace, faults, options):
+    """The events of the run's files (seeking to --start-position: api.read_events), or of its piece
+    (--jobs: cli.jobs)."""
+    piece = getattr(args, "piece", None)
+    if piece is not None:
+        return splits.piece_events(piece, options)
+    return api.read_events(args.files, options, faults, args.filters.start_position)
 
 
 class _Failed(Exception):
@@ -123,11 +133,12 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
         except UsageError as exc:
             err.write(f"binlog-spec: error: {exc}\n")
             return EXIT_USAGE
+        go = functools.partial(jobs.run, run)      # --jobs N: over pieces in N processes
         try:
             if not _writes_text_output(args):
-                return run(args, out, err)
+                return go(args, out, err)
             with _replacing(args.output) as f:
-                code = run(args, f, err)
+                code = go(args, f, err)
                 if code >= EXIT_USAGE:
                     raise _Failed(code)
             return code
@@ -164,7 +175,11 @@ def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     text = args.format == "text"
     render = functools.partial(summary.event_line, tz=args.tz) if text else EVENT_FORMATS[args.format]
     warnings = [0]
-    lines: Iterable[str] = (render(ev) for ev in _events(args, err, warnings))
+    events = _events(args, err, warnings)
+    piece = getattr(args, "piece", None)
+    if piece is not None:       # --jobs: the FDE put in front of the piece is not its event
+        events = (ev for ev in events if not splits.is_prefix(piece, ev))
+    lines: Iterable[str] = (render(ev) for ev in events)
     if text:
         lines = _headed(f"# binlog-spec events: {_times_header(args)}", lines)
     _write_lines(lines, out)

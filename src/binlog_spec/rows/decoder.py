@@ -338,7 +338,8 @@ class RowDecoder:
             key = (table.schema, table.table, kind)
             if key not in self._warned:
                 self._warned.add(key)
-                self.warn(message)
+                keyed = getattr(self.warn, "keyed", None)   # (cli --jobs: told once per run, by key)
+                keyed(key, message) if keyed is not None else self.warn(message)
 
     def _rows_generic(self, ev: Event, op: str, table: TableDef, names: list[str], before_cols: list[int],
                       after_cols: list[int], buf: bytes) -> Iterator[RowChange]:

@@ -2,7 +2,6 @@
 header pass of binlog_spec.stream.splits), and the typed view's table found by replaying the DDL before it."""
 from __future__ import annotations
 
-import dataclasses
 from pyspark.sql.datasource import InputPartition
 
 from binlog_spec.stream import splits as stream_splits
@@ -122,24 +121,14 @@ def plan(cfg: Config) -> list[stream_splits.Split]:
         # One schema history per binlog sequence: files of one folder and one base name
         # (mysql-bin.000001, mysql-bin.000002, ...) carry their CREATE/ALTER TABLEs to the next.
         trackers: dict[tuple[str, str], SchemaTracker] = {}
-        by_file: dict[int, list[stream_splits.Split]] = {}
-        for s in splits:
-            by_file.setdefault(s.file_index, []).append(s)
-        out = []
-        for i, ref in enumerate(refs):
-            tracker = trackers.get(keys[i])
-            if tracker is None:
-                tracker = trackers[keys[i]] = cfg.tracker()
-            statements = stream_splits.ddl_statements(scans[i]) if needs_ddl and i in scans else []
-            k = 0
-            for s in by_file.get(i, []):
-                while k < len(statements) and statements[k][0] < s.start:
-                    tracker.observe_query(statements[k][1], statements[k][2])
-                    k += 1
-                out.append(dataclasses.replace(s, schema_state=stream_splits.snapshot(tracker)))
-            if last_of_sequence[keys[i]] != i:  # the rest only matters to the next file of the sequence
-                _replay(tracker, statements[k:])
-        splits = out
+
+        def tracker_of(i: int) -> SchemaTracker:
+            if keys[i] not in trackers:
+                trackers[keys[i]] = cfg.tracker()
+            return trackers[keys[i]]
+        splits = stream_splits.with_schema_states(
+            splits, lambda i: stream_splits.ddl_statements(scans[i]) if needs_ddl and i in scans else [],
+            tracker_of, carries=lambda i: last_of_sequence[keys[i]] != i)
     return splits
 
 

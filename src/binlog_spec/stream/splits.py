@@ -368,3 +368,64 @@ def restore(state: bytes | None, tracker_cls):
     if state is not None:
         vars(tracker).update(pickle.loads(state))
     return tracker
+
+
+def with_schema_states(splits: list[Split], statements_of: Callable[[int], list[tuple]],
+                       tracker_of: Callable[[int], Any], carries: Callable[[int], bool] = lambda i: True,
+                       quiet: bool = False) -> list[Split]:
+    """Each split with the schema state at its start (`Split.schema_state`, a `snapshot`).
+
+    The DDL statements of each file (`statements_of(file_index)`: (position, db, query), e.g.
+    `ddl_statements` of its header pass) are replayed in order into the file's tracker
+    (`tracker_of(file_index)`: one for a run, or one per binlog sequence) up to each split's start
+    (a fourth item, the server's collation, is given to `observe_query` too: `statements_with_collation`);
+    the statements after a file's last split start are replayed too when the next file continues
+    the history (`carries(file_index)`). `quiet`: the trackers' notes (what a replay says: a table
+    forgotten) are not kept in the snapshots, their reader heard them from the split before."""
+    out: list[Split] = []
+    by_file: dict[int, list[Split]] = {}
+    for s in splits:
+        by_file.setdefault(s.file_index, []).append(s)
+    for i in sorted(by_file):
+        tracker = tracker_of(i)
+        statements = statements_of(i)
+        k = 0
+        for s in by_file[i]:
+            while k < len(statements) and statements[k][0] < s.start:
+                tracker.observe_query(*statements[k][1:])
+                k += 1
+            if quiet:
+                tracker.notes.clear()
+            out.append(dataclasses.replace(s, schema_state=snapshot(tracker)))
+        if carries(i):
+            for statement in statements[k:]:
+                tracker.observe_query(*statement[1:])
+    return out
+
+
+def statements_with_collation(res: ScanResult) -> list[tuple[int, str, str, int | None]]:
+    """`ddl_statements` with each one's server collation (Q_CHARSET_CODE), as the rows stage replays
+    them (rows.decoder.observe_schema)."""
+    from types import SimpleNamespace
+    from binlog_spec.rows.decoder import server_collation
+    out = []
+    for pos, ev, fde in res.ddl:
+        try:
+            fields = spec.body_fields(spec.parse_event(ev, fde), spec.parse_header(ev[:spec.LEN_EVENT_HEADER]))
+        except (*spec.SpecError, payload.PayloadError):
+            fields = {}
+        q = _query_fields(ev, fde)
+        if q is not None:
+            out.append((pos, q[0], q[1], server_collation(SimpleNamespace(fields=fields))))
+    return out
+
+
+def piece_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> Iterator[Event]:
+    """`iter_split_events` with the malformed bodies' errors (`Event.error`) at the file's offsets too."""
+    prefix = 0 if split.start == 0 else spec.LEN_MAGIC + split.fde_size
+    shift = split.start - prefix
+    for ev in iter_split_events(split, options):
+        error = ev.error
+        if prefix and error is not None and error.offset is not None and error.offset >= prefix:
+            error.offset += shift
+        yield ev

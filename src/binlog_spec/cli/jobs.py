@@ -1,0 +1,293 @@
+"""--jobs N: a command run over pieces of its input in N processes, its output byte for byte that of one.
+
+The parent makes the header pass over each file (binlog_spec.stream.splits.scan_file), cuts the files
+at transaction boundaries into pieces (plan_splits) and gives each piece the schema state of the DDL
+before it (with_schema_states). Each worker process (forked: nothing is pickled on the way in) runs
+the command's own function on its piece, reading it with `iter_split_events`, and writes its stdout
+and stderr to temporary files; the parent copies them in order and makes whole what crosses pieces:
+
+* a header printed once (the text outputs' "# binlog-spec ...: times in ..." before the first line,
+  the SQL script's SET lines): the pieces after the first leave theirs out;
+* warnings given once per run (a table's unknown names or guessed charset, the filters' unparsed
+  statement): a worker marks them, the parent keeps the first;
+* the exit code: the highest of the pieces';
+* a fault (a broken binlog, an unreadable file, a bug): the pieces after the one that raised are
+  dropped, and the exception is raised again in the parent, where `main` reports it as it does in
+  one process (nothing after it is printed, as when one process stops there).
+
+Where this cannot be made exact, the command runs in one process (`plan` returns None): standard
+input and gzip files (no positions to cut at), rollbacks and the base64 and binlog outputs (their
+state crosses transactions), `analyze` (one report of every event), --start-position and
+--stop-position (byte positions, and their notes, are the whole run's). On a terminal, the parent shows the
+progress bar, by the pieces copied. This is how the CLI runs a command, so it lives in cli/; what it plans with is
+in stream/.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import concurrent.futures
+import multiprocessing
+import os
+import pickle
+import shutil
+import tempfile
+from dataclasses import dataclass
+from typing import Callable, TextIO
+
+from binlog_spec.binlog.reader import GZIP_MAGIC, STDIN, display_name
+from binlog_spec.cli.arguments import MARK, schema_tracker  # a stderr line given once per run: MARK, key, MARK, line
+from binlog_spec.stream import splits as stream_splits
+
+#: Environment variable: the piece size in bytes (tests set it small to cut small files into many pieces).
+PIECE_ENV = "BINLOG_SPEC_PIECE_BYTES"
+#: Pieces are at least this big: a smaller input runs in one process (no fork, no header pass).
+MIN_PIECE = 16 << 20
+#: Pieces per job: enough to balance the work, few enough that each is worth a fork.
+PIECES_PER_JOB = 4
+MAX_JOBS = 8
+
+
+def default_jobs() -> int:
+    """The CPUs this process may run on (`taskset -c 0` gives 1), up to MAX_JOBS."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(MAX_JOBS, cpus))
+
+
+@dataclass(frozen=True)
+class Mode:
+    """How a command's pieces join: `header` lines each piece's output starts with, printed once
+    (`when_output`: only a piece that prints something prints them)."""
+
+    header: int = 0
+    when_output: bool = False
+    schema: bool = True
+
+
+def mode_of(args: argparse.Namespace) -> Mode | None:
+    """How the command's pieces join, or None when it runs in one process (see the module doc)."""
+    command = getattr(args, "command", None)
+    if command == "events":
+        return Mode(header=1 if args.format == "text" else 0, when_output=True, schema=False)
+    if command == "rows":
+        return Mode(header=1 if args.format == "text" else 0, when_output=True)
+    if command == "sql" and args.output_format == "sql" and not args.rollback and (args.commented or args.executable):
+        from binlog_spec.output.sql_script import HEADER
+        return Mode(header=len(HEADER) + (1 if args.commented else 0))
+    return None
+
+
+def plan(args: argparse.Namespace, err: TextIO) -> list[stream_splits.Split] | None:
+    """The pieces of the run, or None when it runs in one process."""
+    jobs = args.jobs if getattr(args, "jobs", None) is not None else default_jobs()
+    if jobs <= 1 or mode_of(args) is None:
+        return None
+    f = args.filters
+    if f.start_position is not None or f.stop_position is not None:
+        return None
+    refs = []
+    for path in args.files:
+        p = os.fspath(path)
+        if p == STDIN or not os.path.isfile(p):
+            return None
+        try:
+            with open(p, "rb") as fh:
+                if fh.read(2) == GZIP_MAGIC:
+                    return None
+        except OSError:
+            return None       # the run reports it, in order
+        refs.append(stream_splits.LocalFile.of(p, display_name(p)))
+    total = sum(r.size for r in refs)
+    forced = os.environ.get(PIECE_ENV)
+    piece = int(forced) if forced else max(MIN_PIECE, total // (jobs * PIECES_PER_JOB))
+    if not forced and total < 2 * MIN_PIECE:
+        return None
+    schema = mode_of(args).schema
+    verify = not args.no_verify_checksums
+    scans, pieces = [], []
+    for i, ref in enumerate(refs):
+        scan = stream_splits.scan_file(ref, ddl=schema, verify_checksums=verify)
+        scans.append(scan)
+        pieces += stream_splits.plan_splits(i, ref, scan, piece)
+    if len(pieces) < 2:
+        return None
+    if schema:
+        statements = []
+        for i, scan in enumerate(scans):
+            found = _statements(args, refs[i], scan)
+            if found is None:
+                return None
+            statements.append(found[0])
+            if found[1] is not None:    # the piece whose first QUERY_EVENT is the file's first
+                args.first_query_pieces = getattr(args, "first_query_pieces", set()) | {
+                    k for k, p in enumerate(pieces) if p.file_index == i and p.start <= found[1]
+                    and (p.end is None or found[1] < p.end)}
+        tracker = schema_tracker(args)  # (a --schema file is read here; the first piece reads it again)
+        pieces = stream_splits.with_schema_states(pieces, statements.__getitem__, lambda i: tracker, quiet=True)
+        pieces[0] = dataclasses.replace(pieces[0], schema_state=None)  # the run's own tracker, its notes
+    return pieces
+
+
+def _statements(args: argparse.Namespace, ref: stream_splits.LocalFile, scan: stream_splits.ScanResult
+                ) -> tuple[list[tuple], int | None] | None:
+    """What the rows stage replays into the schema before each cut of a file: its DDL, and the server's
+    collation of its first QUERY_EVENT (rows.decoder.observe_schema), with that event's position;
+    None when that is not known (more than one FDE, a fault before it): one process reads it."""
+    statements = stream_splits.statements_with_collation(scan)
+    if len(scan.fdes) != 1:       # (a file not cut too: the collation it leaves goes on to the next file)
+        return None
+    from binlog_spec.binlog.reader import read_events
+    from binlog_spec.cli.arguments import read_options
+    from binlog_spec.rows.decoder import server_collation
+    events = read_events([ref.path], read_options(args))
+    try:
+        for ev in events:
+            if ev.error is None and ev.type_code in stream_splits.QUERY_CODES:
+                if all(pos != ev.pos for pos, *_ in statements):
+                    statements.append((ev.pos, ev.fields.get("db", ""), ev.fields["query"], server_collation(ev)))
+                    statements.sort(key=lambda st: st[0])
+                return statements, ev.pos
+    except Exception:  # noqa: BLE001 - a broken file: one process reports it
+        return None
+    finally:
+        events.close()
+    return statements, None
+
+
+#: What the forked workers run: (run, args, pieces, folder) set by the parent before the fork.
+_WORK: tuple | None = None
+
+
+def _open(path: str):
+    return open(path, "w", encoding="utf-8", errors="surrogateescape", newline="")
+
+
+def _run_piece(index: int) -> tuple[int | None, bytes | None, tuple | None]:
+    """In a worker: the command over one piece; (exit code, the pickled exception it raised, where)."""
+    run, args, pieces, folder = _WORK
+    piece_args = argparse.Namespace(**vars(args))
+    piece_args.piece = pieces[index]
+    piece_args.piece_index = index
+    piece_args.piece_first_query = index in getattr(args, "first_query_pieces", ())
+    with _open(os.path.join(folder, f"{index}.out")) as out, _open(os.path.join(folder, f"{index}.err")) as err:
+        err.once = True      # warner() marks the warnings given once per run
+        try:
+            return run(piece_args, out, err), None, None
+        except Exception as exc:  # noqa: BLE001 - raised again by the parent, in order
+            try:
+                data = pickle.dumps(exc)
+            except Exception:  # noqa: BLE001
+                data = pickle.dumps(RuntimeError(f"{type(exc).__name__}: {exc}"))
+            return None, data, getattr(piece_args, "at", None)
+
+
+def run(command: Callable[[argparse.Namespace, TextIO, TextIO], int], args: argparse.Namespace, out: TextIO,
+        err: TextIO) -> int:
+    """The command, over pieces in `--jobs` processes when it can be (see the module doc), else as it is."""
+    if getattr(args, "piece", None) is not None:
+        return command(args, out, err)
+    pieces = plan(args, err)
+    if pieces is None:
+        return command(args, out, err)
+    mode = mode_of(args)
+    jobs = min(args.jobs if args.jobs is not None else default_jobs(), len(pieces))
+    global _WORK
+    folder = tempfile.mkdtemp(prefix="binlog-spec-jobs.")
+    _WORK = (command, args, pieces, folder)
+    pool = concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"))
+    try:
+        out.flush()
+        err.flush()
+        return _join(pool, len(pieces), jobs, mode, args, folder, out, err)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        _WORK = None
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _join(pool, n: int, jobs: int, mode: Mode, args, folder: str, out: TextIO, err: TextIO) -> int:
+    """The pieces' outputs copied in order (at most 2 × jobs pieces ahead: bounded temporary files)."""
+    bar = _bar(args, err)
+    try:
+        futures: dict[int, concurrent.futures.Future] = {}
+        ahead = 2 * jobs
+        for i in range(min(n, ahead)):
+            futures[i] = pool.submit(_run_piece, i)
+        code = 0
+        header_done = False
+        given: set[str] = set()
+        for i in range(n):
+            result = futures.pop(i).result()
+            if i + ahead < n:
+                futures[i + ahead] = pool.submit(_run_piece, i + ahead)
+            header_done = _copy_out(os.path.join(folder, f"{i}.out"), out, mode, header_done)
+            _copy_err(os.path.join(folder, f"{i}.err"), err, given)
+            for suffix in (".out", ".err"):
+                os.unlink(os.path.join(folder, f"{i}{suffix}"))
+            if bar is not None:
+                piece = _WORK[2][i]
+                bar.update((piece.ref.size if piece.end is None else piece.end) - piece.start)
+            piece_code, raised, at = result
+            if raised is not None:
+                for f in futures.values():
+                    f.cancel()
+                args.at = at
+                raise pickle.loads(raised)
+            code = max(code, piece_code)
+        return code
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _bar(args, err: TextIO):
+    """A progress bar on a terminal (as cli.progress shows for one process), or None."""
+    if not err.isatty():
+        return None
+    from tqdm import tqdm
+    return tqdm(total=sum(os.path.getsize(f) for f in args.files), unit="B", unit_scale=True, unit_divisor=1024,
+                file=err, desc="binlog-spec", leave=False, dynamic_ncols=True)
+
+
+def _copy_out(path: str, out: TextIO, mode: Mode, header_done: bool) -> bool:
+    with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
+        skip = mode.header if header_done else 0
+        printed = False
+        for _ in range(mode.header):
+            line = f.readline()
+            if not line:
+                break
+            printed = True
+            if not skip:
+                out.write(line)
+            else:
+                skip -= 1
+        while True:
+            chunk = f.read(1 << 20)
+            if not chunk:
+                break
+            printed = True
+            out.write(chunk)
+    return header_done or printed or (mode.header > 0 and not mode.when_output)
+
+
+def _copy_err(path: str, err: TextIO, given: set[str]) -> None:
+    with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
+        for line in f:
+            if line.startswith(MARK):
+                key, _, line = line[len(MARK):].partition(MARK)
+                if key in given:
+                    continue
+                given.add(key)
+            elif line.endswith(ONCE_SUFFIX):
+                if ONCE_SUFFIX in given:
+                    continue
+                given.add(ONCE_SUFFIX)
+            err.write(line)
+
+
+#: The end of the filters' warning given once per run (stream.filters).
+ONCE_SUFFIX = "(this warning is given once)\n"

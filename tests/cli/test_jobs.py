@@ -1,0 +1,172 @@
+"""--jobs N: the input cut at transaction boundaries, decoded in N processes, the output byte for byte that
+of one process (stdout, stderr, exit code), at a fault in the middle of a file too.
+
+The piece size is forced small (cli.jobs.PIECE_ENV) so that every file, however small, is cut into
+several pieces; one process is the reference.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import time
+
+import pytest
+
+from binlog_spec.cli import build_parser, jobs, main
+from binlog_spec.cli.arguments import filter_options
+from binlog_spec.binlog import timezones
+from conftest import CORPUS, FIXTURES
+
+def binlog_files() -> list:
+    names = [line.split("\t", 1)[0] for line in (CORPUS / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines()[1:]
+             if line.strip()]
+    files = [CORPUS / n for n in names]
+    files += sorted(p for p in FIXTURES.glob("*/*-bin.0*") if p.is_file())
+    return [p for p in files if p.is_file()]
+
+
+#: Every file runs these; each file also runs one of SAMPLED (in turn).
+ALWAYS = [["rows", "--format", "jsonl"], ["sql", "--sql2"]]
+SAMPLED = [
+    ["rows"],
+    ["events"],
+    ["events", "--format", "jsonl"],
+    ["sql", "--sql"],
+    ["rows", "--format", "jsonl", "--database", "test*", "--exclude-table", "*.t2"],
+    ["sql", "--sql2", "--table", "t1", "--timezone", "UTC", "--start-datetime", "2015-01-01",
+     "--stop-datetime", "2024-06-01"],
+    ["rows", "--exclude-gtids", "0-1-2-4", "--include-gtids", "0-1-1-1000000"],
+    ["events", "--stop-position", "2000"],
+    ["sql", "--sql2", "--rollback"],
+    ["sql", "-vv"],
+]
+
+
+def run(argv: list[str]) -> tuple[str, str, int]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, out, err)
+    return out.getvalue(), err.getvalue(), code
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.fixture
+def cut(monkeypatch):
+    """Count the runs with --jobs above 1 that were cut into pieces."""
+    counted = {"cut": 0, "whole": 0}
+    plan = jobs.plan
+
+    def counting(args, err):
+        pieces = plan(args, err)
+        if args.jobs != 1:
+            counted["cut" if pieces else "whole"] += 1
+        return pieces
+    monkeypatch.setattr(jobs, "plan", counting)
+    return counted
+
+
+def same_as_one_job(monkeypatch, argv: list[str], path) -> None:
+    monkeypatch.delenv(jobs.PIECE_ENV, raising=False)
+    one = run(argv + ["--jobs", "1", str(path)])
+    monkeypatch.setenv(jobs.PIECE_ENV, str(max(1, os.path.getsize(path) // 4)))
+    three = run(argv + ["--jobs", "3", str(path)])
+    assert three[2] == one[2], (argv, path)
+    assert three[1] == one[1], (argv, path)
+    assert three[0] == one[0], (argv, path)
+
+
+FILES = binlog_files()
+
+
+@pytest.mark.parametrize("index", range(len(FILES)), ids=[f"{p.parent.name}/{p.name}" for p in FILES])
+def test_jobs_give_the_output_of_one_process_on_every_file(monkeypatch, cut, index):
+    path = FILES[index]
+    for argv in ALWAYS + [SAMPLED[index % len(SAMPLED)]]:
+        same_as_one_job(monkeypatch, argv, path)
+
+
+def test_most_files_are_really_cut_into_pieces(monkeypatch, cut):
+    for path in FILES[::7]:
+        same_as_one_job(monkeypatch, ["rows", "--format", "jsonl"], path)
+    assert cut["cut"] > cut["whole"], cut      # (a file of one transaction cannot be cut)
+
+
+def _args(argv: list[str]):
+    args = build_parser().parse_args(argv)
+    args.tz = timezones.local_zone()
+    args.filters = filter_options(args)
+    return args
+
+
+def test_a_fault_in_the_middle_of_a_file_stops_where_one_process_stops(monkeypatch, tmp_path, cut):
+    source = max(FIXTURES.glob("*/*-bin.0*"), key=os.path.getsize)
+    data = bytearray(source.read_bytes())
+    broken = tmp_path / "broken-bin.000001"
+    data[len(data) // 2] ^= 0xFF          # a byte of some event in the middle: a checksum or a layout fault
+    broken.write_bytes(bytes(data))
+    for argv in (["rows", "--format", "jsonl"], ["sql", "--sql2"], ["events"]):
+        same_as_one_job(monkeypatch, argv, broken)
+        # and with a second file after it: nothing of it is printed
+        monkeypatch.delenv(jobs.PIECE_ENV, raising=False)
+        one = run(argv + ["--jobs", "1", str(broken), str(source)])
+        monkeypatch.setenv(jobs.PIECE_ENV, str(len(data) // 4))
+        assert run(argv + ["--jobs", "3", str(broken), str(source)]) == one
+    assert cut["cut"] >= 6
+
+
+def test_several_files_carry_their_schema_from_piece_to_piece(monkeypatch, cut):
+    files = [str(p) for p in sorted(FIXTURES.glob("*/*-bin.0*"))[:6]]
+    monkeypatch.delenv(jobs.PIECE_ENV, raising=False)
+    for argv in (["rows", "--format", "jsonl"], ["sql", "--sql"], ["events"]):
+        one = run(argv + ["--jobs", "1", *files])
+        monkeypatch.setenv(jobs.PIECE_ENV, "3000")
+        assert run(argv + ["--jobs", "3", *files]) == one
+        monkeypatch.delenv(jobs.PIECE_ENV)
+    assert cut["cut"] == 3
+
+
+def test_stdin_gzip_and_outputs_whose_state_crosses_transactions_run_one_process(monkeypatch, tmp_path):
+    source = max(FIXTURES.glob("*/*-bin.0*"), key=os.path.getsize)
+    gz = tmp_path / "x-bin.000001.gz"
+    with gzip.open(gz, "wb") as f:
+        f.write(source.read_bytes())
+    monkeypatch.setenv(jobs.PIECE_ENV, "1000")
+    err = io.StringIO()
+    assert jobs.plan(_args(["rows", "--jobs", "3", str(source)]), err)      # (cut, for contrast)
+    for argv in (["rows", "--jobs", "3", "-"], ["rows", "--jobs", "3", str(gz)],
+                 ["rows", "--jobs", "3", "--start-position", "4", str(source)],
+                 ["sql", "--jobs", "3", str(source)], ["sql", "--sql2", "--rollback", "--jobs", "3", str(source)],
+                 ["sql", "--jobs", "3", "--output-format", "binlog", "-o", str(tmp_path / "o"), str(source)],
+                 ["analyze", "--jobs", "3", str(source)], ["rows", "--jobs", "1", str(source)]):
+        assert jobs.plan(_args(argv), err) is None, argv
+
+
+def test_the_default_is_the_cpus_this_process_may_use_up_to_8(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    assert jobs.default_jobs() == 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(3)))
+    assert jobs.default_jobs() == 3
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)))
+    assert jobs.default_jobs() == 8
+
+
+def test_a_small_input_runs_in_one_process_without_the_knob(monkeypatch):
+    monkeypatch.delenv(jobs.PIECE_ENV, raising=False)
+    source = max(FIXTURES.glob("*/*-bin.0*"), key=os.path.getsize)
+    assert jobs.plan(_args(["rows", "--jobs", "8", str(source)]), io.StringIO()) is None
+
+
+def test_jobs_must_be_a_positive_number(capsys):
+    for bad in ("0", "-2", "x"):
+        with pytest.raises(SystemExit) as exc:
+            build_parser().parse_args(["rows", "--jobs", bad, "f"])
+        assert exc.value.code == 2
+        assert "--jobs" in capsys.readouterr().err
