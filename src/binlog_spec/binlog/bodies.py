@@ -18,7 +18,7 @@ ET = spec.EventType
 #: The types whose parsed bodies are kept.
 REPEATED_BODIES = frozenset({int(ET.table_map_event), int(ET.query_event)})
 #: Bound on the bodies kept (the cache is emptied when it is reached).
-MAX_KEPT_BODIES = 1024
+MAX_KEPT_BODIES = 512
 _BODIES: dict[tuple, Any] = {}
 
 

@@ -141,19 +141,46 @@ def parse_event(buf: bytes, fde: FormatDescription | None) -> KaitaiStruct:
     """Parse one whole event; returns the Kaitai body object (opaque to callers)."""
     if fde is None:  # only the FDE itself can be parsed before an FDE
         return parse_body_only(buf, LEN_EVENT_HEADER)
-    body = _parse_rows_body(buf, fde)
+    body = _parse_body(buf, fde)
     if body is not None:
         return body
     ev = Binlog.Event(fde.post_header_lens, fde.len_checksum, fde.len_common_header,
                       KaitaiStream(BytesIO(buf)))
+    if buf[4] != EventType.format_description_event and len(_BODY_ARGS) < 4096:
+        cls = type(ev.body)
+        _BODY_ARGS[buf[4], fde.post_header_lens, fde.len_checksum, fde.len_common_header] = (
+            cls, tuple(getattr(ev.body, name) for name in _field_names(cls)[0]))
     return ev.body
 
 
-# Rows events are most of a binlog's events. For them, parse_event builds the generated
-# RowsEvent body directly on the body bytes, with the arguments the generated Event switch
-# would pass, instead of going through Binlog.Event (which parses the header again, then
-# tests the type code against the whole event_type switch). The arguments are read off the
-# generated parser itself (_rows_body_args), so the spec stays their one source.
+# Every event but the FDE: parse_event builds the body class that the generated Event switch
+# chose for the last event of its type (under the same FDE lengths) directly on the body bytes, with
+# the arguments the switch gave it (read off that parsed body: the spec stays their one source),
+# instead of going through Binlog.Event, which parses the header again and then tests the type code
+# against the whole event_type switch.
+
+#: (type code, post-header lengths, len_checksum, len_common_header) -> (body class, its arguments
+#: before _io), as Binlog.Event built the body of an event of that type under such an FDE.
+_BODY_ARGS: dict[tuple, tuple] = {}
+
+
+def _parse_body(buf: bytes, fde: FormatDescription) -> KaitaiStruct | None:
+    """The body Binlog.Event(...).body would be, for a type whose body class is known (_BODY_ARGS); None
+    otherwise, and for anything Binlog.Event would not read the same way (it then parses, or raises)."""
+    if len(buf) < LEN_EVENT_HEADER:
+        return None
+    known = _BODY_ARGS.get((buf[4], fde.post_header_lens, fde.len_checksum, fde.len_common_header))
+    if known is None:
+        return None
+    len_event = int.from_bytes(buf[9:13], "little")
+    start, end = fde.len_common_header, len_event - fde.len_checksum
+    if len_event != len(buf) or start < LEN_EVENT_HEADER or end < start or fde.len_checksum not in (0, 4):
+        return None
+    try:
+        return known[0](*known[1], KaitaiStream(BytesIO(buf[start:end])))
+    except Exception:
+        return None  # the whole-event parse raises the spec's own error for these bytes
+
 
 #: type code -> the arguments after len_post_header that Binlog.Event gives Binlog.RowsEvent
 #: for it (version, has_after_image), or None when its body is no RowsEvent.
@@ -184,24 +211,6 @@ def _rows_body_args(type_code: int) -> tuple | None:
     args = found[0] if len(found) == 2 and found[0] == found[1] else None
     _ROWS_BODY_ARGS[type_code] = args
     return args
-
-
-def _parse_rows_body(buf: bytes, fde: FormatDescription) -> KaitaiStruct | None:
-    """The body of a rows event, as Binlog.Event(...).body would be; None for other events,
-    and for anything Binlog.Event would not read the same way (it then parses, or raises)."""
-    if len(buf) < LEN_EVENT_HEADER:
-        return None
-    args = _rows_body_args(buf[4])
-    if args is None:
-        return None
-    len_event = int.from_bytes(buf[9:13], "little")
-    start, end = fde.len_common_header, len_event - fde.len_checksum
-    if len_event != len(buf) or start < LEN_EVENT_HEADER or end < start or fde.len_checksum not in (0, 4):
-        return None
-    try:
-        return Binlog.RowsEvent(fde.post_header_len(buf[4]), *args, KaitaiStream(BytesIO(buf[start:end])))
-    except Exception:
-        return None  # the whole-event parse raises the spec's own error for these bytes
 
 
 class RowsOffsets(NamedTuple):
