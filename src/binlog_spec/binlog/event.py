@@ -148,6 +148,7 @@ class Event:
             raise AttributeError(f"{self.type} has no field {name!r}") from None
 
     def to_dict(self) -> dict[str, Any]:
+        fields = self.fields    # first: a body parsed only now sets `error` when it is malformed
         h = self.header         # read once: the properties above, without their calls
         d: dict[str, Any] = {
             "file": self.file,
@@ -169,7 +170,7 @@ class Event:
             d["payload_offset"] = self.payload_offset
         # The body's fields after the header's, which win a clash: merged, then the header's values put
         # back in place (dict order is first insertion).
-        out = {**d, **self.fields}
+        out = {**d, **fields}
         out.update(d)
         return out
 

@@ -95,6 +95,11 @@ def literal(value: Any, col: Column | None = None, mysql: bool = True) -> str:
     if value is None:
         return "NULL"
     type_code = col.type_code if col is not None else None
+    cls = type(value)      # the two commonest values first (what the branches below give them)
+    if cls is int and type_code != CT.json and type_code != CT.bit:
+        return str(value)
+    if cls is str and type_code != CT.json:
+        return string_literal(value)
     if type_code == CT.json:
         return _json(value, mysql)
     if type_code == CT.bit and isinstance(value, int):

@@ -28,10 +28,8 @@ _INVERSE = {rows.INSERT: rows.DELETE, rows.DELETE: rows.INSERT, rows.UPDATE: row
 
 
 def _columns(t: TableDef) -> list[tuple[int, str]]:
-    """(index, name) of the columns to write: invisible ones (COLUMN_VISIBILITY) are left out, and
-    generated ones (TableDef.generated: the server computes them and refuses a value, error 3105)."""
-    return [(i, n) for i, n in enumerate(t.names) if (not t.visible or t.visible[i])
-            and not (t.generated and t.generated[i])]
+    """(index, name) of the columns a statement writes (TableDef.writable_columns)."""
+    return t.writable_columns
 
 
 def _check(rc: RowChange, image: dict[str, Any], full: bool) -> None:

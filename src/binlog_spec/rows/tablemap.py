@@ -1,6 +1,8 @@
 """Table definitions from TABLE_MAP_EVENTs: column types, metadata, names, signs and charsets."""
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,9 +65,18 @@ class TableDef:
     #: tell): SQL writes no value for it. () when unknown.
     generated: tuple[bool, ...] = ()
 
-    @property
+    @functools.cached_property
     def names(self) -> list[str]:
+        """Each column's name, `@N` (1-based) where it is unknown. Built once: do not change the list."""
         return [c.name or f"@{i + 1}" for i, c in enumerate(self.columns)]
+
+    @functools.cached_property
+    def writable_columns(self) -> list[tuple[int, str]]:
+        """(index, name) of the columns a statement can give a value: invisible ones (COLUMN_VISIBILITY)
+        are left out, and generated ones (`generated`: the server computes them and refuses a value,
+        error 3105). Built once: do not change the list."""
+        return [(i, n) for i, n in enumerate(self.names) if (not self.visible or self.visible[i])
+                and not (self.generated and self.generated[i])]
 
     @property
     def row_key(self) -> tuple[int, ...]:
