@@ -28,6 +28,8 @@ comments are UTC (the tools print the local time zone).
 """
 from __future__ import annotations
 
+import functools
+
 import base64
 import struct
 from dataclasses import dataclass
@@ -123,6 +125,7 @@ def _charset_names() -> dict[int, str]:
 CHARSET_NAMES = _charset_names()
 
 
+@functools.lru_cache(maxsize=1024)   # the events of a second share their time
 def _when(ts: int, tz: tzinfo = timezones.UTC) -> str:
     """As the tools print it, in the zone given: 260101  9:05:00."""
     t = datetime.fromtimestamp(ts, tz=tz)

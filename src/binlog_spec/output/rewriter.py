@@ -147,6 +147,8 @@ class Rewriter:
         self.in_fde: spec.FormatDescription | None = None
         self.mariadb = False
         self.tables: dict[int, TableDef] = {}
+        #: TABLE_MAP body bytes -> its table, made once (rows.table_def)
+        self._made_tables: dict[tuple, TableDef] = {}
         self.first_file: str | None = None
         #: Statements a rollback cannot undo: (file, pos, text), spooled to disk.
         self.skipped = LineSpool()
@@ -200,7 +202,7 @@ class Rewriter:
             bare = decompress(bare, fde, ev.file, ev.pos)
             changed = True
         if code == ET.table_map_event:
-            self.tables[ev.fields["table_id"]] = TableDef.from_event(ev, self.mariadb)
+            self.tables[ev.fields["table_id"]] = rows.table_def(ev, self.mariadb, None, self._made_tables)
         if self.options.rewrite_db and bare[OFS_TYPE] in (ET.table_map_event, ET.query_event):
             new = rename_schema(bare, fde, self.options.rewrite_db, ev.file, ev.pos)
             changed = changed or new is not bare
