@@ -21,10 +21,9 @@ from binlog_spec._generated.binlog import Binlog
 from binlog_spec.binlog import plain_fields
 from binlog_spec.binlog.plain_fields import COMPRESSION_TYPES, PAYLOAD_FIELDS  # noqa: F401 (spec's names)
 
-#: The stream every Kaitai parse reads through: the compiled one (binlog/_cstream.pyx: KaitaiStream's read
-#: API, the same values and errors) when it is built and BINLOG_SPEC_PURE is unset, else kaitaistruct's.
-#: The generated parsers build their sub-streams as `KaitaiStream(BytesIO(raw))`: their module's name is
-#: rebound here, the one place, and spec.py's own parses use the same name.
+#: The stream every Kaitai parse reads through: the compiled one (binlog/_cstream.pyx: KaitaiStream's read API,
+#: the same values and errors) when built and BINLOG_SPEC_PURE is unset, else kaitaistruct's. The generated parsers
+#: build sub-streams as `KaitaiStream(BytesIO(raw))`: their name is rebound here, the one place (spec.py's too).
 _cstream = compiled.load("binlog_spec.binlog._cstream")
 KaitaiStream = _cstream.FastStream if _cstream is not None else _ReferenceStream
 _generated.KaitaiStream = KaitaiStream
