@@ -7,6 +7,9 @@ import io
 import zlib
 from typing import BinaryIO
 
+from binlog_spec import compiled
+from binlog_spec.binlog import spec
+
 class GunzipStream(io.RawIOBase):
     """The uncompressed bytes of a gzip file, as a raw stream that never loses what it has
     decompressed: a cut or damaged gzip file ends the stream early, and the fault is kept in
@@ -56,6 +59,9 @@ class Unclosed(io.RawIOBase):
 
 
 SCAN_CHUNK = 8 << 20
+
+#: The types walk_events leaves to the reader's full path (an FDE changes the framing, encryption ends it).
+_WALK_STOP = frozenset({int(spec.EventType.format_description_event), int(spec.EventType.start_encryption_event)})
 
 
 #: The largest single read of Window.take (an event size read from damaged bytes may be huge).
@@ -125,3 +131,39 @@ class Window:
 
     def view(self, pos: int, n: int) -> memoryview:
         return memoryview(self.buf)[pos - self.base: pos - self.base + n]
+
+
+#: The most events one walk_events call returns (the reader's batch: bounded memory, early yields).
+WALK_BATCH = 256
+
+
+def walk_events(buf: bytes, off: int, len_checksum: int, verify: bool,
+                max_events: int = WALK_BATCH) -> list[tuple["spec.EventHeader", bytes, int | None]]:
+    """The framing loop's fast part (the pure-Python reference of _cframe.walk_events): the whole
+    events of `buf` from `off`, at most `max_events`, as (header, bytes, CRC32 trailer or None), for
+    events after an FDE whose checksum trailer is `len_checksum` (0 or 4) bytes, the CRC32 checked
+    when `verify`. Stops, without taking it, at the first event that needs the reader's full path: one
+    not all in `buf` (or whose header is not), an FDE, a START_ENCRYPTION_EVENT, a size below
+    header + checksum, a CRC32 mismatch. The reader raises the fault there, as it always has."""
+    out: list[tuple[spec.EventHeader, bytes, int | None]] = []
+    H, n, unpack, make = spec.LEN_EVENT_HEADER, len(buf), spec.HEADER_STRUCT.unpack_from, spec.EventHeader
+    min_len = H + len_checksum
+    while len(out) < max_events and off >= 0 and n - off >= H:
+        fields = unpack(buf, off)
+        code, len_event = fields[1], fields[3]
+        if code in _WALK_STOP or len_event < min_len or len_event > n - off:
+            break
+        raw = buf[off:off + len_event]
+        checksum = None
+        if len_checksum == 4:
+            checksum = int.from_bytes(raw[-4:], "little")
+            if verify and zlib.crc32(memoryview(raw)[:-4]) != checksum:
+                break
+        out.append((make(*fields), raw, checksum))
+        off += len_event
+    return out
+
+
+_cframe = compiled.load("binlog_spec.binlog._cframe")
+#: walk_events as the reader calls it: the compiled one (binlog/_cframe.pyx) where it is built.
+walk = _cframe.walk_events if _cframe is not None else walk_events

@@ -17,7 +17,8 @@ import sys
 from typing import BinaryIO, Callable, Collection, Iterator
 
 from binlog_spec.binlog import bodies, payload
-from binlog_spec.binlog.framing import SCAN_CHUNK, GunzipStream, Unclosed, Window
+from binlog_spec.binlog import framing
+from binlog_spec.binlog.framing import SCAN_CHUNK, WALK_BATCH, GunzipStream, Unclosed, Window
 from binlog_spec.binlog import spec
 from binlog_spec.errors import (BinlogError, ChecksumError, DecompressionError, EncryptedBinlogError,
                                 EventSizeError,
@@ -147,7 +148,25 @@ class BinlogReader:
             pos = spec.LEN_MAGIC
             self.position = pos
             state = _State()
+            walk, verify, eager, always = framing.walk, self.options.verify_checksums, self.options.parse_bodies, \
+                self._always_parsed
+            TPE, path, late = int(ET.transaction_payload_event), self.path, self._parse_late
             while True:
+                fde = state.fde
+                if fde is not None and state.encrypted_at is None and fde.len_checksum in (0, 4) \
+                        and pos >= window.base:
+                    # The fast path: the whole events already in the window, CRC32 checked (framing.walk_events).
+                    batch = walk(window.buf, pos - window.base, fde.len_checksum, verify, WALK_BATCH)
+                    if batch:
+                        for header, buf, checksum in batch:
+                            code = header.type_code
+                            if eager is not None and code not in eager and code not in always and code != TPE:
+                                yield Event(path, pos, header, buf, None, checksum=checksum, late=(late, fde))
+                            else:
+                                yield from self._dispatch(buf, header, pos, state, spec.event_type_name(code), True)
+                            pos += header.len_event
+                            self.position = pos
+                        continue
                 head = take(pos, H)
                 if len(head) < H:
                     self._stream_fault(stream, pos)
@@ -201,11 +220,12 @@ class BinlogReader:
         return header
 
     def _dispatch(self, buf: bytes, header: spec.EventHeader, pos: int, state: _State,
-                  name: str) -> Iterator[Event]:
+                  name: str, verified: bool = False) -> Iterator[Event]:
+        """The events of one event's bytes (its CRC32 already checked when `verified`)."""
         if header.type_code == ET.format_description_event:
             state.fde = self._format_description(buf, pos, name)
             self.format_description = state.fde
-        elif state.fde.len_checksum and self.options.verify_checksums:
+        elif state.fde.len_checksum and self.options.verify_checksums and not verified:
             self._verify_crc(buf, pos, name)
         has_crc = (state.fde.fde_checksum is not None if header.type_code == ET.format_description_event
                    else state.fde.len_checksum == 4)
