@@ -160,10 +160,14 @@ class BinlogReader:
                     if batch:
                         for header, buf, checksum in batch:
                             code = header.type_code
-                            if eager is not None and code not in eager and code not in always and code != TPE:
+                            if code == TPE:     # what _dispatch does, without its generator for the others
+                                yield from self._dispatch(buf, header, pos, state, spec.event_type_name(code), True)
+                            elif eager is not None and code not in eager and code not in always:
                                 yield Event(path, pos, header, buf, None, checksum=checksum, late=(late, fde))
                             else:
-                                yield from self._dispatch(buf, header, pos, state, spec.event_type_name(code), True)
+                                body, overrides, error = late(None, fde, buf, pos, spec.event_type_name(code), code)
+                                yield Event(path, pos, header, buf, body, overrides=overrides, error=error,
+                                            checksum=checksum)
                             pos += header.len_event
                             self.position = pos
                         continue
