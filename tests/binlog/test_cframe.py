@@ -129,3 +129,68 @@ def test_the_reader_gives_the_same_events_and_faults_with_either_twin_or_without
             monkeypatch.setattr(framing, "walk", walk)
             seen.append(_read(p, **options))
         assert seen[0] == seen[1] == seen[2], data
+
+
+@pytest.mark.parametrize("skip", [pytest.param(framing.skip_events, id="pure"),
+                                  pytest.param(_cframe.skip_events if _cframe else None, id="compiled")])
+def test_skip_steps_over_the_unmarked_whole_events(skip):
+    assert skip is not None, "the compiled framing loop is not built"
+    n = len(RUN_BYTES)
+    assert skip(RUN_BYTES, 0, n, 4, True, framing.skip_stops(()), 100) == (n, 4)
+    assert skip(RUN_BYTES, 0, n, 4, True, framing.skip_stops({XID}), 100) == (len(RUN[0] + RUN[1]), 2)
+    assert skip(RUN_BYTES, 0, n - 1, 4, True, framing.skip_stops(()), 100) == (n - len(RUN[3]), 3)   # `end`
+    assert skip(RUN_BYTES, 0, n, 4, True, framing.skip_stops(()), 1) == (len(RUN[0]), 1)
+    bad = RUN_BYTES[:20] + bytes([RUN_BYTES[20] ^ 1]) + RUN_BYTES[21:]
+    assert skip(bad, 0, n, 4, True, framing.skip_stops(()), 100) == (0, 0)                 # CRC32 mismatch
+    assert skip(bad, 0, n, 4, False, framing.skip_stops(()), 100) == (n, 4)
+    assert skip(RUN_BYTES + FDE, 0, n + len(FDE), 4, True, framing.skip_stops(()), 100) == (n, 4)
+    with pytest.raises(ValueError):
+        skip(RUN_BYTES, 0, n, 4, True, b"\0", 100)
+
+
+def test_the_skip_twins_agree_on_every_damaged_and_cut_run():
+    assert _cframe is not None, "the compiled framing loop is not built"
+    marks = [framing.skip_stops(()), framing.skip_stops({XID, 19})]
+    for data in _damaged():
+        for stops in marks:
+            for args in ((0, 999, 4, True), (0, 999, 4, False), (0, 999, 0, True), (5, 999, 4, True), (0, 60, 4, True)):
+                assert (_outcome_skip(_cframe.skip_events, data, *args, stops)
+                        == _outcome_skip(framing.skip_events, data, *args, stops)), (data, args)
+
+
+def _outcome_skip(skip, data, off, end, len_checksum, verify, stops):
+    return [skip(data, off, end, len_checksum, verify, stops, k) for k in (1, 2, 100)]
+
+
+def _scan(path, report, chunk, **options):
+    got, error = [], None
+    reader = binlog_spec.open(path, binlog_spec.ReadOptions(**options))
+    try:
+        for pos, code, size, ev in reader.scan((), report, chunk=chunk):
+            got.append((pos, code, size, ev is not None and bytes(ev)))
+    except binlog_spec.BinlogError as exc:
+        error = (type(exc), str(exc), exc.offset, exc.event_type)
+    return got, error, reader.scanned, reader.position
+
+
+@pytest.mark.parametrize("options", [{}, {"verify_checksums": False}])
+def test_the_scan_gives_the_same_steps_and_faults_with_either_twin_or_without(tmp_path, monkeypatch, options):
+    """The scan mode over a binlog damaged at every byte after its FDE, and cut at every length: the
+    same events shown, the same count, the same error, through the compiled skip, the pure skip, and
+    the per-event path alone (a skip that never steps)."""
+    assert _cframe is not None, "the compiled framing loop is not built"
+    good = MAGIC + FDE + RUN_BYTES + event(ROTATE, b"\x04" * 8 + b"next.000002") + RUN_BYTES
+    cases = [good[:n] for n in range(len(MAGIC + FDE), len(good) + 1)]
+    for i in range(len(MAGIC + FDE), len(good)):
+        b = bytearray(good)
+        b[i] ^= 0x41
+        cases.append(bytes(b))
+    p = tmp_path / "t.000001"
+    for data in cases:
+        p.write_bytes(data)
+        for report, chunk in (({ROTATE}, 64), ({ROTATE}, 1 << 20), ({XID, 19}, 1 << 20)):
+            seen = []
+            for skip in (_cframe.skip_events, framing.skip_events, lambda buf, off, *a: (off, 0)):
+                monkeypatch.setattr(framing, "skip", skip)
+                seen.append(_scan(p, report, chunk, **options))
+            assert seen[0] == seen[1] == seen[2], data

@@ -65,3 +65,28 @@ def walk_events(bytes buf, Py_ssize_t off, int len_checksum, bint verify, Py_ssi
         off += len_event
         count += 1
     return out
+
+
+def skip_events(bytes buf, Py_ssize_t off, Py_ssize_t end, int len_checksum, bint verify, bytes stops,
+                Py_ssize_t max_events):
+    """See framing.skip_events."""
+    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(buf)
+    cdef const unsigned char* stop = <const unsigned char*>PyBytes_AS_STRING(stops)
+    cdef Py_ssize_t min_len = H + len_checksum
+    cdef Py_ssize_t count = 0
+    cdef const unsigned char* e
+    cdef uint32_t len_event
+    if PyBytes_GET_SIZE(stops) != 256:
+        raise ValueError("stops must have 256 bytes")
+    if end > PyBytes_GET_SIZE(buf):
+        end = PyBytes_GET_SIZE(buf)
+    while count < max_events and off >= 0 and end - off >= H:
+        e = p + off
+        len_event = _u4(e + 9)
+        if stop[e[4]] or len_event < <uint32_t>min_len or <Py_ssize_t>len_event > end - off:
+            break
+        if verify and len_checksum == 4 and <uint32_t>crc32(0, e, len_event - 4) != _u4(e + len_event - 4):
+            break
+        off += len_event
+        count += 1
+    return off, count

@@ -135,6 +135,8 @@ class Window:
 
 #: The most events one walk_events call returns (the reader's batch: bounded memory, early yields).
 WALK_BATCH = 256
+#: The most events one skip_events call steps over (the scan's position and count stay current).
+SKIP_BATCH = 4096
 
 
 def walk_events(buf: bytes, off: int, len_checksum: int, verify: bool,
@@ -164,6 +166,40 @@ def walk_events(buf: bytes, off: int, len_checksum: int, verify: bool,
     return out
 
 
+def skip_events(buf: bytes, off: int, end: int, len_checksum: int, verify: bool, stops: bytes,
+                max_events: int = SKIP_BATCH) -> tuple[int, int]:
+    """The scan mode's fast part (the pure-Python reference of _cframe.skip_events): steps over the
+    whole events of buf[off:end] whose type code `stops` (256 bytes, one per code) marks 0, at most
+    `max_events`, with the checks of walk_events (the CRC32 when `verify` and `len_checksum` is 4);
+    returns (the offset reached, the events stepped over). Stops where walk_events stops and at a
+    marked type."""
+    if len(stops) != 256:
+        raise ValueError("stops must have 256 bytes")
+    H, unpack, min_len, count = spec.LEN_EVENT_HEADER, spec.HEADER_STRUCT.unpack_from, spec.LEN_EVENT_HEADER + len_checksum, 0
+    end = min(end, len(buf))
+    view = memoryview(buf)
+    while count < max_events and off >= 0 and end - off >= H:
+        _ts, code, _sid, len_event, _end, _flags = unpack(buf, off)
+        if stops[code] or len_event < min_len or len_event > end - off:
+            break
+        if verify and len_checksum == 4 and zlib.crc32(view[off:off + len_event - 4]) != int.from_bytes(
+                view[off + len_event - 4:off + len_event], "little"):
+            break
+        off += len_event
+        count += 1
+    return off, count
+
+
+def skip_stops(codes) -> bytes:
+    """The `stops` of skip_events: `codes`, and the types walk_events leaves to the full path, marked."""
+    marks = bytearray(256)
+    for code in set(codes) | _WALK_STOP:
+        marks[code] = 1
+    return bytes(marks)
+
+
 _cframe = compiled.load("binlog_spec.binlog._cframe")
 #: walk_events as the reader calls it: the compiled one (binlog/_cframe.pyx) where it is built.
 walk = _cframe.walk_events if _cframe is not None else walk_events
+#: skip_events as the scan mode calls it, compiled where built.
+skip = _cframe.skip_events if _cframe is not None else skip_events

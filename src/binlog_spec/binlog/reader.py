@@ -18,7 +18,7 @@ from typing import BinaryIO, Callable, Collection, Iterator
 
 from binlog_spec.binlog import bodies, payload
 from binlog_spec.binlog import framing
-from binlog_spec.binlog.framing import SCAN_CHUNK, WALK_BATCH, GunzipStream, Unclosed, Window
+from binlog_spec.binlog.framing import SCAN_CHUNK, SKIP_BATCH, WALK_BATCH, GunzipStream, Unclosed, Window
 from binlog_spec.binlog import spec
 from binlog_spec.errors import (BinlogError, ChecksumError, DecompressionError, EncryptedBinlogError,
                                 EventSizeError,
@@ -311,7 +311,17 @@ class BinlogReader:
                 self._stream_fault(stream, 0)
                 raise self._not_a_binlog(bytes(w.view(0, spec.LEN_MAGIC)))
             buf, base = w.buf, w.base
+            stops, skip = None if shown is None else framing.skip_stops(shown), framing.skip
             while True:
+                fde = state.fde
+                if stops is not None and fde is not None and state.encrypted_at is None and fde.len_checksum in (0, 4) \
+                        and pos >= base:
+                    # The fast path: step over the whole events not shown (framing.skip_events), CRC32 checked.
+                    end = len(buf) if size is None else min(len(buf), size - base)
+                    reached, k = skip(buf, pos - base, end, fde.len_checksum, verify, stops, SKIP_BATCH)
+                    if k:
+                        pos, count = base + reached, count + k
+                        continue
                 if pos - base + H > len(buf):
                     got = w.ensure(pos, H)
                     buf, base = w.buf, w.base
