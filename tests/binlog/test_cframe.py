@@ -135,22 +135,25 @@ def test_the_reader_gives_the_same_events_and_faults_with_either_twin_or_without
                                   pytest.param(_cframe.skip_events if _cframe else None, id="compiled")])
 def test_skip_steps_over_the_unmarked_whole_events(skip):
     assert skip is not None, "the compiled framing loop is not built"
-    n = len(RUN_BYTES)
-    assert skip(RUN_BYTES, 0, n, 4, True, framing.skip_stops(()), 100) == (n, 4)
-    assert skip(RUN_BYTES, 0, n, 4, True, framing.skip_stops({XID}), 100) == (len(RUN[0] + RUN[1]), 2)
-    assert skip(RUN_BYTES, 0, n - 1, 4, True, framing.skip_stops(()), 100) == (n - len(RUN[3]), 3)   # `end`
-    assert skip(RUN_BYTES, 0, n, 4, True, framing.skip_stops(()), 1) == (len(RUN[0]), 1)
+    n, none = len(RUN_BYTES), framing.skip_marks(())
+    assert skip(RUN_BYTES, 0, n, 4, True, none, 100) == (n, 4, [])
+    ofs_xid = len(RUN[0] + RUN[1])
+    assert skip(RUN_BYTES, 0, n, 4, True, framing.skip_marks({XID, 250}), 100) == (
+        n, 4, [(ofs_xid, XID, len(RUN[2]), 2), (ofs_xid + len(RUN[2]), 250, len(RUN[3]), 3)])
+    assert skip(RUN_BYTES, 0, n - 1, 4, True, none, 100) == (n - len(RUN[3]), 3, [])   # `end`
+    assert skip(RUN_BYTES, 0, n, 4, True, none, 1) == (len(RUN[0]), 1, [])
     bad = RUN_BYTES[:20] + bytes([RUN_BYTES[20] ^ 1]) + RUN_BYTES[21:]
-    assert skip(bad, 0, n, 4, True, framing.skip_stops(()), 100) == (0, 0)                 # CRC32 mismatch
-    assert skip(bad, 0, n, 4, False, framing.skip_stops(()), 100) == (n, 4)
-    assert skip(RUN_BYTES + FDE, 0, n + len(FDE), 4, True, framing.skip_stops(()), 100) == (n, 4)
+    assert skip(bad, 0, n, 4, True, none, 100) == (0, 0, [])                    # CRC32 mismatch
+    assert skip(bad, 0, n, 4, False, none, 100) == (n, 4, [])
+    for stop in (FDE, event(164, b"\x01" * 17)):                                # marked STOP, shown or not
+        assert skip(RUN_BYTES + stop, 0, n + len(stop), 4, True, framing.skip_marks({15, 164}), 100)[:2] == (n, 4)
     with pytest.raises(ValueError):
         skip(RUN_BYTES, 0, n, 4, True, b"\0", 100)
 
 
 def test_the_skip_twins_agree_on_every_damaged_and_cut_run():
     assert _cframe is not None, "the compiled framing loop is not built"
-    marks = [framing.skip_stops(()), framing.skip_stops({XID, 19})]
+    marks = [framing.skip_marks(()), framing.skip_marks({XID, 19})]
     for data in _damaged():
         for stops in marks:
             for args in ((0, 999, 4, True), (0, 999, 4, False), (0, 999, 0, True), (5, 999, 4, True), (0, 60, 4, True)):
@@ -190,7 +193,7 @@ def test_the_scan_gives_the_same_steps_and_faults_with_either_twin_or_without(tm
         p.write_bytes(data)
         for report, chunk in (({ROTATE}, 64), ({ROTATE}, 1 << 20), ({XID, 19}, 1 << 20)):
             seen = []
-            for skip in (_cframe.skip_events, framing.skip_events, lambda buf, off, *a: (off, 0)):
+            for skip in (_cframe.skip_events, framing.skip_events, lambda buf, off, *a: (off, 0, [])):
                 monkeypatch.setattr(framing, "skip", skip)
                 seen.append(_scan(p, report, chunk, **options))
             assert seen[0] == seen[1] == seen[2], data

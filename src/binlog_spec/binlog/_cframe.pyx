@@ -22,6 +22,7 @@ cdef Py_ssize_t H = spec.LEN_EVENT_HEADER
 cdef int FDE = int(spec.EventType.format_description_event)
 cdef int START_ENCRYPTION = int(spec.EventType.start_encryption_event)
 cdef str K_TS = "timestamp", K_CODE = "type_code", K_SID = "server_id", K_LEN = "len_event"
+cdef unsigned char STOP = 1, SHOW = 2
 cdef str K_END = "end_log_pos", K_FLAGS = "flags"
 
 
@@ -67,26 +68,32 @@ def walk_events(bytes buf, Py_ssize_t off, int len_checksum, bint verify, Py_ssi
     return out
 
 
-def skip_events(bytes buf, Py_ssize_t off, Py_ssize_t end, int len_checksum, bint verify, bytes stops,
+
+def skip_events(bytes buf, Py_ssize_t off, Py_ssize_t end, int len_checksum, bint verify, bytes marks,
                 Py_ssize_t max_events):
     """See framing.skip_events."""
     cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(buf)
-    cdef const unsigned char* stop = <const unsigned char*>PyBytes_AS_STRING(stops)
+    cdef const unsigned char* mark = <const unsigned char*>PyBytes_AS_STRING(marks)
     cdef Py_ssize_t min_len = H + len_checksum
     cdef Py_ssize_t count = 0
     cdef const unsigned char* e
     cdef uint32_t len_event
-    if PyBytes_GET_SIZE(stops) != 256:
-        raise ValueError("stops must have 256 bytes")
+    cdef unsigned char m
+    cdef list shown = []
+    if PyBytes_GET_SIZE(marks) != 256:
+        raise ValueError("marks must have 256 bytes")
     if end > PyBytes_GET_SIZE(buf):
         end = PyBytes_GET_SIZE(buf)
     while count < max_events and off >= 0 and end - off >= H:
         e = p + off
         len_event = _u4(e + 9)
-        if stop[e[4]] or len_event < <uint32_t>min_len or <Py_ssize_t>len_event > end - off:
+        m = mark[e[4]]
+        if m == STOP or len_event < <uint32_t>min_len or <Py_ssize_t>len_event > end - off:
             break
         if verify and len_checksum == 4 and <uint32_t>crc32(0, e, len_event - 4) != _u4(e + len_event - 4):
             break
+        if m == SHOW:
+            shown.append((off, e[4], len_event, count))
         off += len_event
         count += 1
-    return off, count
+    return off, count, shown

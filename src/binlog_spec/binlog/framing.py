@@ -166,35 +166,43 @@ def walk_events(buf: bytes, off: int, len_checksum: int, verify: bool,
     return out
 
 
-def skip_events(buf: bytes, off: int, end: int, len_checksum: int, verify: bool, stops: bytes,
-                max_events: int = SKIP_BATCH) -> tuple[int, int]:
+#: The marks of skip_events: step over (0), leave to the full path (STOP), step over and report (SHOW).
+STOP, SHOW = 1, 2
+
+
+def skip_events(buf: bytes, off: int, end: int, len_checksum: int, verify: bool, marks: bytes,
+                max_events: int = SKIP_BATCH) -> tuple[int, int, list[tuple[int, int, int, int]]]:
     """The scan mode's fast part (the pure-Python reference of _cframe.skip_events): steps over the
-    whole events of buf[off:end] whose type code `stops` (256 bytes, one per code) marks 0, at most
-    `max_events`, with the checks of walk_events (the CRC32 when `verify` and `len_checksum` is 4);
-    returns (the offset reached, the events stepped over). Stops where walk_events stops and at a
-    marked type."""
-    if len(stops) != 256:
-        raise ValueError("stops must have 256 bytes")
+    whole events of buf[off:end], at most `max_events`, with the checks of walk_events (the CRC32 when
+    `verify` and `len_checksum` is 4), up to one whose type code `marks` (256 bytes, one per code)
+    marks STOP; returns (the offset reached, the events stepped over, and (offset, type code, size,
+    index in the steps) of those whose type is marked SHOW). Stops where walk_events stops too."""
+    if len(marks) != 256:
+        raise ValueError("marks must have 256 bytes")
     H, unpack, min_len, count = spec.LEN_EVENT_HEADER, spec.HEADER_STRUCT.unpack_from, spec.LEN_EVENT_HEADER + len_checksum, 0
     end = min(end, len(buf))
-    view = memoryview(buf)
+    view, shown = memoryview(buf), []
     while count < max_events and off >= 0 and end - off >= H:
         _ts, code, _sid, len_event, _end, _flags = unpack(buf, off)
-        if stops[code] or len_event < min_len or len_event > end - off:
+        if marks[code] == STOP or len_event < min_len or len_event > end - off:
             break
         if verify and len_checksum == 4 and zlib.crc32(view[off:off + len_event - 4]) != int.from_bytes(
                 view[off + len_event - 4:off + len_event], "little"):
             break
+        if marks[code] == SHOW:
+            shown.append((off, code, len_event, count))
         off += len_event
         count += 1
-    return off, count
+    return off, count, shown
 
 
-def skip_stops(codes) -> bytes:
-    """The `stops` of skip_events: `codes`, and the types walk_events leaves to the full path, marked."""
+def skip_marks(show) -> bytes:
+    """The `marks` of skip_events: the types in `show` SHOW, the ones walk_events leaves to the full path STOP."""
     marks = bytearray(256)
-    for code in set(codes) | _WALK_STOP:
-        marks[code] = 1
+    for code in show:
+        marks[code] = SHOW
+    for code in _WALK_STOP:
+        marks[code] = STOP
     return bytes(marks)
 
 

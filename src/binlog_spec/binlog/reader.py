@@ -311,16 +311,22 @@ class BinlogReader:
                 self._stream_fault(stream, 0)
                 raise self._not_a_binlog(bytes(w.view(0, spec.LEN_MAGIC)))
             buf, base = w.buf, w.base
-            stops, skip = None if shown is None else framing.skip_stops(shown), framing.skip
+            marks, skip = None if shown is None else framing.skip_marks(shown), framing.skip
             while True:
                 fde = state.fde
-                if stops is not None and fde is not None and state.encrypted_at is None and fde.len_checksum in (0, 4) \
+                if marks is not None and fde is not None and state.encrypted_at is None and fde.len_checksum in (0, 4) \
                         and pos >= base:
-                    # The fast path: step over the whole events not shown (framing.skip_events), CRC32 checked.
+                    # The fast path: step over the whole events (framing.skip_events), CRC32 checked; show some.
                     end = len(buf) if size is None else min(len(buf), size - base)
-                    reached, k = skip(buf, pos - base, end, fde.len_checksum, verify, stops, SKIP_BATCH)
+                    reached, k, steps = skip(buf, pos - base, end, fde.len_checksum, verify, marks, SKIP_BATCH)
                     if k:
-                        pos, count = base + reached, count + k
+                        start = count
+                        for off, code, len_event, i in steps:
+                            pos, count = base + off, start + i
+                            self.scanned, self.position = count, pos
+                            yield pos, code, len_event, (memoryview(buf)[off:off + len_event]
+                                                         if read_all or code in read else None)
+                        pos, count = base + reached, start + k
                         continue
                 if pos - base + H > len(buf):
                     got = w.ensure(pos, H)
