@@ -7,6 +7,9 @@ import io
 import zlib
 from typing import BinaryIO
 
+from binlog_spec import compiled
+from binlog_spec.binlog import spec
+
 class GunzipStream(io.RawIOBase):
     """The uncompressed bytes of a gzip file, as a raw stream that never loses what it has
     decompressed: a cut or damaged gzip file ends the stream early, and the fault is kept in
@@ -56,6 +59,9 @@ class Unclosed(io.RawIOBase):
 
 
 SCAN_CHUNK = 8 << 20
+
+#: The types walk_events leaves to the reader's full path (an FDE changes the framing, encryption ends it).
+_WALK_STOP = frozenset({int(spec.EventType.format_description_event), int(spec.EventType.start_encryption_event)})
 
 
 #: The largest single read of Window.take (an event size read from damaged bytes may be huge).
@@ -125,3 +131,83 @@ class Window:
 
     def view(self, pos: int, n: int) -> memoryview:
         return memoryview(self.buf)[pos - self.base: pos - self.base + n]
+
+
+#: The most events one walk_events call returns (the reader's batch: bounded memory, early yields).
+WALK_BATCH = 256
+#: The most events one skip_events call steps over (the scan's position and count stay current).
+SKIP_BATCH = 4096
+
+
+def walk_events(buf: bytes, off: int, len_checksum: int, verify: bool,
+                max_events: int = WALK_BATCH) -> list[tuple["spec.EventHeader", bytes, int | None]]:
+    """The framing loop's fast part (the pure-Python reference of _cframe.walk_events): the whole
+    events of `buf` from `off`, at most `max_events`, as (header, bytes, CRC32 trailer or None), for
+    events after an FDE whose checksum trailer is `len_checksum` (0 or 4) bytes, the CRC32 checked
+    when `verify`. Stops, without taking it, at the first event that needs the reader's full path: one
+    not all in `buf` (or whose header is not), an FDE, a START_ENCRYPTION_EVENT, a size below
+    header + checksum, a CRC32 mismatch. The reader raises the fault there, as it always has."""
+    out: list[tuple[spec.EventHeader, bytes, int | None]] = []
+    H, n, unpack, make = spec.LEN_EVENT_HEADER, len(buf), spec.HEADER_STRUCT.unpack_from, spec.EventHeader
+    min_len = H + len_checksum
+    while len(out) < max_events and off >= 0 and n - off >= H:
+        fields = unpack(buf, off)
+        code, len_event = fields[1], fields[3]
+        if code in _WALK_STOP or len_event < min_len or len_event > n - off:
+            break
+        raw = buf[off:off + len_event]
+        checksum = None
+        if len_checksum == 4:
+            checksum = int.from_bytes(raw[-4:], "little")
+            if verify and zlib.crc32(memoryview(raw)[:-4]) != checksum:
+                break
+        out.append((make(*fields), raw, checksum))
+        off += len_event
+    return out
+
+
+#: The marks of skip_events: step over (0), leave to the full path (STOP), step over and report (SHOW).
+STOP, SHOW = 1, 2
+
+
+def skip_events(buf: bytes, off: int, end: int, len_checksum: int, verify: bool, marks: bytes,
+                max_events: int = SKIP_BATCH) -> tuple[int, int, list[tuple[int, int, int, int]]]:
+    """The scan mode's fast part (the pure-Python reference of _cframe.skip_events): steps over the
+    whole events of buf[off:end], at most `max_events`, with the checks of walk_events (the CRC32 when
+    `verify` and `len_checksum` is 4), up to one whose type code `marks` (256 bytes, one per code)
+    marks STOP; returns (the offset reached, the events stepped over, and (offset, type code, size,
+    index in the steps) of those whose type is marked SHOW). Stops where walk_events stops too."""
+    if len(marks) != 256:
+        raise ValueError("marks must have 256 bytes")
+    H, unpack, min_len, count = spec.LEN_EVENT_HEADER, spec.HEADER_STRUCT.unpack_from, spec.LEN_EVENT_HEADER + len_checksum, 0
+    end = min(end, len(buf))
+    view, shown = memoryview(buf), []
+    while count < max_events and off >= 0 and end - off >= H:
+        _ts, code, _sid, len_event, _end, _flags = unpack(buf, off)
+        if marks[code] == STOP or len_event < min_len or len_event > end - off:
+            break
+        if verify and len_checksum == 4 and zlib.crc32(view[off:off + len_event - 4]) != int.from_bytes(
+                view[off + len_event - 4:off + len_event], "little"):
+            break
+        if marks[code] == SHOW:
+            shown.append((off, code, len_event, count))
+        off += len_event
+        count += 1
+    return off, count, shown
+
+
+def skip_marks(show) -> bytes:
+    """The `marks` of skip_events: the types in `show` SHOW, the ones walk_events leaves to the full path STOP."""
+    marks = bytearray(256)
+    for code in show:
+        marks[code] = SHOW
+    for code in _WALK_STOP:
+        marks[code] = STOP
+    return bytes(marks)
+
+
+_cframe = compiled.load("binlog_spec.binlog._cframe")
+#: walk_events as the reader calls it: the compiled one (binlog/_cframe.pyx) where it is built.
+walk = _cframe.walk_events if _cframe is not None else walk_events
+#: skip_events as the scan mode calls it, compiled where built.
+skip = _cframe.skip_events if _cframe is not None else skip_events

@@ -17,7 +17,8 @@ import sys
 from typing import BinaryIO, Callable, Collection, Iterator
 
 from binlog_spec.binlog import bodies, payload
-from binlog_spec.binlog.framing import SCAN_CHUNK, GunzipStream, Unclosed, Window
+from binlog_spec.binlog import framing
+from binlog_spec.binlog.framing import SCAN_CHUNK, SKIP_BATCH, WALK_BATCH, GunzipStream, Unclosed, Window
 from binlog_spec.binlog import spec
 from binlog_spec.errors import (BinlogError, ChecksumError, DecompressionError, EncryptedBinlogError,
                                 EventSizeError,
@@ -147,7 +148,29 @@ class BinlogReader:
             pos = spec.LEN_MAGIC
             self.position = pos
             state = _State()
+            walk, verify, eager, always = framing.walk, self.options.verify_checksums, self.options.parse_bodies, \
+                self._always_parsed
+            TPE, path, late = int(ET.transaction_payload_event), self.path, self._parse_late
             while True:
+                fde = state.fde
+                if fde is not None and state.encrypted_at is None and fde.len_checksum in (0, 4) \
+                        and pos >= window.base:
+                    # The fast path: the whole events already in the window, CRC32 checked (framing.walk_events).
+                    batch = walk(window.buf, pos - window.base, fde.len_checksum, verify, WALK_BATCH)
+                    if batch:
+                        for header, buf, checksum in batch:
+                            code = header.type_code
+                            if code == TPE:     # what _dispatch does, without its generator for the others
+                                yield from self._dispatch(buf, header, pos, state, spec.event_type_name(code), True)
+                            elif eager is not None and code not in eager and code not in always:
+                                yield Event(path, pos, header, buf, None, checksum=checksum, late=(late, fde))
+                            else:
+                                body, overrides, error = late(None, fde, buf, pos, spec.event_type_name(code), code)
+                                yield Event(path, pos, header, buf, body, overrides=overrides, error=error,
+                                            checksum=checksum)
+                            pos += header.len_event
+                            self.position = pos
+                        continue
                 head = take(pos, H)
                 if len(head) < H:
                     self._stream_fault(stream, pos)
@@ -201,11 +224,12 @@ class BinlogReader:
         return header
 
     def _dispatch(self, buf: bytes, header: spec.EventHeader, pos: int, state: _State,
-                  name: str) -> Iterator[Event]:
+                  name: str, verified: bool = False) -> Iterator[Event]:
+        """The events of one event's bytes (its CRC32 already checked when `verified`)."""
         if header.type_code == ET.format_description_event:
             state.fde = self._format_description(buf, pos, name)
             self.format_description = state.fde
-        elif state.fde.len_checksum and self.options.verify_checksums:
+        elif state.fde.len_checksum and self.options.verify_checksums and not verified:
             self._verify_crc(buf, pos, name)
         has_crc = (state.fde.fde_checksum is not None if header.type_code == ET.format_description_event
                    else state.fde.len_checksum == 4)
@@ -287,7 +311,23 @@ class BinlogReader:
                 self._stream_fault(stream, 0)
                 raise self._not_a_binlog(bytes(w.view(0, spec.LEN_MAGIC)))
             buf, base = w.buf, w.base
+            marks, skip = None if shown is None else framing.skip_marks(shown), framing.skip
             while True:
+                fde = state.fde
+                if marks is not None and fde is not None and state.encrypted_at is None and fde.len_checksum in (0, 4) \
+                        and pos >= base:
+                    # The fast path: step over the whole events (framing.skip_events), CRC32 checked; show some.
+                    end = len(buf) if size is None else min(len(buf), size - base)
+                    reached, k, steps = skip(buf, pos - base, end, fde.len_checksum, verify, marks, SKIP_BATCH)
+                    if k:
+                        start = count
+                        for off, code, len_event, i in steps:
+                            pos, count = base + off, start + i
+                            self.scanned, self.position = count, pos
+                            yield pos, code, len_event, (memoryview(buf)[off:off + len_event]
+                                                         if read_all or code in read else None)
+                        pos, count = base + reached, start + k
+                        continue
                 if pos - base + H > len(buf):
                     got = w.ensure(pos, H)
                     buf, base = w.buf, w.base

@@ -1,0 +1,99 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+# distutils: libraries = z
+"""The compiled framing loop: framing.walk_events in C, with zlib's crc32.
+
+Walks the whole events of a window's bytes from an offset and returns, for each, its header (a
+spec.EventHeader, built without its dataclass __init__), its bytes and its CRC32 trailer; it stops,
+without taking it, at the first event that needs the reader's full path (see framing.walk_events,
+the pure-Python reference, which gives the same list for the same arguments).
+"""
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.dict cimport PyDict_SetItem
+from libc.stdint cimport uint32_t
+
+from binlog_spec.binlog import spec
+
+cdef extern from "zlib.h":
+    unsigned long crc32(unsigned long crc, const unsigned char* buf, unsigned int len) nogil
+
+cdef object _HEADER = spec.EventHeader
+cdef object _NEW = object.__new__
+cdef Py_ssize_t H = spec.LEN_EVENT_HEADER
+cdef int FDE = int(spec.EventType.format_description_event)
+cdef int START_ENCRYPTION = int(spec.EventType.start_encryption_event)
+cdef str K_TS = "timestamp", K_CODE = "type_code", K_SID = "server_id", K_LEN = "len_event"
+cdef unsigned char STOP = 1, SHOW = 2
+cdef str K_END = "end_log_pos", K_FLAGS = "flags"
+
+
+cdef inline uint32_t _u4(const unsigned char* p) noexcept:
+    return <uint32_t>p[0] | (<uint32_t>p[1] << 8) | (<uint32_t>p[2] << 16) | (<uint32_t>p[3] << 24)
+
+
+def walk_events(bytes buf, Py_ssize_t off, int len_checksum, bint verify, Py_ssize_t max_events):
+    """See framing.walk_events."""
+    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(buf)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(buf)
+    cdef Py_ssize_t min_len = H + len_checksum
+    cdef Py_ssize_t count = 0
+    cdef const unsigned char* e
+    cdef uint32_t len_event, stored
+    cdef int code
+    cdef list out = []
+    cdef dict d
+    while count < max_events and off >= 0 and n - off >= H:
+        e = p + off
+        code = e[4]
+        len_event = _u4(e + 9)
+        if code == FDE or code == START_ENCRYPTION or len_event < <uint32_t>min_len \
+                or <Py_ssize_t>len_event > n - off:
+            break
+        checksum = None
+        if len_checksum == 4:
+            stored = _u4(e + len_event - 4)
+            if verify and <uint32_t>crc32(0, e, len_event - 4) != stored:
+                break
+            checksum = stored
+        header = _NEW(_HEADER)
+        d = header.__dict__
+        PyDict_SetItem(d, K_TS, _u4(e))
+        PyDict_SetItem(d, K_CODE, code)
+        PyDict_SetItem(d, K_SID, _u4(e + 5))
+        PyDict_SetItem(d, K_LEN, len_event)
+        PyDict_SetItem(d, K_END, _u4(e + 13))
+        PyDict_SetItem(d, K_FLAGS, <int>(e[17] | (e[18] << 8)))
+        out.append((header, PyBytes_FromStringAndSize(<const char*>e, len_event), checksum))
+        off += len_event
+        count += 1
+    return out
+
+
+
+def skip_events(bytes buf, Py_ssize_t off, Py_ssize_t end, int len_checksum, bint verify, bytes marks,
+                Py_ssize_t max_events):
+    """See framing.skip_events."""
+    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(buf)
+    cdef const unsigned char* mark = <const unsigned char*>PyBytes_AS_STRING(marks)
+    cdef Py_ssize_t min_len = H + len_checksum
+    cdef Py_ssize_t count = 0
+    cdef const unsigned char* e
+    cdef uint32_t len_event
+    cdef unsigned char m
+    cdef list shown = []
+    if PyBytes_GET_SIZE(marks) != 256:
+        raise ValueError("marks must have 256 bytes")
+    if end > PyBytes_GET_SIZE(buf):
+        end = PyBytes_GET_SIZE(buf)
+    while count < max_events and off >= 0 and end - off >= H:
+        e = p + off
+        len_event = _u4(e + 9)
+        m = mark[e[4]]
+        if m == STOP or len_event < <uint32_t>min_len or <Py_ssize_t>len_event > end - off:
+            break
+        if verify and len_checksum == 4 and <uint32_t>crc32(0, e, len_event - 4) != _u4(e + len_event - 4):
+            break
+        if m == SHOW:
+            shown.append((off, e[4], len_event, count))
+        off += len_event
+        count += 1
+    return off, count, shown
