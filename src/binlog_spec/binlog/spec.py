@@ -460,6 +460,12 @@ def rows_parts(body: KaitaiStruct) -> tuple[int, int, bytes, bytes | None, bytes
             bytes(body.columns_after_image) if body.has_after_image else None, bytes(body.rows))
 
 
+def rows_head(body: KaitaiStruct) -> tuple[int, int] | None:
+    """(table_id, rows_flags) of a rows event body, the values `body_fields` gives them, without
+    building the dict. None when the body is no RowsEvent."""
+    return (body.table_id, body.rows_flags) if type(body) is Binlog.RowsEvent else None
+
+
 def statement_bytes(body: KaitaiStruct) -> bytes | None:
     """The statement of a QUERY_EVENT-layout body (QUERY_EVENT, EXECUTE_LOAD_QUERY_EVENT), as the
     bytes `body_fields` decodes, without building the whole dict. None for other bodies."""
