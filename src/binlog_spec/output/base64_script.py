@@ -149,6 +149,14 @@ def _base64(data: bytes) -> str:
     return "\n".join([text[i:i + 76] for i in range(0, len(text), 76)])
 
 
+def _one_line(text: str) -> str:
+    """" ".join(text.split()): the text on one line, single-spaced. Every whitespace character but " "
+    is unprintable, so a printable text with no double, leading or trailing space is already so."""
+    if not text.isprintable() or "  " in text or text[:1] == " " or text[-1:] == " ":
+        return " ".join(text.split())
+    return text
+
+
 def _text(data: bytes) -> str:
     """Bytes written as they are (the output is re-encoded with surrogateescape)."""
     return data.decode("utf-8", "surrogateescape")
@@ -226,11 +234,7 @@ class Base64Script:
         ev = item.event
         crc = f"CRC32 0x{int.from_bytes(framed[-4:], 'little'):08x} " if len(framed) > len(item.bare) else ""
         end = int.from_bytes(framed[_OFS_END:_END_END], "little")
-        text = summary.summarize(ev)
-        # on one line, single-spaced (every whitespace but " " is unprintable: a printable text with
-        # no double, leading or trailing space is what " ".join(text.split()) would give)
-        if not text.isprintable() or "  " in text or text[:1] == " " or text[-1:] == " ":
-            text = " ".join(text.split())
+        text = _one_line(summary.summarize(ev))
         header = ev.header
         return [f"# at {item.pos}",
                 f"#{_when(header.timestamp, self.options.tz)} server id {header.server_id}  end_log_pos {end} "
