@@ -118,7 +118,8 @@ def kaitai_to_plain(scalar_of: dict[type, str], hidden: Collection[str], params_
     def struct(value: Any) -> Any:
         how = plans.get(type(value)) or plan(type(value))
         if type(how) is str:
-            return to_plain(getattr(value, how))
+            v = getattr(value, how)
+            return v if type(v) in _AS_IS else to_plain(v)
         fields, instances = how
         d = value.__dict__
         out: dict[str, Any] = {}
