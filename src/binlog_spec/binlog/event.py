@@ -122,6 +122,15 @@ class Event:
         return (f["table_id"], f["num_columns"], f["columns_before_image"], f.get("columns_after_image"),
                 f["rows"])
 
+    def rows_head(self) -> tuple[int, int] | None:
+        """(table_id, rows_flags) of a rows event, as `fields` has them, read off the parsed body
+        without building `fields`; None when that cannot be done (ask `fields`)."""
+        if self._late is not None:
+            self._parsed()
+        if self._fields is None and not self._overrides and self.error is None:
+            return spec.rows_head(self._body)
+        return None
+
     def body_bytes(self) -> bytes:
         """The event's body as stored: its bytes after the common header, less the checksum."""
         raw = self.raw

@@ -400,32 +400,10 @@ def _field_names(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return cached
 
 
-def to_plain(value: Any) -> Any:
-    """Convert a Kaitai value tree to plain Python values."""
-    if isinstance(value, KaitaiStruct):
-        attr = _SCALAR_OF.get(type(value))
-        if attr is not None:
-            return to_plain(getattr(value, attr))
-        params, instances = _field_names(type(value))
-        out: dict[str, Any] = {}
-        for name, v in vars(value).items():
-            if name.startswith("_") or name in params or name in _HIDDEN or v is None:
-                continue
-            out[name] = to_plain(v)
-        for name in instances:
-            if name in _HIDDEN or name in out:
-                continue
-            v = getattr(value, name)
-            if v is not None:
-                out[name] = to_plain(v)
-        return out
-    if isinstance(value, IntEnum):
-        return value.name.upper()
-    if isinstance(value, list):
-        return [to_plain(v) for v in value]
-    if isinstance(value, bytearray):
-        return bytes(value)
-    return value
+#: Convert a Kaitai value tree to plain Python values (plain_fields.kaitai_to_plain: structs to dicts of
+#: their seq fields and instances but params, _HIDDEN and None; _SCALAR_OF types to their one value).
+to_plain = plain_fields.kaitai_to_plain(_SCALAR_OF, _HIDDEN, lambda cls: _field_names(cls)[0],
+                                        lambda cls: _field_names(cls)[1])
 
 
 def _refine_table_map(d: dict, header: EventHeader) -> None:
@@ -479,6 +457,12 @@ def rows_parts(body: KaitaiStruct) -> tuple[int, int, bytes, bytes | None, bytes
         return None
     return (body.table_id, body.num_columns.value, bytes(body.columns_before_image),
             bytes(body.columns_after_image) if body.has_after_image else None, bytes(body.rows))
+
+
+def rows_head(body: KaitaiStruct) -> tuple[int, int] | None:
+    """(table_id, rows_flags) of a rows event body, the values `body_fields` gives them, without
+    building the dict. None when the body is no RowsEvent."""
+    return (body.table_id, body.rows_flags) if type(body) is Binlog.RowsEvent else None
 
 
 def statement_bytes(body: KaitaiStruct) -> bytes | None:

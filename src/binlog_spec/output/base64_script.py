@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import functools
 
-import base64
+import binascii
 import struct
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
@@ -98,6 +98,15 @@ _FLAGS2_MARIADB = [
     (1 << 30, "@@session.system_versioning_insert_history", False),  # OPTION_INSERT_HISTORY
 ]
 _TRANS_KEYWORDS = ("BEGIN", "COMMIT", "ROLLBACK", "XA ", "SAVEPOINT", "RELEASE")
+#: Event codes as plain ints (an enum member costs a class lookup at every comparison).
+_FDE, _TABLE_MAP, _ROWS_QUERY, _XID = (int(ET.format_description_event), int(ET.table_map_event),
+                                       int(ET.rows_query_log_event), int(ET.xid_event))
+_MYSQL_GTIDS = frozenset({int(ET.gtid_log_event), int(ET.gtid_tagged_log_event), int(ET.anonymous_gtid_log_event)})
+_MARIADB_GTID, _QUERIES = int(ET.gtid_event), frozenset({int(ET.query_event), int(ET.query_compressed_event)})
+_ANNOTATE = int(ET.annotate_rows_event)
+#: The events kept for a BINLOG block: [ROWS_QUERY] TABLE_MAP... rows...
+_BLOCK_EVENTS = frozenset(ROWS_EVENTS) | {_TABLE_MAP, _ROWS_QUERY}
+_OFS_END, _END_END = binwriter.OFS_END_LOG_POS, binwriter.OFS_END_LOG_POS + 4
 _INTVAR_NAMES = {1: "LAST_INSERT_ID", 2: "INSERT_ID", "LAST_INSERT_ID_EVENT": "LAST_INSERT_ID",
                  "INSERT_ID_EVENT": "INSERT_ID"}
 
@@ -130,6 +139,22 @@ def _when(ts: int, tz: tzinfo = timezones.UTC) -> str:
     """As the tools print it, in the zone given: 260101  9:05:00."""
     t = datetime.fromtimestamp(ts, tz=tz)
     return f"{t:%y%m%d} {t.hour:2d}:{t:%M:%S}"
+
+
+def _base64(data: bytes) -> str:
+    """base64.encodebytes(data) without its last newline: lines of 76 characters (57 bytes)."""
+    text = binascii.b2a_base64(data, newline=False).decode("ascii")
+    if len(text) <= 76:
+        return text
+    return "\n".join([text[i:i + 76] for i in range(0, len(text), 76)])
+
+
+def _one_line(text: str) -> str:
+    """" ".join(text.split()): the text on one line, single-spaced. Every whitespace character but " "
+    is unprintable, so a printable text with no double, leading or trailing space is already so."""
+    if not text.isprintable() or "  " in text or text[:1] == " " or text[-1:] == " ":
+        return " ".join(text.split())
+    return text
 
 
 def _text(data: bytes) -> str:
@@ -201,46 +226,54 @@ class Base64Script:
 
     # -- one event ---------------------------------------------------------
     def _frame(self, item: Item) -> bytes:
-        if item.type_code == ET.format_description_event:
+        if item.bare[binwriter.OFS_TYPE] == _FDE:
             return binwriter.frame(item.bare, item.pos, binwriter.fde_has_checksum(item.fde))
         return binwriter.frame(item.bare, item.pos, binwriter.events_have_checksum(item.fde))
 
     def _comment(self, item: Item, framed: bytes) -> list[str]:
         ev = item.event
         crc = f"CRC32 0x{int.from_bytes(framed[-4:], 'little'):08x} " if len(framed) > len(item.bare) else ""
-        end = int.from_bytes(framed[binwriter.OFS_END_LOG_POS:binwriter.OFS_END_LOG_POS + 4], "little")
-        text = " ".join(summary.summarize(ev).split())
+        end = int.from_bytes(framed[_OFS_END:_END_END], "little")
+        text = _one_line(summary.summarize(ev))
+        header = ev.header
         return [f"# at {item.pos}",
-                f"#{_when(ev.timestamp, self.options.tz)} server id {ev.server_id}  end_log_pos {end} {crc}\t{text}"]
+                f"#{_when(header.timestamp, self.options.tz)} server id {header.server_id}  end_log_pos {end} "
+                f"{crc}\t{text}"]
 
     def _item(self, item: Item) -> Iterator[str]:
-        code = item.type_code
+        code = item.bare[binwriter.OFS_TYPE]
         ev = item.event
-        if ev.error is None and (code in ROWS_EVENTS or code in (ET.table_map_event, ET.rows_query_log_event)):
+        if code in _BLOCK_EVENTS and ev.error is None:
             # A BINLOG block: [ROWS_QUERY] TABLE_MAP... rows... up to the statement's end (as mysqlbinlog)
-            if code not in ROWS_EVENTS and self.block and self.block[-1].type_code in ROWS_EVENTS:
+            rows_event = code in ROWS_EVENTS
+            if not rows_event and self.block and self.block[-1].type_code in ROWS_EVENTS:
                 yield from self._flush()
             self.block.append(item)
-            if code in ROWS_EVENTS and ev.fields.get("rows_flags", 0) & STMT_END_F:
-                yield from self._flush()
+            if rows_event:
+                head = ev.rows_head()
+                if (head[1] if head is not None else ev.fields.get("rows_flags", 0)) & STMT_END_F:
+                    yield from self._flush()
             return
-        yield from self._flush()
+        if self.block:
+            yield from self._flush()
         framed = self._frame(item)
         yield from self._comment(item, framed)
         if ev.error is not None:
             self.warnings.append(f"{item.file}:{item.pos}: malformed {ev.type} left out of the script")
             yield f"# skipped, malformed: {' '.join(str(ev.error).split())}"
             return
-        if code == ET.format_description_event:
-            yield from self._fde(item, framed)
-        elif code in (ET.gtid_log_event, ET.gtid_tagged_log_event, ET.anonymous_gtid_log_event):
-            yield from self._mysql_gtid(item)
-        elif code == ET.gtid_event:
-            yield from self._mariadb_gtid(item)
-        elif code in (ET.query_event, ET.query_compressed_event):
-            yield from self._query(item)
-        elif code == ET.xid_event:
+        if code == _XID:
             yield f"COMMIT{DELIMITER}"
+        elif code == _MARIADB_GTID:
+            yield from self._mariadb_gtid(item)
+        elif code == _ANNOTATE:
+            yield from self._statement_comment(item)
+        elif code in _QUERIES:
+            yield from self._query(item)
+        elif code == _FDE:
+            yield from self._fde(item, framed)
+        elif code in _MYSQL_GTIDS:
+            yield from self._mysql_gtid(item)
         elif code == ET.previous_gtids_log_event:
             self.mysql_gtids = True
         elif code == ET.intvar_event:
@@ -251,8 +284,6 @@ class Base64Script:
             yield f"SET @@RAND_SEED1={ev.fields['seed1']}, @@RAND_SEED2={ev.fields['seed2']}{DELIMITER}"
         elif code == ET.user_var_event:
             yield self._user_var(ev.fields) + DELIMITER
-        elif code == ET.annotate_rows_event:
-            yield from self._statement_comment(item)
         elif code == ET.execute_load_query_event:
             self.warnings.append(f"{item.file}:{item.pos}: LOAD DATA cannot be replayed from a binlog script")
             yield f"# not replayable (LOAD DATA needs its file): {' '.join(ev.fields.get('query', '').split())}"
@@ -274,8 +305,8 @@ class Base64Script:
         """The statement of an ANNOTATE_ROWS (``#Q>`` lines) or ROWS_QUERY event (``# `` lines)."""
         code = item.type_code
         start = self._body_start(item) + item.fde.post_header_len(code)
-        query = item.bare[start + (1 if code == ET.rows_query_log_event else 0):]
-        prefix = "#Q> " if code == ET.annotate_rows_event else "# "
+        query = item.bare[start + (1 if code == _ROWS_QUERY else 0):]
+        prefix = "#Q> " if code == _ANNOTATE else "# "
         for line in _text(query).split("\n"):
             yield prefix + line.replace("\r", "")
 
@@ -289,7 +320,7 @@ class Base64Script:
         if ev.fields.get("create_timestamp"):
             yield f"ROLLBACK{DELIMITER}"
         yield "BINLOG '"
-        yield base64.encodebytes(framed).decode("ascii").rstrip("\n")
+        yield _base64(framed)
         yield f"'{DELIMITER}"
 
     def _mysql_gtid(self, item: Item) -> Iterator[str]:
@@ -433,12 +464,12 @@ class Base64Script:
         framed = [self._frame(item) for item in block]
         for item, data in zip(block, framed):
             yield from self._comment(item, data)
-            if item.type_code == ET.rows_query_log_event:
+            if item.bare[binwriter.OFS_TYPE] == _ROWS_QUERY:
                 yield from self._statement_comment(item)
         yield ""
         yield "BINLOG '"
         for data in framed:
-            yield base64.encodebytes(data).decode("ascii").rstrip("\n")
+            yield _base64(data)
         yield f"'{DELIMITER}"
         if self.decoder is not None:
             yield from self._verbose(block)

@@ -36,12 +36,23 @@ def _query(f: dict) -> str:
 
 
 def _rows(f: dict) -> str:
-    flags = [name for bit, name in ROWS_FLAGS.items() if f["rows_flags"] & bit]
-    return f"table id {f['table_id']} flags: {' '.join(flags) or '0'}"
+    return f"table id {f['table_id']} flags: {_flag_names(f['rows_flags'])}"
+
+
+def _flag_names(flags: int) -> str:
+    text = _FLAG_NAMES.get(flags)
+    if text is None:
+        text = _FLAG_NAMES[flags] = " ".join(name for bit, name in ROWS_FLAGS.items() if flags & bit) or "0"
+    return text
+
+
+_FLAG_NAMES: dict[int, str] = {}
 
 
 def _rows_summary(label: str) -> Callable[[dict], str]:
-    return lambda f: f"{label}: {_rows(f)}"
+    fn = lambda f: f"{label}: {_rows(f)}"  # noqa: E731
+    fn.label = label    # summarize writes it from Event.rows_head when it can, without `fields`
+    return fn
 
 
 def _user_var(f: dict) -> str:
@@ -115,6 +126,9 @@ SUMMARIES: dict[int, Callable[[dict], str]] = {
     ET.start_encryption_event: lambda f: f"Start_encryption: scheme {f['crypto_scheme']} key {f['key_version']}",
 }
 
+#: Rows event code -> its label, for the summary written from Event.rows_head.
+_ROWS_LABELS: dict[int, str] = {code: fn.label for code, fn in SUMMARIES.items() if hasattr(fn, "label")}
+
 
 def summarize(event: Event) -> str:
     """A one-line description of the event's body."""
@@ -123,6 +137,11 @@ def summarize(event: Event) -> str:
     fn = SUMMARIES.get(event.type_code)
     if fn is None:
         return f"{event.type}: {event.size} bytes"
+    label = _ROWS_LABELS.get(event.type_code)
+    if label is not None:
+        head = event.rows_head()
+        if head is not None:
+            return f"{label}: table id {head[0]} flags: {_flag_names(head[1])}"
     try:
         return fn(event.fields)
     except KeyError as missing:

@@ -136,6 +136,12 @@ class WriteOptions:
     renumber_gtids: bool = True
 
 
+#: transform's event codes as plain ints (an enum member costs a class lookup at every comparison).
+_FDE, _PAYLOAD, _MARIADB_GTID, _TABLE_MAP = (int(ET.format_description_event), int(ET.transaction_payload_event),
+                                             int(ET.gtid_event), int(ET.table_map_event))
+_RENAMED = (_TABLE_MAP, int(ET.query_event))
+
+
 class Rewriter:
     """Turns input events into output Items: the first FDE, the first file's header events, then
     the transactions (forward: as they come; rollback: inverted, last first)."""
@@ -177,8 +183,8 @@ class Rewriter:
 
     def transform(self, ev: Event) -> Item | None:
         """The output form of an input event (None: not written)."""
-        code = ev.type_code
-        if code == ET.format_description_event:
+        code = ev.header.type_code
+        if code == _FDE:
             return self._fde_item(ev)
         if self.out_fde is None:
             raise RewriteError("no FORMAT_DESCRIPTION_EVENT before the first event", file=ev.file, offset=ev.pos,
@@ -187,11 +193,12 @@ class Rewriter:
             return None
         if code in FILE_HEADER_EVENTS and ev.file != self.first_file:
             return None
-        if code == ET.transaction_payload_event and self.options.payloads_expanded and ev.error is None:
+        options = self.options
+        if code == _PAYLOAD and options.payloads_expanded and ev.error is None:
             return None
         fde = self.in_fde or self.out_fde
-        if self.options.skip_gtids and code in GTID_EVENTS and ev.error is None:
-            if code == ET.gtid_event and not ev.fields["flags2"] & FL_STANDALONE:
+        if options.skip_gtids and code in GTID_EVENTS and ev.error is None:
+            if code == _MARIADB_GTID and not ev.fields["flags2"] & FL_STANDALONE:
                 return Item(begin_query(bare_bytes(ev), self.out_fde), ev.file, ev.pos, self.out_fde)
             return None
         bare = bare_bytes(ev)
@@ -201,10 +208,10 @@ class Rewriter:
         if code in PLAIN_OF_COMPRESSED:
             bare = decompress(bare, fde, ev.file, ev.pos)
             changed = True
-        if code == ET.table_map_event:
+        if code == _TABLE_MAP:
             self.tables[ev.fields["table_id"]] = rows.table_def(ev, self.mariadb, None, self._made_tables)
-        if self.options.rewrite_db and bare[OFS_TYPE] in (ET.table_map_event, ET.query_event):
-            new = rename_schema(bare, fde, self.options.rewrite_db, ev.file, ev.pos)
+        if options.rewrite_db and bare[OFS_TYPE] in _RENAMED:
+            new = rename_schema(bare, fde, options.rewrite_db, ev.file, ev.pos)
             changed = changed or new is not bare
             bare = new
         item = Item(bare, ev.file, ev.pos, self.out_fde, source=None if changed else ev)
