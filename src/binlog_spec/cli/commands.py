@@ -133,7 +133,7 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
         except UsageError as exc:
             err.write(f"binlog-spec: error: {exc}\n")
             return EXIT_USAGE
-        go = functools.partial(jobs.run, run)      # --jobs N: over pieces in N processes
+        go = functools.partial(jobs.run, run, report=_report_merged)      # --jobs N: over pieces in N processes
         try:
             if not _writes_text_output(args):
                 return go(args, out, err)
@@ -357,6 +357,12 @@ def _report_not_undone(not_undone, err: TextIO) -> None:
         err.write(f"binlog-spec: note: ... and {not_undone.count - len(not_undone.first)} more\n")
 
 
+def _report_merged(key: str, value, err: TextIO) -> None:
+    """--jobs: what the pieces handed back (cli.jobs.hand_back), merged, reported as one process does."""
+    if key == "not_undone":
+        _report_not_undone(value, err)
+
+
 def _not_undone_of(rewriter):
     """The binlog rewriter's notes ('FILE:POS: statement' lines) as a sqlscript.NotUndone."""
     from binlog_spec.output.sql_script import NotUndone
@@ -387,7 +393,8 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         not_undone = sqlscript.NotUndone()
         _write_lines(api.write_sql(events, opts, rollback=True, not_undone=not_undone, warn=warner(err),
                                    refused=refused), _text_output(out))
-        _report_not_undone(not_undone, err)
+        if not jobs.hand_back(args, "not_undone", not_undone):     # --jobs: the parent reports them all
+            _report_not_undone(not_undone, err)
     else:
         _write_lines(api.write_sql(events, opts, warn=warner(err), refused=refused), _text_output(out))
     return EXIT_WARNINGS if warnings[0] else EXIT_OK

@@ -14,10 +14,14 @@ and stderr to temporary files; the parent copies them in order and makes whole w
 * a fault (a broken binlog, an unreadable file, a bug): the pieces after the one that raised are
   dropped, and the exception is raised again in the parent, where `main` reports it as it does in
   one process (nothing after it is printed, as when one process stops there).
+* a SQL rollback (`sql --sql/--sql2 --rollback`): each piece undoes its own transactions, last
+  first; the parent copies the pieces' stderr in order, then their stdout last piece first (the
+  header once), then the statements not undone that the pieces handed back (`hand_back`), merged;
+  a piece that raised leaves stdout empty, as one process, which writes nothing before the end.
 
 Where this cannot be made exact, the command runs in one process (`plan` returns None): standard
-input and gzip files (no positions to cut at), rollbacks and the base64 and binlog outputs (their
-state crosses transactions), `analyze` (one report of every event), --start-position and
+input and gzip files (no positions to cut at), the base64 and binlog outputs and their rollbacks (their
+state crosses transactions: the script's session settings, the binlog's one FDE), `analyze` (one report of every event), --start-position and
 --stop-position (byte positions, and their notes, are the whole run's). On a terminal, the parent shows the
 progress bar, by the pieces copied. This is how the CLI runs a command, so it lives in cli/; what it plans with is
 in stream/.
@@ -65,6 +69,8 @@ class Mode:
     header: int = 0
     when_output: bool = False
     schema: bool = True
+    #: A rollback: each piece undoes its own transactions, last first; the pieces are joined last first.
+    reverse: bool = False
 
 
 def mode_of(args: argparse.Namespace) -> Mode | None:
@@ -74,9 +80,9 @@ def mode_of(args: argparse.Namespace) -> Mode | None:
         return Mode(header=1 if args.format == "text" else 0, when_output=True, schema=False)
     if command == "rows":
         return Mode(header=1 if args.format == "text" else 0, when_output=True)
-    if command == "sql" and args.output_format == "sql" and not args.rollback and (args.commented or args.executable):
+    if command == "sql" and args.output_format == "sql" and (args.commented or args.executable):
         from binlog_spec.output.sql_script import HEADER
-        return Mode(header=len(HEADER) + (1 if args.commented else 0))
+        return Mode(header=len(HEADER) + (1 if args.commented else 0), reverse=args.rollback)
     return None
 
 
@@ -184,9 +190,34 @@ def _run_piece(index: int) -> tuple[int | None, bytes | None, tuple | None]:
             return None, data, getattr(piece_args, "at", None)
 
 
+def hand_back(args: argparse.Namespace, key: str, value) -> bool:
+    """In a worker: give the parent what the command reports at its end (merged over the pieces, in
+    order, by the value's `merge`, then reported by the `report` given to `run`); False in one process,
+    where the command reports it itself."""
+    if getattr(args, "piece", None) is None or _WORK is None:
+        return False
+    with open(os.path.join(_WORK[3], f"{args.piece_index}.{key}"), "wb") as f:
+        pickle.dump(value, f)
+    return True
+
+
+def _handed_back(folder: str, index: int, merged: dict) -> None:
+    prefix = f"{index}."
+    for name in os.listdir(folder):
+        if name.startswith(prefix) and name not in (f"{index}.out", f"{index}.err"):
+            with open(os.path.join(folder, name), "rb") as f:
+                value = pickle.load(f)
+            key = name[len(prefix):]
+            if key in merged:
+                merged[key].merge(value)
+            else:
+                merged[key] = value
+
+
 def run(command: Callable[[argparse.Namespace, TextIO, TextIO], int], args: argparse.Namespace, out: TextIO,
-        err: TextIO) -> int:
-    """The command, over pieces in `--jobs` processes when it can be (see the module doc), else as it is."""
+        err: TextIO, report: Callable[[str, object, TextIO], None] | None = None) -> int:
+    """The command, over pieces in `--jobs` processes when it can be (see the module doc), else as it is.
+    `report(key, value, err)`: what the pieces handed back (`hand_back`), merged, reported at the end."""
     if getattr(args, "piece", None) is not None:
         return command(args, out, err)
     pieces = plan(args, err)
@@ -201,6 +232,8 @@ def run(command: Callable[[argparse.Namespace, TextIO, TextIO], int], args: argp
     try:
         out.flush()
         err.flush()
+        if mode.reverse:
+            return _join_reversed(pool, len(pieces), mode, folder, out, err, report)
         return _join(pool, len(pieces), jobs, mode, args, folder, out, err)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -241,6 +274,37 @@ def _join(pool, n: int, jobs: int, mode: Mode, args, folder: str, out: TextIO, e
     finally:
         if bar is not None:
             bar.close()
+
+
+def _join_reversed(pool, n: int, mode: Mode, folder: str, out: TextIO, err: TextIO, report) -> int:
+    """A rollback's pieces: their stderr in order, then (no piece having raised) their stdout last piece
+    first, the header once, and what they handed back, merged in order. One process writes nothing to
+    stdout before it has read the whole input: a piece that raised leaves stdout empty."""
+    futures = [pool.submit(_run_piece, i) for i in range(n)]
+    code = 0
+    given: set[str] = set()
+    merged: dict = {}
+    for i, future in enumerate(futures):
+        piece_code, raised, at = future.result()
+        _copy_err(os.path.join(folder, f"{i}.err"), err, given)
+        if raised is not None:
+            for f in futures[i + 1:]:
+                f.cancel()
+            _WORK[1].at = at
+            raise pickle.loads(raised)
+        _handed_back(folder, i, merged)
+        code = max(code, piece_code)
+    for k, i in enumerate(range(n - 1, -1, -1)):
+        with open(os.path.join(folder, f"{i}.out"), encoding="utf-8", errors="surrogateescape", newline="") as f:
+            for _ in range(mode.header):
+                line = f.readline()
+                if k == 0:      # every piece's header is the same: the first written is kept
+                    out.write(line)
+            shutil.copyfileobj(f, out, 1 << 20)
+    if report is not None:
+        for key, value in merged.items():
+            report(key, value, err)
+    return code
 
 
 def _bar(args, err: TextIO):
