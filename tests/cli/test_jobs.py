@@ -27,7 +27,7 @@ def binlog_files() -> list:
 
 
 #: Every file runs these; each file also runs one of SAMPLED (in turn).
-ALWAYS = [["rows", "--format", "jsonl"], ["sql", "--sql2"], ["sql", "--sql2", "--rollback"]]
+ALWAYS = [["rows", "--format", "jsonl"], ["sql", "--sql2"], ["sql", "--sql2", "--rollback"], ["sql"]]
 SAMPLED = [
     ["rows"],
     ["events"],
@@ -41,6 +41,7 @@ SAMPLED = [
     ["sql", "--sql2", "--rollback"],
     ["sql", "-vv"],
     ["sql", "--sql", "--rollback"],
+    ["sql", "-v", "--database", "test*"],
 ]
 
 
@@ -113,25 +114,27 @@ def test_a_fault_in_the_middle_of_a_file_stops_where_one_process_stops(monkeypat
     broken = tmp_path / "broken-bin.000001"
     data[len(data) // 2] ^= 0xFF          # a byte of some event in the middle: a checksum or a layout fault
     broken.write_bytes(bytes(data))
-    for argv in (["rows", "--format", "jsonl"], ["sql", "--sql2"], ["events"], ["sql", "--sql2", "--rollback"]):
+    for argv in (["rows", "--format", "jsonl"], ["sql", "--sql2"], ["events"], ["sql", "--sql2", "--rollback"],
+                 ["sql", "-vv"]):
         same_as_one_job(monkeypatch, argv, broken)
         # and with a second file after it: nothing of it is printed
         monkeypatch.delenv(jobs.PIECE_ENV, raising=False)
         one = run(argv + ["--jobs", "1", str(broken), str(source)])
         monkeypatch.setenv(jobs.PIECE_ENV, str(len(data) // 4))
         assert run(argv + ["--jobs", "3", str(broken), str(source)]) == one
-    assert cut["cut"] >= 8
+    assert cut["cut"] >= 10
 
 
 def test_several_files_carry_their_schema_from_piece_to_piece(monkeypatch, cut):
     files = [str(p) for p in sorted(FIXTURES.glob("*/*-bin.0*"))[:6]]
     monkeypatch.delenv(jobs.PIECE_ENV, raising=False)
-    for argv in (["rows", "--format", "jsonl"], ["sql", "--sql"], ["events"], ["sql", "--sql", "--rollback"]):
+    for argv in (["rows", "--format", "jsonl"], ["sql", "--sql"], ["events"], ["sql", "--sql", "--rollback"],
+                 ["sql"], ["sql", "-vv"]):
         one = run(argv + ["--jobs", "1", *files])
         monkeypatch.setenv(jobs.PIECE_ENV, "3000")
         assert run(argv + ["--jobs", "3", *files]) == one
         monkeypatch.delenv(jobs.PIECE_ENV)
-    assert cut["cut"] == 4
+    assert cut["cut"] == 6
 
 
 def test_stdin_gzip_and_outputs_whose_state_crosses_transactions_run_one_process(monkeypatch, tmp_path):
@@ -144,7 +147,7 @@ def test_stdin_gzip_and_outputs_whose_state_crosses_transactions_run_one_process
     assert jobs.plan(_args(["rows", "--jobs", "3", str(source)]), err)      # (cut, for contrast)
     for argv in (["rows", "--jobs", "3", "-"], ["rows", "--jobs", "3", str(gz)],
                  ["rows", "--jobs", "3", "--start-position", "4", str(source)],
-                 ["sql", "--jobs", "3", str(source)], ["sql", "--rollback", "--jobs", "3", str(source)],
+                 ["sql", "--rollback", "--jobs", "3", str(source)],
                  ["sql", "--jobs", "3", "--output-format", "binlog", "-o", str(tmp_path / "o"), str(source)],
                  ["analyze", "--jobs", "3", str(source)], ["rows", "--jobs", "1", str(source)]):
         assert jobs.plan(_args(argv), err) is None, argv
