@@ -174,3 +174,23 @@ def test_jobs_must_be_a_positive_number(capsys):
             build_parser().parse_args(["rows", "--jobs", bad, "f"])
         assert exc.value.code == 2
         assert "--jobs" in capsys.readouterr().err
+
+
+def test_the_statements_not_undone_merge_over_pieces_as_one_process_counts_them():
+    from binlog_spec.output.sql_script import NotUndone
+    statements = [(f"f:{i}", "CREATE TABLE t (a INT)" if i % 3 else "INSERT INTO t VALUES (1)") for i in range(33)]
+    one, parts = NotUndone(), [NotUndone(), NotUndone(), NotUndone()]
+    for i, (where, text) in enumerate(statements):
+        one.add(where, text)
+        parts[0 if i < 15 else 1 if i < 18 else 2].add(where, text)
+    for later in parts[1:]:
+        parts[0].merge(later)
+    assert (parts[0].count, parts[0].kinds, parts[0].first) == (one.count, one.kinds, one.first)
+
+
+def test_base64_pieces_tell_a_once_per_run_note_once_and_keep_the_rest_in_order():
+    from binlog_spec.output.base64_parts import Ending
+    first = Ending({"db": "b'a'"}, ["f:4: incident", ("k1", "note 1")], ["e1"])
+    first.merge(Ending({"db": "b'b'", "sql_mode": "0"}, [("k1", "note 1"), "f:9: incident", ("k2", "note 2")], ["e2"]))
+    assert first.lines() == ["f:4: incident", "note 1", "f:9: incident", "note 2"]
+    assert first.row_errors == ["e1", "e2"] and first.state == {"db": "b'b'", "sql_mode": "0"}
