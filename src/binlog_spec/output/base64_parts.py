@@ -21,6 +21,8 @@ from typing import TextIO
 
 #: A session setting made before the piece.
 UNKNOWN = type("Unknown", (), {"__repr__": lambda self: "UNKNOWN"})()
+#: The pseudo thread id once the piece has a statement: made before the piece or by that statement.
+NOT_NONE = type("NotNone", (), {"__repr__": lambda self: "NOT_NONE"})()
 #: The start of a line that stands for lines the joining parent writes or not.
 DEFERRED = "\x00b64\x00"
 

@@ -28,9 +28,8 @@ comments are UTC (the tools print the local time zone).
 """
 from __future__ import annotations
 
-import functools
-
 import base64
+import functools
 import struct
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
@@ -38,15 +37,14 @@ from typing import Iterable, Iterator
 
 from binlog_spec.binlog import writer as binwriter
 from binlog_spec.rows import decoder as rows
-from binlog_spec.binlog import spec
+from binlog_spec.binlog import spec, timezones
 from binlog_spec.output import event_text as summary
-from binlog_spec.binlog import timezones
 from binlog_spec.rows import values
 from binlog_spec.rows.charsets import COLLATION_IDS
 from binlog_spec.output import verbose
 from binlog_spec.binlog.writer import Item
 from binlog_spec.output.rewriter import Rewriter
-from binlog_spec.output.base64_parts import UNKNOWN, Part, deferred
+from binlog_spec.output.base64_parts import NOT_NONE, UNKNOWN, Part, deferred
 from binlog_spec.rows.statement_text import quote_identifier
 from binlog_spec.errors import BinlogError
 from binlog_spec.binlog.event_types import FL_STANDALONE, ROWS_EVENTS, STMT_END_F
@@ -224,7 +222,7 @@ class Base64Script:
 
     def _changed(self, name: str, value, *lines: str) -> Iterator[str]:
         """A setting that differs from the session's: its lines (deferred when the session's is UNKNOWN)."""
-        if getattr(self.session, name) is UNKNOWN:
+        if getattr(self.session, name) in (UNKNOWN, NOT_NONE):
             yield deferred(name, value, lines)
         else:
             yield from lines
@@ -233,7 +231,8 @@ class Base64Script:
     def state(self) -> dict[str, str]:
         """--jobs: the settings the piece leaves (repr of each one known), and whether it saw MySQL GTIDs."""
         s = self.session
-        known = {k: repr(v) for k, v in vars(s).items() if k not in ("mysql_vars", "unset") and v is not UNKNOWN}
+        known = {k: repr(v) for k, v in vars(s).items() if k not in ("mysql_vars", "unset")
+                 and v is not UNKNOWN and v is not NOT_NONE}
         known.update((f"mysql_vars.{k}", repr(v)) for k, v in s.mysql_vars.items())
         if self.mysql_gtids:
             known["mysql_gtids"] = repr(True)
@@ -389,8 +388,9 @@ class Base64Script:
         thread_id = ev.fields.get("thread_id")
         if s.thread_id is None or (ev.flags & LOG_EVENT_THREAD_SPECIFIC_F and thread_id != s.thread_id):
             yield from self._changed("thread_id", thread_id, f"SET @@session.pseudo_thread_id={thread_id}{DELIMITER}")
-        elif s.thread_id is UNKNOWN:    # set here if no statement came before the piece
+        elif s.thread_id is UNKNOWN:    # set here if no statement came before the piece; set from here on
             yield deferred("thread_id?", thread_id, [f"SET @@session.pseudo_thread_id={thread_id}{DELIMITER}"])
+            s.thread_id = NOT_NONE
         flags2 = st.get("Q_FLAGS2_CODE")
         if isinstance(flags2, int):
             if s.flags2 is UNKNOWN:
