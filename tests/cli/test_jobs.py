@@ -27,7 +27,7 @@ def binlog_files() -> list:
 
 
 #: Every file runs these; each file also runs one of SAMPLED (in turn).
-ALWAYS = [["rows", "--format", "jsonl"], ["sql", "--sql2"]]
+ALWAYS = [["rows", "--format", "jsonl"], ["sql", "--sql2"], ["sql", "--sql2", "--rollback"], ["sql"]]
 SAMPLED = [
     ["rows"],
     ["events"],
@@ -40,6 +40,8 @@ SAMPLED = [
     ["events", "--stop-position", "2000"],
     ["sql", "--sql2", "--rollback"],
     ["sql", "-vv"],
+    ["sql", "--sql", "--rollback"],
+    ["sql", "-v", "--database", "test*"],
 ]
 
 
@@ -112,25 +114,27 @@ def test_a_fault_in_the_middle_of_a_file_stops_where_one_process_stops(monkeypat
     broken = tmp_path / "broken-bin.000001"
     data[len(data) // 2] ^= 0xFF          # a byte of some event in the middle: a checksum or a layout fault
     broken.write_bytes(bytes(data))
-    for argv in (["rows", "--format", "jsonl"], ["sql", "--sql2"], ["events"]):
+    for argv in (["rows", "--format", "jsonl"], ["sql", "--sql2"], ["events"], ["sql", "--sql2", "--rollback"],
+                 ["sql", "-vv"]):
         same_as_one_job(monkeypatch, argv, broken)
         # and with a second file after it: nothing of it is printed
         monkeypatch.delenv(jobs.PIECE_ENV, raising=False)
         one = run(argv + ["--jobs", "1", str(broken), str(source)])
         monkeypatch.setenv(jobs.PIECE_ENV, str(len(data) // 4))
         assert run(argv + ["--jobs", "3", str(broken), str(source)]) == one
-    assert cut["cut"] >= 6
+    assert cut["cut"] >= 10
 
 
 def test_several_files_carry_their_schema_from_piece_to_piece(monkeypatch, cut):
     files = [str(p) for p in sorted(FIXTURES.glob("*/*-bin.0*"))[:6]]
     monkeypatch.delenv(jobs.PIECE_ENV, raising=False)
-    for argv in (["rows", "--format", "jsonl"], ["sql", "--sql"], ["events"]):
+    for argv in (["rows", "--format", "jsonl"], ["sql", "--sql"], ["events"], ["sql", "--sql", "--rollback"],
+                 ["sql"], ["sql", "-vv"]):
         one = run(argv + ["--jobs", "1", *files])
         monkeypatch.setenv(jobs.PIECE_ENV, "3000")
         assert run(argv + ["--jobs", "3", *files]) == one
         monkeypatch.delenv(jobs.PIECE_ENV)
-    assert cut["cut"] == 3
+    assert cut["cut"] == 6
 
 
 def test_stdin_gzip_and_outputs_whose_state_crosses_transactions_run_one_process(monkeypatch, tmp_path):
@@ -143,7 +147,7 @@ def test_stdin_gzip_and_outputs_whose_state_crosses_transactions_run_one_process
     assert jobs.plan(_args(["rows", "--jobs", "3", str(source)]), err)      # (cut, for contrast)
     for argv in (["rows", "--jobs", "3", "-"], ["rows", "--jobs", "3", str(gz)],
                  ["rows", "--jobs", "3", "--start-position", "4", str(source)],
-                 ["sql", "--jobs", "3", str(source)], ["sql", "--sql2", "--rollback", "--jobs", "3", str(source)],
+                 ["sql", "--rollback", "--jobs", "3", str(source)],
                  ["sql", "--jobs", "3", "--output-format", "binlog", "-o", str(tmp_path / "o"), str(source)],
                  ["analyze", "--jobs", "3", str(source)], ["rows", "--jobs", "1", str(source)]):
         assert jobs.plan(_args(argv), err) is None, argv
@@ -170,3 +174,23 @@ def test_jobs_must_be_a_positive_number(capsys):
             build_parser().parse_args(["rows", "--jobs", bad, "f"])
         assert exc.value.code == 2
         assert "--jobs" in capsys.readouterr().err
+
+
+def test_the_statements_not_undone_merge_over_pieces_as_one_process_counts_them():
+    from binlog_spec.output.sql_script import NotUndone
+    statements = [(f"f:{i}", "CREATE TABLE t (a INT)" if i % 3 else "INSERT INTO t VALUES (1)") for i in range(33)]
+    one, parts = NotUndone(), [NotUndone(), NotUndone(), NotUndone()]
+    for i, (where, text) in enumerate(statements):
+        one.add(where, text)
+        parts[0 if i < 15 else 1 if i < 18 else 2].add(where, text)
+    for later in parts[1:]:
+        parts[0].merge(later)
+    assert (parts[0].count, parts[0].kinds, parts[0].first) == (one.count, one.kinds, one.first)
+
+
+def test_base64_pieces_tell_a_once_per_run_note_once_and_keep_the_rest_in_order():
+    from binlog_spec.output.base64_parts import Ending
+    first = Ending({"db": "b'a'"}, ["f:4: incident", ("k1", "note 1")], ["e1"])
+    first.merge(Ending({"db": "b'b'", "sql_mode": "0"}, [("k1", "note 1"), "f:9: incident", ("k2", "note 2")], ["e2"]))
+    assert first.lines() == ["f:4: incident", "note 1", "f:9: incident", "note 2"]
+    assert first.row_errors == ["e1", "e2"] and first.state == {"db": "b'b'", "sql_mode": "0"}

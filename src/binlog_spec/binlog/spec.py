@@ -9,7 +9,6 @@ import inspect
 import struct
 import zlib
 from dataclasses import dataclass
-from enum import IntEnum
 from io import BytesIO
 from typing import Any, Callable, NamedTuple
 

@@ -191,7 +191,7 @@ def add_read_arguments(p: argparse.ArgumentParser) -> None:
                    help="decode in N processes, the input cut at transaction boundaries, the output the same "
                         "as with one (default: the CPUs this process may use, up to 8). One process reads "
                         "standard input, .gz files, inputs under 32 MiB, --start/--stop-position, and runs "
-                        "sql's base64, binlog and --rollback outputs and analyze")
+                        "sql --output-format binlog, sql's base64 --rollback and analyze")
     _add_filter_arguments(p)
 
 

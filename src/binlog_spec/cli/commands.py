@@ -133,7 +133,7 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
         except UsageError as exc:
             err.write(f"binlog-spec: error: {exc}\n")
             return EXIT_USAGE
-        go = functools.partial(jobs.run, run)      # --jobs N: over pieces in N processes
+        go = functools.partial(jobs.run, run, report=_report_merged)      # --jobs N: over pieces in N processes
         try:
             if not _writes_text_output(args):
                 return go(args, out, err)
@@ -303,6 +303,7 @@ def run_sql(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from binlog_spec.output import base64_parts
     from binlog_spec.output import base64_script as base64script
     from binlog_spec.output.rewriter import Rewriter
 
@@ -313,15 +314,26 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     opts = base64script.Base64Options(verbose=args.verbose, skip_gtids=args.skip_gtids or args.rollback,
                                       tz=args.tz)
     options = dataclasses.replace(write_options(args), renumber_gtids=False)  # no GTIDs are written
-    with Rewriter(options) as rewriter:
-        printer = base64script.Base64Script(opts, rewriter)
+    part, continued = None, None
+    piece = getattr(args, "piece", None)
+    if piece is not None:       # --jobs: the piece's part of the script (output.base64_parts)
+        part = base64_parts.Part(args.piece_index == 0, args.piece_index == args.piece_count - 1, args.mariadb)
+        continued = display_name(args.files[0]) if args.piece_index else None
+    with Rewriter(options, continued) as rewriter:
+        printer = base64script.Base64Script(opts, rewriter, part)
         _write_lines(printer.lines(rewriter.items(events)), _text_output(out))
         _report_not_undone(_not_undone_of(rewriter), err)
-    for note in printer.warnings:
-        err.write(f"binlog-spec: warning: {note}\n")
-    for exc in printer.row_errors:      # -v: its BINLOG block is written, its ### lines are not
-        err.write(f"binlog-spec: warning: {exc}\n")
+    ending = base64_parts.Ending(printer.state() if part else {}, printer.warnings, printer.row_errors)
+    if not jobs.hand_back(args, "base64", ending):
+        _report_base64(ending, err)
     return EXIT_WARNINGS if warnings[0] or printer.row_errors else EXIT_OK
+
+
+def _report_base64(ending, err: TextIO) -> None:
+    for note in ending.lines():
+        err.write(f"binlog-spec: warning: {note}\n")
+    for exc in ending.row_errors:      # -v: its BINLOG block is written, its ### lines are not
+        err.write(f"binlog-spec: warning: {exc}\n")
 
 
 def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
@@ -357,6 +369,14 @@ def _report_not_undone(not_undone, err: TextIO) -> None:
         err.write(f"binlog-spec: note: ... and {not_undone.count - len(not_undone.first)} more\n")
 
 
+def _report_merged(key: str, value, err: TextIO) -> None:
+    """--jobs: what the pieces handed back (cli.jobs.hand_back), merged, reported as one process does."""
+    if key == "not_undone":
+        _report_not_undone(value, err)
+    elif key == "base64":
+        _report_base64(value, err)
+
+
 def _not_undone_of(rewriter):
     """The binlog rewriter's notes ('FILE:POS: statement' lines) as a sqlscript.NotUndone."""
     from binlog_spec.output.sql_script import NotUndone
@@ -387,7 +407,8 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         not_undone = sqlscript.NotUndone()
         _write_lines(api.write_sql(events, opts, rollback=True, not_undone=not_undone, warn=warner(err),
                                    refused=refused), _text_output(out))
-        _report_not_undone(not_undone, err)
+        if not jobs.hand_back(args, "not_undone", not_undone):     # --jobs: the parent reports them all
+            _report_not_undone(not_undone, err)
     else:
         _write_lines(api.write_sql(events, opts, warn=warner(err), refused=refused), _text_output(out))
     return EXIT_WARNINGS if warnings[0] else EXIT_OK

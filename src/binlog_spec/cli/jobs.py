@@ -14,10 +14,18 @@ and stderr to temporary files; the parent copies them in order and makes whole w
 * a fault (a broken binlog, an unreadable file, a bug): the pieces after the one that raised are
   dropped, and the exception is raised again in the parent, where `main` reports it as it does in
   one process (nothing after it is printed, as when one process stops there).
+* a SQL rollback (`sql --sql/--sql2 --rollback`): each piece undoes its own transactions, last
+  first; the parent copies the pieces' stderr in order, then their stdout last piece first (the
+  header once), then the statements not undone that the pieces handed back (`hand_back`), merged;
+  a piece that raised leaves stdout empty, as one process, which writes nothing before the end.
+
+* the base64 script (`sql`, -v, -vv): the header printed by the first piece, the end by the last,
+  the session settings a piece's first statements depend on joined by output.base64_parts, the
+  pieces' warnings handed back and merged; files of more than one FDE or format run in one process.
 
 Where this cannot be made exact, the command runs in one process (`plan` returns None): standard
-input and gzip files (no positions to cut at), rollbacks and the base64 and binlog outputs (their
-state crosses transactions), `analyze` (one report of every event), --start-position and
+input and gzip files (no positions to cut at), the binlog output and the base64 and binlog
+rollbacks (one FDE, GTIDs renumbered over the run), `analyze` (one report of every event), --start-position and
 --stop-position (byte positions, and their notes, are the whole run's). On a terminal, the parent shows the
 progress bar, by the pieces copied. This is how the CLI runs a command, so it lives in cli/; what it plans with is
 in stream/.
@@ -65,6 +73,10 @@ class Mode:
     header: int = 0
     when_output: bool = False
     schema: bool = True
+    #: A rollback: each piece undoes its own transactions, last first; the pieces are joined last first.
+    reverse: bool = False
+    #: The base64 script: its session settings are joined (output.base64_parts); one format for the run.
+    base64: bool = False
 
 
 def mode_of(args: argparse.Namespace) -> Mode | None:
@@ -74,9 +86,11 @@ def mode_of(args: argparse.Namespace) -> Mode | None:
         return Mode(header=1 if args.format == "text" else 0, when_output=True, schema=False)
     if command == "rows":
         return Mode(header=1 if args.format == "text" else 0, when_output=True)
-    if command == "sql" and args.output_format == "sql" and not args.rollback and (args.commented or args.executable):
+    if command == "sql" and args.output_format == "sql" and (args.commented or args.executable):
         from binlog_spec.output.sql_script import HEADER
-        return Mode(header=len(HEADER) + (1 if args.commented else 0))
+        return Mode(header=len(HEADER) + (1 if args.commented else 0), reverse=args.rollback)
+    if command == "sql" and args.output_format == "sql" and not args.rollback:
+        return Mode(schema=bool(args.verbose or args.schema), base64=True)
     return None
 
 
@@ -114,6 +128,8 @@ def plan(args: argparse.Namespace, err: TextIO) -> list[stream_splits.Split] | N
         pieces += stream_splits.plan_splits(i, ref, scan, piece)
     if len(pieces) < 2:
         return None
+    if mode_of(args).base64 and not _one_format(args, refs, scans):
+        return None
     if schema:
         statements = []
         for i, scan in enumerate(scans):
@@ -129,6 +145,32 @@ def plan(args: argparse.Namespace, err: TextIO) -> list[stream_splits.Split] | N
         pieces = stream_splits.with_schema_states(pieces, statements.__getitem__, lambda i: tracker, quiet=True)
         pieces[0] = dataclasses.replace(pieces[0], schema_state=None)  # the run's own tracker, its notes
     return pieces
+
+
+def _one_format(args: argparse.Namespace, refs, scans) -> bool:
+    """The base64 script: whether every file has one FDE, all of one format (what the script's framing
+    and flavour follow: one process prints a later file's FDE of another format); `args.mariadb`, the
+    first file's flavour."""
+    from binlog_spec.binlog import spec
+    from binlog_spec.binlog.writer import H, events_have_checksum, fde_has_checksum
+    formats = set()
+    for ref, scan in zip(refs, scans):
+        if len(scan.fdes) != 1 or scan.fault is not None and scan.fault[0] <= scan.fdes[0][0]:
+            return False
+        pos, size = scan.fdes[0]
+        with ref.open() as f:
+            f.seek(pos)
+            data = f.read(size)
+        try:
+            fde = spec.parse_fde(data[H:])
+        except Exception:  # noqa: BLE001 - one process reports it
+            return False
+        mariadb = "mariadb" in fde.server_version.lower()
+        formats.add((tuple(fde.post_header_lens), fde.binlog_version, fde_has_checksum(fde),
+                     events_have_checksum(fde), mariadb))
+        if not hasattr(args, "mariadb"):
+            args.mariadb = mariadb
+    return len(formats) == 1
 
 
 def _statements(args: argparse.Namespace, ref: stream_splits.LocalFile, scan: stream_splits.ScanResult
@@ -171,6 +213,7 @@ def _run_piece(index: int) -> tuple[int | None, bytes | None, tuple | None]:
     piece_args = argparse.Namespace(**vars(args))
     piece_args.piece = pieces[index]
     piece_args.piece_index = index
+    piece_args.piece_count = len(pieces)
     piece_args.piece_first_query = index in getattr(args, "first_query_pieces", ())
     with _open(os.path.join(folder, f"{index}.out")) as out, _open(os.path.join(folder, f"{index}.err")) as err:
         err.once = True      # warner() marks the warnings given once per run
@@ -184,9 +227,37 @@ def _run_piece(index: int) -> tuple[int | None, bytes | None, tuple | None]:
             return None, data, getattr(piece_args, "at", None)
 
 
+def hand_back(args: argparse.Namespace, key: str, value) -> bool:
+    """In a worker: give the parent what the command reports at its end (merged over the pieces, in
+    order, by the value's `merge`, then reported by the `report` given to `run`); False in one process,
+    where the command reports it itself."""
+    if getattr(args, "piece", None) is None or _WORK is None:
+        return False
+    with open(os.path.join(_WORK[3], f"{args.piece_index}.{key}"), "wb") as f:
+        pickle.dump(value, f)
+    return True
+
+
+def _handed_back(folder: str, index: int, merged: dict, joiner=None) -> None:
+    prefix = f"{index}."
+    for name in os.listdir(folder):
+        if name.startswith(prefix) and name not in (f"{index}.out", f"{index}.err"):
+            with open(os.path.join(folder, name), "rb") as f:
+                value = pickle.load(f)
+            os.unlink(os.path.join(folder, name))
+            key = name[len(prefix):]
+            if joiner is not None:
+                joiner.end_of_piece(value)
+            if key in merged:
+                merged[key].merge(value)
+            else:
+                merged[key] = value
+
+
 def run(command: Callable[[argparse.Namespace, TextIO, TextIO], int], args: argparse.Namespace, out: TextIO,
-        err: TextIO) -> int:
-    """The command, over pieces in `--jobs` processes when it can be (see the module doc), else as it is."""
+        err: TextIO, report: Callable[[str, object, TextIO], None] | None = None) -> int:
+    """The command, over pieces in `--jobs` processes when it can be (see the module doc), else as it is.
+    `report(key, value, err)`: what the pieces handed back (`hand_back`), merged, reported at the end."""
     if getattr(args, "piece", None) is not None:
         return command(args, out, err)
     pieces = plan(args, err)
@@ -201,14 +272,16 @@ def run(command: Callable[[argparse.Namespace, TextIO, TextIO], int], args: argp
     try:
         out.flush()
         err.flush()
-        return _join(pool, len(pieces), jobs, mode, args, folder, out, err)
+        if mode.reverse:
+            return _join_reversed(pool, len(pieces), mode, folder, out, err, report)
+        return _join(pool, len(pieces), jobs, mode, args, folder, out, err, report)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         _WORK = None
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _join(pool, n: int, jobs: int, mode: Mode, args, folder: str, out: TextIO, err: TextIO) -> int:
+def _join(pool, n: int, jobs: int, mode: Mode, args, folder: str, out: TextIO, err: TextIO, report=None) -> int:
     """The pieces' outputs copied in order (at most 2 × jobs pieces ahead: bounded temporary files)."""
     bar = _bar(args, err)
     try:
@@ -219,12 +292,21 @@ def _join(pool, n: int, jobs: int, mode: Mode, args, folder: str, out: TextIO, e
         code = 0
         header_done = False
         given: set[str] = set()
+        merged: dict = {}
+        joiner = None
+        if mode.base64:
+            from binlog_spec.output.base64_parts import Joiner
+            joiner = Joiner(args.mariadb)
         for i in range(n):
             result = futures.pop(i).result()
             if i + ahead < n:
                 futures[i + ahead] = pool.submit(_run_piece, i + ahead)
-            header_done = _copy_out(os.path.join(folder, f"{i}.out"), out, mode, header_done)
+            if joiner is not None:
+                joiner.copy(os.path.join(folder, f"{i}.out"), out)
+            else:
+                header_done = _copy_out(os.path.join(folder, f"{i}.out"), out, mode, header_done)
             _copy_err(os.path.join(folder, f"{i}.err"), err, given)
+            _handed_back(folder, i, merged, joiner)
             for suffix in (".out", ".err"):
                 os.unlink(os.path.join(folder, f"{i}{suffix}"))
             if bar is not None:
@@ -237,10 +319,44 @@ def _join(pool, n: int, jobs: int, mode: Mode, args, folder: str, out: TextIO, e
                 args.at = at
                 raise pickle.loads(raised)
             code = max(code, piece_code)
+        if report is not None:
+            for key, value in merged.items():
+                report(key, value, err)
         return code
     finally:
         if bar is not None:
             bar.close()
+
+
+def _join_reversed(pool, n: int, mode: Mode, folder: str, out: TextIO, err: TextIO, report) -> int:
+    """A rollback's pieces: their stderr in order, then (no piece having raised) their stdout last piece
+    first, the header once, and what they handed back, merged in order. One process writes nothing to
+    stdout before it has read the whole input: a piece that raised leaves stdout empty."""
+    futures = [pool.submit(_run_piece, i) for i in range(n)]
+    code = 0
+    given: set[str] = set()
+    merged: dict = {}
+    for i, future in enumerate(futures):
+        piece_code, raised, at = future.result()
+        _copy_err(os.path.join(folder, f"{i}.err"), err, given)
+        if raised is not None:
+            for f in futures[i + 1:]:
+                f.cancel()
+            _WORK[1].at = at
+            raise pickle.loads(raised)
+        _handed_back(folder, i, merged)
+        code = max(code, piece_code)
+    for k, i in enumerate(range(n - 1, -1, -1)):
+        with open(os.path.join(folder, f"{i}.out"), encoding="utf-8", errors="surrogateescape", newline="") as f:
+            for _ in range(mode.header):
+                line = f.readline()
+                if k == 0:      # every piece's header is the same: the first written is kept
+                    out.write(line)
+            shutil.copyfileobj(f, out, 1 << 20)
+    if report is not None:
+        for key, value in merged.items():
+            report(key, value, err)
+    return code
 
 
 def _bar(args, err: TextIO):

@@ -28,9 +28,8 @@ comments are UTC (the tools print the local time zone).
 """
 from __future__ import annotations
 
-import functools
-
 import binascii
+import functools
 import struct
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
@@ -38,14 +37,14 @@ from typing import Iterable, Iterator
 
 from binlog_spec.binlog import writer as binwriter
 from binlog_spec.rows import decoder as rows
-from binlog_spec.binlog import spec
+from binlog_spec.binlog import spec, timezones
 from binlog_spec.output import event_text as summary
-from binlog_spec.binlog import timezones
 from binlog_spec.rows import values
 from binlog_spec.rows.charsets import COLLATION_IDS
 from binlog_spec.output import verbose
 from binlog_spec.binlog.writer import Item
 from binlog_spec.output.rewriter import Rewriter
+from binlog_spec.output.base64_parts import NOT_NONE, UNKNOWN, Part, deferred
 from binlog_spec.rows.statement_text import quote_identifier
 from binlog_spec.errors import BinlogError
 from binlog_spec.binlog.event_types import FL_STANDALONE, ROWS_EVENTS, STMT_END_F
@@ -169,29 +168,40 @@ def _status(ev) -> dict[str, object]:
 class _Session:
     """What the script has set so far (PRINT_EVENT_INFO of the tools)."""
 
-    def __init__(self) -> None:
-        self.db: bytes | None = None
-        self.thread_id: int | None = None
-        self.flags2: int | None = None
-        self.sql_mode: int | None = None
-        self.auto_increment: tuple[int, int] | None = None
-        self.charset: tuple | None = None
-        self.time_zone: str | None = None
-        self.lc_time_names: int | None = None
-        self.charset_database: int | None = None
+    def __init__(self, unset=None) -> None:
+        self.db: bytes | None = unset
+        self.thread_id: int | None = unset
+        self.flags2: int | None = unset
+        self.sql_mode: int | None = unset
+        self.auto_increment: tuple[int, int] | None = unset
+        self.charset: tuple | None = unset
+        self.time_zone: str | None = unset
+        self.lc_time_names: int | None = unset
+        self.charset_database: int | None = unset
         self.mysql_vars: dict[str, object] = {}
-        self.gtid_domain: int | None = None
-        self.skip_parallel: int | None = None
-        self.gtid_server: int | None = None
+        self.gtid_domain: int | None = unset
+        self.skip_parallel: int | None = unset
+        self.gtid_server: int | None = unset
+        self.unset = unset
+
+
+def flags2_settings(old: int | None, new: int, mariadb: bool) -> str | None:
+    """The SET line of the Q_FLAGS2 options that differ from the old ones (all of them after None)."""
+    changed = ~0 if old is None else old ^ new
+    settings = [f"{name}={int(bool(new & bit) != negated)}"
+                for bit, name, negated in _FLAGS2_COMMON + (_FLAGS2_MARIADB if mariadb else []) if changed & bit]
+    return "SET " + ", ".join(settings) + DELIMITER if settings else None
 
 
 class Base64Script:
     """Renders Items as the lines of the script (no newlines; a statement may span lines)."""
 
-    def __init__(self, options: Base64Options = Base64Options(), rewriter: Rewriter | None = None):
+    def __init__(self, options: Base64Options = Base64Options(), rewriter: Rewriter | None = None,
+                 part: Part | None = None):
         self.options = options
         self.rewriter = rewriter
-        self.session = _Session()
+        self.part = part
+        self.session = _Session(UNKNOWN if part is not None and not part.first else None)
         self.mariadb = False
         self.fde: spec.FormatDescription | None = None
         self.block: list[Item] = []
@@ -202,13 +212,19 @@ class Base64Script:
         #: has a ``# rows not decoded`` comment under its BINLOG block (the block itself is right).
         self.row_errors: list[BinlogError] = []
         # -v: the names and charsets are the TABLE_MAPs' (rows.observe_schema under the filters)
-        self.decoder = rows.RowDecoder(warn=self.warnings.append) if options.verbose else None
+        warn = self.warnings.append
+        if part is not None:        # --jobs: (key, line) of what is told once per run
+            warn = functools.partial(self.warnings.append)
+            warn.keyed = lambda key, message: self.warnings.append((repr(key), message))
+        self.decoder = rows.RowDecoder(warn=warn) if options.verbose else None
         #: A MySQL GTID or PREVIOUS_GTIDS event was seen: the script ends with GTID_NEXT='AUTOMATIC'.
         self.mysql_gtids = False
 
     # -- whole script ------------------------------------------------------
     def lines(self, items: Iterable[Item]) -> Iterator[str]:
-        started = False
+        started = self.part is not None and not self.part.first
+        if started:
+            self.mariadb = self.part.mariadb
         for item in items:
             if not started:  # the first item is the FDE: it says whose tool's lines to write
                 started = True
@@ -220,9 +236,32 @@ class Base64Script:
         if not started:
             yield from header(False)
         yield from self._flush()
+        if self.part is not None and not self.part.last:
+            return
+        automatic = f"SET @@SESSION.GTID_NEXT= 'AUTOMATIC' /* added by mysqlbinlog */ {DELIMITER}"
         if self.mysql_gtids:
-            yield f"SET @@SESSION.GTID_NEXT= 'AUTOMATIC' /* added by mysqlbinlog */ {DELIMITER}"
+            yield automatic
+        elif self.part is not None:     # a GTID in an earlier piece
+            yield deferred("mysql_gtids", None, [automatic])
         yield from footer(self.mariadb)
+
+    def _changed(self, name: str, value, *lines: str) -> Iterator[str]:
+        """A setting that differs from the session's: its lines (deferred when the session's is UNKNOWN)."""
+        if getattr(self.session, name) in (UNKNOWN, NOT_NONE):
+            yield deferred(name, value, lines)
+        else:
+            yield from lines
+        setattr(self.session, name, value)
+
+    def state(self) -> dict[str, str]:
+        """--jobs: the settings the piece leaves (repr of each one known), and whether it saw MySQL GTIDs."""
+        s = self.session
+        known = {k: repr(v) for k, v in vars(s).items() if k not in ("mysql_vars", "unset")
+                 and v is not UNKNOWN and v is not NOT_NONE}
+        known.update((f"mysql_vars.{k}", repr(v)) for k, v in s.mysql_vars.items())
+        if self.mysql_gtids:
+            known["mysql_gtids"] = repr(True)
+        return known
 
     # -- one event ---------------------------------------------------------
     def _frame(self, item: Item) -> bytes:
@@ -346,14 +385,14 @@ class Base64Script:
         s = self.session
         skip_parallel = int(not f["flags2"] & FL_ALLOW_PARALLEL)
         if s.skip_parallel != skip_parallel:
-            yield f"/*M!100101 SET @@session.skip_parallel_replication={skip_parallel}*/{DELIMITER}"
-            s.skip_parallel = skip_parallel
+            yield from self._changed("skip_parallel", skip_parallel,
+                                     f"/*M!100101 SET @@session.skip_parallel_replication={skip_parallel}*/{DELIMITER}")
         if s.gtid_domain != f["domain_id"]:
-            yield f"/*M!100001 SET @@session.gtid_domain_id={f['domain_id']}*/{DELIMITER}"
-            s.gtid_domain = f["domain_id"]
+            yield from self._changed("gtid_domain", f["domain_id"],
+                                     f"/*M!100001 SET @@session.gtid_domain_id={f['domain_id']}*/{DELIMITER}")
         if s.gtid_server != item.event.server_id:
-            yield f"/*M!100001 SET @@session.server_id={item.event.server_id}*/{DELIMITER}"
-            s.gtid_server = item.event.server_id
+            yield from self._changed("gtid_server", item.event.server_id,
+                                     f"/*M!100001 SET @@session.server_id={item.event.server_id}*/{DELIMITER}")
         if not self.options.skip_gtids:
             yield f"/*M!100001 SET @@session.gtid_seq_no={f['seq_no']}*/{DELIMITER}"
         if not f["flags2"] & FL_STANDALONE:
@@ -374,66 +413,62 @@ class Base64Script:
             if not query.lstrip().upper().startswith(tuple(k.encode() for k in _TRANS_KEYWORDS)):
                 s.db = b""
         elif db != s.db:
-            s.db = db
-            if db:
-                yield f"use {quote_identifier(_text(db))}{DELIMITER}"
+            yield from self._changed("db", db, *([f"use {quote_identifier(_text(db))}{DELIMITER}"] if db else []))
         usec = st.get("Q_HRNOW", st.get("Q_MICROSECONDS"))
         yield f"SET TIMESTAMP={ev.timestamp}{'.%06d' % usec if isinstance(usec, int) and usec else ''}{DELIMITER}"
         thread_id = ev.fields.get("thread_id")
         if s.thread_id is None or (ev.flags & LOG_EVENT_THREAD_SPECIFIC_F and thread_id != s.thread_id):
-            yield f"SET @@session.pseudo_thread_id={thread_id}{DELIMITER}"
-            s.thread_id = thread_id
+            yield from self._changed("thread_id", thread_id, f"SET @@session.pseudo_thread_id={thread_id}{DELIMITER}")
+        elif s.thread_id is UNKNOWN:    # set here if no statement came before the piece; set from here on
+            yield deferred("thread_id?", thread_id, [f"SET @@session.pseudo_thread_id={thread_id}{DELIMITER}"])
+            s.thread_id = NOT_NONE
         flags2 = st.get("Q_FLAGS2_CODE")
         if isinstance(flags2, int):
-            changed = ~0 if s.flags2 is None else s.flags2 ^ flags2
-            settings = [f"{name}={int(bool(flags2 & bit) != negated)}"
-                        for bit, name, negated in _FLAGS2_COMMON + (_FLAGS2_MARIADB if self.mariadb else [])
-                        if changed & bit]
-            if settings:
-                yield "SET " + ", ".join(settings) + DELIMITER
+            if s.flags2 is UNKNOWN:
+                yield deferred("flags2", flags2, [])
+            else:
+                line = flags2_settings(s.flags2, flags2, self.mariadb)
+                if line:
+                    yield line
             s.flags2 = flags2
         sql_mode = st.get("Q_SQL_MODE_CODE")
         if isinstance(sql_mode, int) and sql_mode != s.sql_mode:
-            yield f"SET @@session.sql_mode={sql_mode}{DELIMITER}"
-            s.sql_mode = sql_mode
+            yield from self._changed("sql_mode", sql_mode, f"SET @@session.sql_mode={sql_mode}{DELIMITER}")
         auto = st.get("Q_AUTO_INCREMENT")
         auto = (auto["increment"], auto["offset"]) if isinstance(auto, dict) else (1, 1)
         if auto != s.auto_increment:
-            yield (f"SET @@session.auto_increment_increment={auto[0]}, "
-                   f"@@session.auto_increment_offset={auto[1]}{DELIMITER}")
-            s.auto_increment = auto
+            yield from self._changed("auto_increment", auto, f"SET @@session.auto_increment_increment={auto[0]}, "
+                                     f"@@session.auto_increment_offset={auto[1]}{DELIMITER}")
         charset = st.get("Q_CHARSET_CODE")
         if isinstance(charset, dict):
             triple = (charset["character_set_client"], charset["collation_connection"], charset["collation_server"])
             if triple != s.charset:
                 name = CHARSET_NAMES.get(triple[0])
-                if name:
-                    yield f"/*!\\C {name} */{DELIMITER}"
                 # MariaDB's tool names the client character set (its collation ids are not unique
                 # from 11.2); MySQL's gives the collation id.
                 client = name if self.mariadb and name else triple[0]
-                yield (f"SET @@session.character_set_client={client},@@session.collation_connection={triple[1]},"
-                       f"@@session.collation_server={triple[2]}{DELIMITER}")
-                s.charset = triple
+                yield from self._changed("charset", triple, *([f"/*!\\C {name} */{DELIMITER}"] if name else []),
+                                         f"SET @@session.character_set_client={client},@@session.collation_"
+                                         f"connection={triple[1]},@@session.collation_server={triple[2]}{DELIMITER}")
         tz = st.get("Q_TIME_ZONE_CODE")
         if isinstance(tz, str) and tz and tz != s.time_zone:
-            yield f"SET @@session.time_zone='{tz}'{DELIMITER}"
-            s.time_zone = tz
+            yield from self._changed("time_zone", tz, f"SET @@session.time_zone='{tz}'{DELIMITER}")
         lc = st.get("Q_LC_TIME_NAMES_CODE", 0)
         if lc != s.lc_time_names:
-            yield f"SET @@session.lc_time_names={lc}{DELIMITER}"
-            s.lc_time_names = lc
+            yield from self._changed("lc_time_names", lc, f"SET @@session.lc_time_names={lc}{DELIMITER}")
         cdb = st.get("Q_CHARSET_DATABASE_CODE", 0)
         if cdb != s.charset_database:
-            yield f"SET @@session.collation_database={cdb or 'DEFAULT'}{DELIMITER}"
-            s.charset_database = cdb
+            yield from self._changed("charset_database", cdb,
+                                     f"SET @@session.collation_database={cdb or 'DEFAULT'}{DELIMITER}")
         if not self.mariadb:
             for code, version, name in (("Q_DEFAULT_COLLATION_FOR_UTF8MB4", "80011", "default_collation_for_utf8mb4"),
                                         ("Q_SQL_REQUIRE_PRIMARY_KEY", "80013", "sql_require_primary_key"),
                                         ("Q_DEFAULT_TABLE_ENCRYPTION", "80016", "default_table_encryption")):
                 value = st.get(code)
-                if isinstance(value, int) and s.mysql_vars.get(code) != value:
-                    yield f"/*!{version} SET @@session.{name}={value}*/{DELIMITER}"
+                if isinstance(value, int) and s.mysql_vars.get(code, s.unset) != value:
+                    line = f"/*!{version} SET @@session.{name}={value}*/{DELIMITER}"
+                    yield deferred(f"mysql_vars.{code}", value, [line]) if code not in s.mysql_vars and \
+                        s.unset is UNKNOWN else line
                     s.mysql_vars[code] = value
 
     def _user_var(self, f: dict) -> str:

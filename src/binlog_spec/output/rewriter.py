@@ -146,8 +146,11 @@ class Rewriter:
     """Turns input events into output Items: the first FDE, the first file's header events, then
     the transactions (forward: as they come; rollback: inverted, last first)."""
 
-    def __init__(self, options: WriteOptions = WriteOptions()):
+    def __init__(self, options: WriteOptions = WriteOptions(), continued: str | None = None):
         self.options = options
+        #: --jobs: the run's first file, when this reads a later piece of the run (its first FDE is
+        #: the run's format, already written).
+        self.continued = continued
         #: The FDE written out (the first one read); every event is written in its format.
         self.out_fde: spec.FormatDescription | None = None
         self.in_fde: spec.FormatDescription | None = None
@@ -169,7 +172,9 @@ class Rewriter:
         self.tables = {}
         if self.out_fde is None:
             self.out_fde = fde
-            self.first_file = ev.file
+            self.first_file = ev.file if self.continued is None else self.continued
+            if self.continued is not None:
+                return None
             return Item(bare_bytes(ev), ev.file, ev.pos, fde, source=ev)
         if fde.post_header_lens == self.out_fde.post_header_lens and \
                 fde.binlog_version == self.out_fde.binlog_version:

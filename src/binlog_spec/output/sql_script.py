@@ -66,6 +66,13 @@ class NotUndone:
             text = _one_line(statement)
             self.first.append((where, text if len(text) <= 200 else text[:197] + "..."))
 
+    def merge(self, later: "NotUndone") -> None:
+        """Add the statements of a later part of the input (--jobs: the next piece's)."""
+        self.count += later.count
+        for kind, n in later.kinds.items():
+            self.kinds[kind] = self.kinds.get(kind, 0) + n
+        self.first += later.first[:self.MAX_LISTED - len(self.first)]
+
 
 def _where(ev: Event, gtid: str | None, tz: tzinfo = timezones.UTC) -> str:
     when = timezones.local_text(ev.timestamp, tz)
