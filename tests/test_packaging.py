@@ -7,6 +7,7 @@ import sys
 import venv
 import zipfile
 
+from binlog_spec import compiled
 from conftest import FIXTURES, ROOT
 
 
@@ -37,7 +38,8 @@ def test_wheel_installs_and_runs_without_node(tmp_path):
     assert len(r.stdout.splitlines()) > 30
     r = subprocess.run([str(env_dir / "bin" / "binlog-spec"), "--version"], capture_output=True, text=True, env=env,
                        cwd=tmp_path, check=True)
-    assert "compiled core (_cstream" in r.stdout, r.stdout
+    core = r.stdout.partition("compiled core (")[2].partition(")")[0].split(", ")
+    assert sorted(core) == sorted(n.rpartition(".")[2] for n in compiled.MODULES), r.stdout
     r = subprocess.run([str(py), "-c", "import binlog_spec, shutil; print(binlog_spec.__file__, shutil.which('node'))"],
                        capture_output=True, text=True, env=env, cwd=tmp_path, check=True)
     assert str(env_dir) in r.stdout and r.stdout.strip().endswith("None")

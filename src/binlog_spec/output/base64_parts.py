@@ -19,6 +19,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from binlog_spec.output.base64_session import flags2_settings
+
 #: A session setting made before the piece.
 UNKNOWN = type("Unknown", (), {"__repr__": lambda self: "UNKNOWN"})()
 #: The pseudo thread id once the piece has a statement: made before the piece or by that statement.
@@ -75,7 +77,6 @@ class Joiner:
 
     def resolve(self, line: str) -> str:
         """The lines (each with its newline) a placeholder line stands for."""
-        from binlog_spec.output.base64_script import flags2_settings
         name, key, lines = json.loads(line[len(DEFERRED):])
         old = self.running.get(name, "None")
         if name == "mysql_gtids":

@@ -45,37 +45,12 @@ from binlog_spec.output import verbose
 from binlog_spec.binlog.writer import Item
 from binlog_spec.output.rewriter import Rewriter
 from binlog_spec.output.base64_parts import NOT_NONE, UNKNOWN, Part, deferred
+from binlog_spec.output.base64_session import DELIMITER, Session, flags2_settings, footer, header
 from binlog_spec.rows.statement_text import quote_identifier
 from binlog_spec.errors import BinlogError
 from binlog_spec.binlog.event_types import FL_STANDALONE, ROWS_EVENTS, STMT_END_F
 
 ET = spec.EventType
-
-DELIMITER = "/*!*/;"
-_MARIADB_ONLY = ("/*!40019 SET @@session.max_delayed_threads=0*/;", "ROLLBACK /* added by mysqlbinlog */;")
-HEADER = [
-    "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;",
-    "/*!40019 SET @@session.max_delayed_threads=0*/;",
-    "/*!50003 SET @OLD_COMPLETION_TYPE=@@COMPLETION_TYPE,COMPLETION_TYPE=0*/;",
-    f"DELIMITER {DELIMITER}",
-]
-FOOTER = [
-    "DELIMITER ;",
-    "# End of log file",
-    "ROLLBACK /* added by mysqlbinlog */;",
-    "/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;",
-    "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;",
-]
-
-
-def header(mariadb: bool) -> list[str]:
-    """mariadb-binlog's opening lines; mysqlbinlog's lack max_delayed_threads (gone in MySQL 8.4)."""
-    return [line for line in HEADER if mariadb or line not in _MARIADB_ONLY]
-
-
-def footer(mariadb: bool) -> list[str]:
-    return [line for line in FOOTER if mariadb or line not in _MARIADB_ONLY]
-
 
 #: MariaDB GTID_EVENT flags2: the transaction may be applied in parallel.
 FL_ALLOW_PARALLEL = 0x08
@@ -83,19 +58,6 @@ FL_ALLOW_PARALLEL = 0x08
 LOG_EVENT_THREAD_SPECIFIC_F = 0x4
 LOG_EVENT_SUPPRESS_USE_F = 0x8
 
-#: Q_FLAGS2 bits (sql_priv.h), with the variable each stands for and whether a set bit means 0.
-_FLAGS2_COMMON = [
-    (1 << 26, "@@session.foreign_key_checks", True),    # OPTION_NO_FOREIGN_KEY_CHECKS
-    (1 << 14, "@@session.sql_auto_is_null", False),     # OPTION_AUTO_IS_NULL
-    (1 << 27, "@@session.unique_checks", True),         # OPTION_RELAXED_UNIQUE_CHECKS
-    (1 << 19, "@@session.autocommit", True),            # OPTION_NOT_AUTOCOMMIT
-]
-_FLAGS2_MARIADB = [
-    (1 << 15, "@@session.check_constraint_checks", True),          # OPTION_NO_CHECK_CONSTRAINT_CHECKS
-    (1 << 28, "@@session.sql_if_exists", False),                     # OPTION_IF_EXISTS
-    (1 << 24, "@@session.explicit_defaults_for_timestamp", False),   # OPTION_EXPLICIT_DEF_TIMESTAMP
-    (1 << 30, "@@session.system_versioning_insert_history", False),  # OPTION_INSERT_HISTORY
-]
 _TRANS_KEYWORDS = ("BEGIN", "COMMIT", "ROLLBACK", "XA ", "SAVEPOINT", "RELEASE")
 #: Event codes as plain ints (an enum member costs a class lookup at every comparison).
 _FDE, _TABLE_MAP, _ROWS_QUERY, _XID = (int(ET.format_description_event), int(ET.table_map_event),
@@ -165,34 +127,6 @@ def _status(ev) -> dict[str, object]:
     return {s["code"]: s.get("value") for s in ev.fields.get("status_vars") or [] if isinstance(s, dict)}
 
 
-class _Session:
-    """What the script has set so far (PRINT_EVENT_INFO of the tools)."""
-
-    def __init__(self, unset=None) -> None:
-        self.db: bytes | None = unset
-        self.thread_id: int | None = unset
-        self.flags2: int | None = unset
-        self.sql_mode: int | None = unset
-        self.auto_increment: tuple[int, int] | None = unset
-        self.charset: tuple | None = unset
-        self.time_zone: str | None = unset
-        self.lc_time_names: int | None = unset
-        self.charset_database: int | None = unset
-        self.mysql_vars: dict[str, object] = {}
-        self.gtid_domain: int | None = unset
-        self.skip_parallel: int | None = unset
-        self.gtid_server: int | None = unset
-        self.unset = unset
-
-
-def flags2_settings(old: int | None, new: int, mariadb: bool) -> str | None:
-    """The SET line of the Q_FLAGS2 options that differ from the old ones (all of them after None)."""
-    changed = ~0 if old is None else old ^ new
-    settings = [f"{name}={int(bool(new & bit) != negated)}"
-                for bit, name, negated in _FLAGS2_COMMON + (_FLAGS2_MARIADB if mariadb else []) if changed & bit]
-    return "SET " + ", ".join(settings) + DELIMITER if settings else None
-
-
 class Base64Script:
     """Renders Items as the lines of the script (no newlines; a statement may span lines)."""
 
@@ -201,7 +135,7 @@ class Base64Script:
         self.options = options
         self.rewriter = rewriter
         self.part = part
-        self.session = _Session(UNKNOWN if part is not None and not part.first else None)
+        self.session = Session(UNKNOWN if part is not None and not part.first else None)
         self.mariadb = False
         self.fde: spec.FormatDescription | None = None
         self.block: list[Item] = []
