@@ -37,6 +37,9 @@ VECTOR, INVALID, BOOL, JSON, NEWDECIMAL, ENUM, SET = map(int, (
     CT.vector, CT.invalid, CT.bool, CT.json, CT.newdecimal, CT.enum, CT.set))
 TINY_BLOB, MEDIUM_BLOB, LONG_BLOB, BLOB, VAR_STRING, STRING, GEOMETRY = map(int, (
     CT.tiny_blob, CT.medium_blob, CT.long_blob, CT.blob, CT.var_string, CT.string, CT.geometry))
+#: The column types whose decoded values can hold a Python float (rows.values: FLOAT, DOUBLE, VECTOR,
+#: and JSON documents' doubles): the rows of a table without one hold none.
+FLOAT_VALUED = frozenset({FLOAT, DOUBLE, VECTOR, JSON})
 
 #: Type code -> its name in MySQL's spelling (the enum's, upper-cased): MYSQL_TYPE_<name>.
 _TYPE_NAMES = spec.COLUMN_TYPE_NAMES

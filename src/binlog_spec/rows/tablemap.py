@@ -8,7 +8,7 @@ from typing import Any
 
 from binlog_spec.binlog import spec
 from binlog_spec.errors import MalformedEventError
-from binlog_spec.rows.column_types import Column
+from binlog_spec.rows.column_types import FLOAT_VALUED, Column
 
 CT = spec.ColumnType
 
@@ -69,6 +69,11 @@ class TableDef:
     def names(self) -> list[str]:
         """Each column's name, `@N` (1-based) where it is unknown. Built once: do not change the list."""
         return [c.name or f"@{i + 1}" for i, c in enumerate(self.columns)]
+
+    @functools.cached_property
+    def holds_floats(self) -> bool:
+        """Whether the rows of this table can hold a float (jsonenc.dumps's `floats`)."""
+        return any(c.type_code in FLOAT_VALUED for c in self.columns)
 
     @functools.cached_property
     def writable_columns(self) -> list[tuple[int, str]]:
