@@ -135,7 +135,9 @@ def statement(rc: RowChange, opts: SqlOptions) -> str:
         _refuse_diff_rollback(rc)
         op, before, after = _INVERSE[op], after, before
     if op == rows.INSERT:
-        _check(rc, after, full=True)
+        # A forward INSERT of a MINIMAL or NOBLOB image names the columns it has: the others take their
+        # defaults, as on a replica. Undoing a DELETE needs the whole row.
+        _check(rc, after, full=opts.rollback)
         return build_insert(rc, after, opts)
     if op == rows.DELETE:
         _check(rc, before, full=False)
