@@ -234,14 +234,15 @@ def summarise(rounds: list[dict], ctx: dict) -> dict:
 
 
 # ---------------------------------------------------------------- profile
-def profile(cli: str, path: Path, name: str = "rows", top: int = PROFILE_TOP) -> dict:
+def profile(cli: str, path: Path, name: str = "rows", top: int = PROFILE_TOP, jobs: bool = True) -> dict:
     """cProfile of the command COMMANDS[name] on FILE, output to /dev/null (the CLI script run by
-    `python -m cProfile`), top `top` functions by own time."""
+    `python -m cProfile`, with `--jobs 1`: one process, as the one-core figures), top `top` functions by
+    own time."""
     OUT.mkdir(parents=True, exist_ok=True)
     stats_file = OUT / f"bench_speed-{name}.prof"
     with open(os.devnull, "wb") as devnull:
         subprocess.run([sys.executable, "-m", "cProfile", "-o", str(stats_file), cli, *COMMANDS[name][1],
-                        str(path)], stdout=devnull, check=True)
+                        *(["--jobs", "1"] if jobs else []), str(path)], stdout=devnull, check=True)
     st = pstats.Stats(str(stats_file))
     rows = []
     for (file, line, func), (_cc, nc, tt, ct, _callers) in st.stats.items():
@@ -285,7 +286,7 @@ def memory_table(summary: dict) -> str:
 
 def profile_markdown(prof: dict, label: str) -> str:
     argv = " ".join(COMMANDS[prof.get("command", "rows")][1])
-    lines = [f"cProfile of `binlog-spec {argv}` on {label}, output to /dev/null: "
+    lines = [f"cProfile of `binlog-spec {argv} --jobs 1` on {label}, output to /dev/null: "
              f"{prof['total_s']:.2f} s under the profiler (which inflates call-heavy code). "
              f"Top {len(prof['top_tottime'])} by own time:", "",
              "| function | calls | own s | cumulative s |", "|---|---:|---:|---:|"]
@@ -428,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
         prof = []
         for name in missed or ["rows"]:
             say(f"profiling {name} on {ppath} ...")
-            prof.append(profile(cli, ppath, name))
+            prof.append(profile(cli, ppath, name, jobs=jobs))
 
     elapsed = time.perf_counter() - t0
     ctx["machine"] = describe() | {"date": date_start, "mariadb_binlog": subprocess.run(
