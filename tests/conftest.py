@@ -41,3 +41,20 @@ def expected_counts(row: dict[str, str]) -> dict[int, int]:
 def trailing_fault(row: dict[str, str]) -> int | None:
     m = re.search(r"WALK:trailing \d+ bytes at (\d+)", row["notes"])
     return int(m.group(1)) if m else None
+
+
+def split_sequence(src, folder, cut: int) -> list[str]:
+    """A binlog sequence of two files made of `src` cut at `cut` (a transaction boundary): its bytes up to
+    there, then, as a binlog of its own (positions renumbered), the rest (`sql --output-format binlog
+    --start-position`). Named `<src name>.000001` and `.000002` in `folder`: the CREATE TABLEs of the
+    first file name the rows of the second."""
+    from binlog_spec import cli
+    import io
+    base = Path(src).name.rsplit(".", 1)[0]
+    first, second = Path(folder) / f"{base}.000001", Path(folder) / f"{base}.000002"
+    first.write_bytes(Path(src).read_bytes()[:cut])
+    err = io.StringIO()
+    code = cli.main(["sql", "--output-format", "binlog", "--start-position", str(cut), "-o", str(second), str(src)],
+                    out=io.StringIO(), err=err)
+    assert code == 0, err.getvalue()
+    return [str(first), str(second)]

@@ -43,7 +43,7 @@ from binlog_spec.stream import splits as stream_splits
 from binlog_spec.spark import variant as spark_variant
 from binlog_spec.spark import BinlogDataSource, BinlogSparkError, register, sequence_key  # noqa: E402
 
-from conftest import CORPUS, FIXTURES, ROOT  # noqa: E402
+from conftest import CORPUS, FIXTURES, ROOT, split_sequence  # noqa: E402
 
 ALL_FILES = sorted(str(p) for p in CORPUS.glob("*/*") if p.is_file() and p.suffix not in (".tsv", ".md", ".xxd")) \
     + sorted(str(p) for p in FIXTURES.glob("*/mariadb-bin.*"))
@@ -285,6 +285,123 @@ def test_splitting_a_file_changes_nothing(spark):
         for mode in modes:
             w, p = (_records(read(spark, f, mode=mode, splitSize=s)) for s in ("0", size))
             assert w == p and len(w) > 50
+
+
+#: Files whose rows take their names (and signedness, charsets) from DDL replay: MySQL with MINIMAL row
+#: metadata (8.0's default, 5.6/5.7 with none), MariaDB without optional metadata.
+NAMELESS = [(MYSQL8, "64k"), (SAKILA, "8k"), (str(CORPUS / "rust_mysql_common" / "minimal_row_metadata.000001"), "100"),
+            (str(FIXTURES / "charsets-nolog" / "mariadb-bin.000001"), "1k"),
+            (str(FIXTURES / "types-minimal" / "mariadb-bin.000001"), "2k")]
+
+
+def _minimal_sequence(folder) -> list[str]:
+    """types-minimal cut in two files of one sequence: the CREATE TABLEs in the first, rows in both; the
+    second file read alone has rows with unknown names (@1, ...), so the test below can fail."""
+    src = FIXTURES / "types-minimal" / "mariadb-bin.000001"
+    scan = stream_splits.scan_file(stream_splits.LocalFile.of(str(src)))
+    cut = min(scan.boundaries, key=lambda b: abs(b - scan.size // 5))
+    files = split_sequence(src, folder, cut)
+    alone, together = cli_rows(files[1:])[0], cli_rows(files, together=True)[0]
+    assert any('"@1"' in k for k in alone) and not any('"@1"' in k for k in together)
+    return files
+
+
+def _split_rows(cfg_options: dict) -> collections.Counter:
+    """The rows of a read planned and read in this process (planning.plan, records.read_split), in the
+    CLI's JSON form: no JVM, many small splits."""
+    from binlog_spec.spark.options import Config
+    from binlog_spec.spark.planning import plan
+    from binlog_spec.spark.records import output_schema, read_split
+    cfg = Config.from_options({**cfg_options, "images": "json"})
+    schema = output_schema(cfg)
+    got: collections.Counter = collections.Counter()
+    for s in plan(cfg):
+        for batch in read_split(cfg, schema, s):
+            for r in batch.to_pylist():
+                ts = dt.datetime.fromtimestamp(r["timestamp"].timestamp(), dt.timezone.utc)
+                got[_key({"file": r["file"], "pos": r["pos"], "timestamp": ts.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                          "server_id": r["server_id"], "gtid": r["gtid"], "schema": r["schema"],
+                          "table": r["table"], "op": r["op"],
+                          "before": json.loads(r["before"]) if r["before"] is not None else None,
+                          "after": json.loads(r["after"]) if r["after"] is not None else None,
+                          "row_index": r["row_index"]})] += 1
+    return got
+
+
+def test_the_ddl_option_gives_every_split_the_clis_names_charsets_and_keys(tmp_path):
+    """Statements gathered per split (stream.ddl.split_statements, what mode=ddl's tasks run), given as
+    the ddl option: each of many small splits has the schema of the DDL before it, in file order across
+    a binlog sequence, and no planning pass reads DDL. Rows equal the CLI's (with DDL replay)."""
+    from binlog_spec.spark.options import Config
+    from binlog_spec.spark.planning import plan
+    from binlog_spec.stream import ddl as stream_ddl
+    cases = [([f], size) for f, size in NAMELESS] + [(_minimal_sequence(tmp_path), "2k")]
+    real_scan = stream_splits.scan_file
+    for files, size in cases:
+        options = {"paths": json.dumps(files), "splitSize": size}
+        found = [st for s in plan(Config.from_options({**options, "mode": "ddl"}))
+                 for st in stream_ddl.split_statements(s)[0]]
+        ddl = tmp_path / "ddl.jsonl"
+        stream_ddl.write_jsonl(ddl, found, [(f, os.path.getsize(f)) for f in files])
+        scans = []
+        stream_splits.scan_file = lambda *a, **k: scans.append(k) or real_scan(*a, **k)
+        try:
+            got = _split_rows({**options, "ddl": str(ddl)})
+            assert all(not k.get("ddl") for k in scans)   # the DDL is the option's, not a pass's
+            assert len(plan(Config.from_options({**options, "ddl": str(ddl)}))) >= (2 if len(files) > 1 else 3)
+        finally:
+            stream_splits.scan_file = real_scan
+        expected = cli_rows(files, together=True)[0]
+        assert got == expected and sum(got.values()) > 0, (files, list((got - expected).items())[:2])
+        if files[0] in (SAKILA, MYSQL8) or len(files) > 1:     # ... and they need that DDL
+            stream_ddl.write_jsonl(ddl, [], [(f, os.path.getsize(f)) for f in files])
+            assert _split_rows({**options, "ddl": str(ddl)}) != expected
+
+
+def test_a_ddl_option_of_other_files_is_an_error(tmp_path):
+    from binlog_spec.spark.options import Config
+    from binlog_spec.spark.planning import plan
+    from binlog_spec.stream import ddl as stream_ddl
+    ddl = tmp_path / "ddl.jsonl"
+    stream_ddl.write_jsonl(ddl, [], [(SAKILA, os.path.getsize(SAKILA) - 1)])
+    with pytest.raises(BinlogSparkError, match="mysql-bin.sakila are of a file of"):
+        plan(Config.from_options({"path": SAKILA, "ddl": str(ddl)}))
+    with pytest.raises(BinlogSparkError, match=r"no statements of .*binlog.000693"):
+        plan(Config.from_options({"path": MYSQL8, "ddl": str(ddl)}))
+
+
+def test_read_binlog_gathers_the_ddl_in_a_distributed_job_and_caches_it(spark, tmp_path):
+    """mode=ddl on local[2] gives the header pass's statements; read_binlog gives every small split the
+    CLI's rows, and reads again only the files that changed."""
+    from binlog_spec.spark import read_binlog
+    from binlog_spec.stream import ddl as stream_ddl
+    folder = tmp_path / "seq"
+    folder.mkdir()
+    files = _minimal_sequence(folder) + [SAKILA]
+    ddl = read(spark, files, mode="ddl", splitSize="4k")
+    assert ddl.rdd.getNumPartitions() > 10
+    assert [f.name for f in ddl.schema.fields] == ["file", "pos", "db", "statement", "collation"]
+    want = [(f, *st) for f in files
+            for st in stream_splits.statements_with_collation(stream_splits.scan_file(stream_splits.LocalFile.of(f),
+                                                                                      ddl=True))]
+    assert sorted(tuple(r) for r in ddl.collect()) == sorted(want) and len(want) > 40
+    cache = tmp_path / "cache"
+    df = read_binlog(spark, files, cache=cache, splitSize="4k")
+    assert df.rdd.getNumPartitions() > 10
+    expected = collections.Counter()
+    for group in sequences(files):
+        expected.update(cli_rows(group, together=True)[0])
+    assert spark_rows(df)[0] == expected
+    entries = sorted((cache / "files").iterdir())
+    assert len(entries) == 3 and len(list((cache / "reads").iterdir())) == 1
+    read_binlog(spark, files, cache=cache, splitSize="4k")
+    assert sorted((cache / "files").iterdir()) == entries      # nothing read again
+    st = os.stat(files[1])
+    os.utime(files[1], ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    df = read_binlog(spark, files, cache=cache, splitSize="4k")
+    assert len(list((cache / "files").iterdir())) == 4          # the touched file, read again
+    assert spark_rows(df)[0] == expected
+    assert stream_ddl.cache_dir().name == "ddl"
 
 
 def _records(df) -> collections.Counter:

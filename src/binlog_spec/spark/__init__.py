@@ -32,6 +32,7 @@ from binlog_spec.spark.options import NAME, PUSHDOWN_CONF, Config
 from binlog_spec.spark.planning import plan, sequence_key
 from binlog_spec.spark.records import output_schema, read_split
 from binlog_spec.spark.source import BinlogDataSource, BinlogPushdownReader, BinlogReader
+from binlog_spec.spark.ddl import read_binlog
 
 
 #: For a module named ``pyspark_binlog`` (Spark's automatic registration looks for ``DefaultSource``).
@@ -59,4 +60,4 @@ def parse_images(df, columns: Sequence[str] = ("before", "after", "body")):
 
 __all__ = ["BinlogDataSource", "DefaultSource", "register", "parse_images", "Config", "plan", "read_split",
            "BinlogSparkError", "ColumnTypeChangedError", "NAME", "output_schema", "sequence_key", "BinlogReader",
-           "BinlogPushdownReader"]
+           "BinlogPushdownReader", "read_binlog"]

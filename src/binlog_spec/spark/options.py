@@ -17,7 +17,7 @@ from binlog_spec.rows.schema import SchemaTracker
 
 UTC = dt.timezone.utc
 NAME = "binlog"
-MODES = ("rows", "events", "transactions", "table")
+MODES = ("rows", "events", "transactions", "table", "ddl")
 DEFAULT_SPLIT_SIZE = 128 << 20
 CORRUPT_COLUMN = "_corrupt_record"
 PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
@@ -91,6 +91,9 @@ class Config:
     schema_file: str | None = None
     schema_database: str = ""
     replay_ddl: str = "auto"
+    #: The ``ddl`` option: a JSON-lines file (or folder) of the input's DDL (stream.ddl), replayed before
+    #: each split instead of the planning pass's.
+    ddl_file: str | None = None
     read: ReadOptions = ReadOptions()
     images: str = "variant"
     before_image: bool = False
@@ -166,6 +169,7 @@ class Config:
             recursive=_bool(_opt(options, "recursiveFileLookup", "recursive"), False),
             path_glob=_opt(options, "pathGlobFilter"), schema_file=_opt(options, "schema"),
             schema_database=_opt(options, "schemaDatabase", default=""), replay_ddl=replay,
+            ddl_file=_opt(options, "ddl"),
             read=ReadOptions(verify_checksums=_bool(_opt(options, "verifyChecksums"), True),
                              expand_payloads=_bool(_opt(options, "expandPayloads"), True),
                              strict=_bool(_opt(options, "strict"), False)),

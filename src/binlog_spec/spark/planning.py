@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pyspark.sql.datasource import InputPartition
 
+from binlog_spec.stream import ddl as stream_ddl
 from binlog_spec.stream import splits as stream_splits
 from binlog_spec.spark import types as spark_types
 from binlog_spec.binlog import spec
@@ -90,6 +91,7 @@ def plan(cfg: Config) -> list[stream_splits.Split]:
     refs = cfg.files()
     rows = cfg.mode in ("rows", "table")
     scans: dict[int, stream_splits.ScanResult] = {}
+    given = given_ddl(cfg, refs) if rows else None
 
     def splittable(ref: stream_splits.FileRef) -> bool:
         return cfg.split_size > 0 and ref.size > cfg.split_size
@@ -99,8 +101,8 @@ def plan(cfg: Config) -> list[stream_splits.Split]:
         return stream_splits.scan_file(ref, ddl=True, verify_checksums=cfg.read.verify_checksums,
                                     probe=probe if not splittable(ref) else _recording(probe))
 
-    needs_ddl = rows and cfg.replay_ddl == "always"
-    if rows and cfg.replay_ddl == "auto":
+    needs_ddl = rows and cfg.replay_ddl == "always" and given is None
+    if rows and cfg.replay_ddl == "auto" and given is None:
         for i, (ref, res) in enumerate(zip(refs, _map_files(first_pass, refs))):
             if splittable(ref) or res.probe_result is None:
                 scans[i] = res  # a whole pass (split file, or a file with no TABLE_MAP)
@@ -117,19 +119,43 @@ def plan(cfg: Config) -> list[stream_splits.Split]:
     splits: list[stream_splits.Split] = []
     for i, ref in enumerate(refs):
         splits.extend(stream_splits.plan_splits(i, ref, scans.get(i), cfg.split_size))
+    if given is not None:
+        return schema_states(cfg, refs, splits, lambda i: given.of(refs[i].name))
     if rows and (needs_ddl or cfg.schema_file):
-        # One schema history per binlog sequence: files of one folder and one base name
-        # (mysql-bin.000001, mysql-bin.000002, ...) carry their CREATE/ALTER TABLEs to the next.
-        trackers: dict[tuple[str, str], SchemaTracker] = {}
-
-        def tracker_of(i: int) -> SchemaTracker:
-            if keys[i] not in trackers:
-                trackers[keys[i]] = cfg.tracker()
-            return trackers[keys[i]]
-        splits = stream_splits.with_schema_states(
-            splits, lambda i: stream_splits.ddl_statements(scans[i]) if needs_ddl and i in scans else [],
-            tracker_of, carries=lambda i: last_of_sequence[keys[i]] != i)
+        splits = schema_states(cfg, refs, splits, lambda i: stream_splits.ddl_statements(scans[i])
+                               if needs_ddl and i in scans else [])
     return splits
+
+
+def given_ddl(cfg: Config, refs: list) -> stream_ddl.DdlStatements | None:
+    """The ``ddl`` option's statements (stream.ddl.read_ddl), checked against the files of the read;
+    None without the option, or with replayDdl=never."""
+    if not cfg.ddl_file or cfg.replay_ddl == "never":
+        return None
+    try:
+        given = stream_ddl.read_ddl(cfg.ddl_file)
+        given.check((ref.name, ref.size) for ref in refs)
+    except (ValueError, OSError) as exc:
+        raise BinlogSparkError(str(exc)) from None
+    return given
+
+
+def schema_states(cfg: Config, refs: list, splits: list[stream_splits.Split],
+                  statements_of) -> list[stream_splits.Split]:
+    """Each split with the schema state at its start: the DDL statements of each file
+    (`statements_of(file_index)`: (position, db, query[, collation]) in position order) replayed
+    in file order, one schema history per binlog sequence: files of one folder and one base name
+    (mysql-bin.000001, mysql-bin.000002, ...) carry their CREATE/ALTER TABLEs to the next."""
+    keys = [sequence_key(ref.name) for ref in refs]
+    last_of_sequence = {k: i for i, k in enumerate(keys)}
+    trackers: dict[tuple[str, str], SchemaTracker] = {}
+
+    def tracker_of(i: int) -> SchemaTracker:
+        if keys[i] not in trackers:
+            trackers[keys[i]] = cfg.tracker()
+        return trackers[keys[i]]
+    return stream_splits.with_schema_states(splits, statements_of, tracker_of,
+                                            carries=lambda i: last_of_sequence[keys[i]] != i)
 
 
 #: How many files the planning passes read at once.

@@ -10,6 +10,7 @@ from pyspark.sql.types import StructType
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.spark.options import Config, NAME
 from binlog_spec.spark.pushdown import PUSHABLE, Predicates, _pushdown_allowed, compile_filter
+from binlog_spec.spark import ddl as spark_ddl
 from binlog_spec.spark.records import output_schema, read_split
 from binlog_spec.spark.planning import BinlogPartition, find_table, plan
 
@@ -37,11 +38,14 @@ class BinlogDataSource(DataSource):
         return self.__dict__["_table"]
 
     def schema(self) -> StructType:
-        return output_schema(self._config(), self.table_def())
+        cfg = self._config()
+        if cfg.mode == "ddl":
+            return spark_ddl.output_schema(cfg)
+        return output_schema(cfg, self.table_def())
 
     def reader(self, schema: StructType) -> DataSourceReader:
         cfg = self._config()
-        cls = BinlogPushdownReader if _pushdown_allowed(self.options) else BinlogReader
+        cls = BinlogPushdownReader if _pushdown_allowed(self.options) and cfg.mode != "ddl" else BinlogReader
         return cls(cfg, schema, self.table_def())
 
 
@@ -63,6 +67,8 @@ class BinlogReader(DataSourceReader):
         if not isinstance(partition, BinlogPartition):  # no input file: Spark's one empty partition
             return iter(())
         p = partition
+        if self.cfg.mode == "ddl":
+            return spark_ddl.read_split(self.cfg, p.split)
         file_col = "_file" if self.cfg.mode == "table" else "file"
         if self.preds.wants(file_col) and not self.preds.ok(file_col, p.split.ref.name):
             return iter(())
