@@ -2,8 +2,8 @@
 (events, row changes, transactions, or the typed rows of one table), corrupt input as records or errors."""
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
-import decimal
 from typing import Any, Iterator
 import pyarrow as pa
 from pyspark.sql.pandas.types import to_arrow_schema
@@ -89,32 +89,27 @@ def table_fields(table: TableDef) -> list[tuple[str, DataType]]:
 
 
 class _Batcher:
+    """Rows (tuples in the schema's order) to Arrow record batches of `size` rows: no dict per row;
+    each column is converted by pyarrow at once (a VARIANT column from its (value, metadata) pairs,
+    a DECIMAL(20,0) from Python ints)."""
+
     def __init__(self, schema: StructType, size: int):
         self.arrow = to_arrow_schema(schema, timezone="UTC")
-        self.variant = [isinstance(f.dataType, VariantType) for f in schema.fields]
+        self.types = list(self.arrow.types)
         self.rows: list[tuple] = []
         self.size = size
 
     def add(self, row: tuple) -> pa.RecordBatch | None:
-        self.rows.append(row)
-        return self.flush() if len(self.rows) >= self.size else None
+        rows = self.rows
+        rows.append(row)
+        return self.flush() if len(rows) >= self.size else None
 
     def flush(self) -> pa.RecordBatch | None:
         if not self.rows:
             return None
         rows, self.rows = self.rows, []
-        arrays = []
-        for i, column in enumerate(zip(*rows)):
-            t = self.arrow.field(i).type
-            arrays.append(_variant_array(column, t) if self.variant[i] else pa.array(column, type=t))
+        arrays = [pa.array(column, type=t) for column, t in zip(zip(*rows), self.types)]
         return pa.RecordBatch.from_arrays(arrays, schema=self.arrow)
-
-
-def _variant_array(items, typ: pa.StructType) -> pa.Array:
-    mask = pa.array([x is None for x in items], type=pa.bool_())
-    values = pa.array([b"" if x is None else x[0] for x in items], type=pa.binary())
-    metas = pa.array([b"\x01\x00\x00" if x is None else x[1] for x in items], type=pa.binary())
-    return pa.StructArray.from_arrays([values, metas], fields=[typ.field(0), typ.field(1)], mask=mask)
 
 
 def _us(seconds: int) -> int:
@@ -125,10 +120,6 @@ def _ts_us(value: dt.datetime | None) -> int | None:
     if value is None:
         return None
     return (value - dt.datetime(1970, 1, 1, tzinfo=UTC)) // dt.timedelta(microseconds=1)
-
-
-def _dec(v: int | None) -> decimal.Decimal | None:
-    return None if v is None else decimal.Decimal(v)
 
 
 class Fault:
@@ -201,10 +192,17 @@ def _corrupt_row(batcher: _Batcher, cfg: Config, split: stream_splits.Split, exc
     return tuple(row)
 
 
+#: The event types whose bodies each mode reads (ReadOptions.parse_bodies, as the CLI's commands:
+#: api.bodies_needed adds the filters'); None: every type (the events mode outputs every body).
+MODE_BODIES = {"events": None, "rows": api.ROWS_BODIES, "table": api.ROWS_BODIES,
+               "transactions": api.ANALYZE_BODIES}
+
+
 def _events(cfg: Config, split: stream_splits.Split, run_files: list[str], schema: SchemaTracker | None = None):
     """The split's events the filters keep; with `schema`, every event is seen by it first
     (rows.observe_schema): the filters never hide DDL or a TABLE_MAP from it."""
-    return api.select_events(stream_splits.iter_split_events(split, cfg.read), cfg.filters, run_files, schema)
+    options = dataclasses.replace(cfg.read, parse_bodies=api.bodies_needed(MODE_BODIES[cfg.mode], cfg.filters))
+    return api.select_events(stream_splits.iter_split_events(split, options), cfg.filters, run_files, schema)
 
 
 def _split_schema(split: stream_splits.Split) -> SchemaTracker:
@@ -212,13 +210,14 @@ def _split_schema(split: stream_splits.Split) -> SchemaTracker:
     return stream_splits.restore(split.schema_state, SchemaTracker) if split.schema_state else SchemaTracker()
 
 
-def _encode(cfg: Config, value: Any):
-    if value is None:
-        return None
-    return jsonenc.dumps(value) if cfg.images == "json" else spark_variant.encode(value)
+def _encoder(cfg: Config):
+    """Image or body -> its column value: JSON text (images=json) or the VARIANT's (value, metadata)."""
+    encode = jsonenc.dumps if cfg.images == "json" else spark_variant.encode
+    return lambda value: None if value is None else encode(value)
 
 
 def _event_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
+    encode = _encoder(cfg)
     for ev in _events(cfg, split, run_files):
         if stream_splits.is_prefix(split, ev):
             continue
@@ -230,7 +229,7 @@ def _event_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
         d = ev.to_dict()
         body = {k: v for k, v in d.items() if k not in EVENT_HEADER_KEYS}
         yield (ev.file, ev.pos, ev.end_log_pos, ev.type, ev.type_code, _us(ev.timestamp), ev.server_id, ev.size,
-               ev.flags, ev.checksum, ev.payload_pos, ev.payload_offset, d.get("error"), _encode(cfg, body))
+               ev.flags, ev.checksum, ev.payload_pos, ev.payload_offset, d.get("error"), encode(body))
 
 
 def _row_changes(cfg: Config, split: stream_splits.Split, preds: Predicates, typed: bool,
@@ -292,12 +291,13 @@ def _row_changes(cfg: Config, split: stream_splits.Split, preds: Predicates, typ
 
 
 def _row_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
+    encode = _encoder(cfg)
     for rc, ev, xid in _row_changes(cfg, split, preds, False, run_files):
         if type(rc) is Fault:
             yield rc
             continue
-        yield (rc.file, rc.pos, ev.end_log_pos, _us(rc.timestamp), rc.server_id, rc.gtid, _dec(xid), rc.schema,
-               rc.table, rc.op, _encode(cfg, rc.before), _encode(cfg, rc.after), rc.row_index)
+        yield (rc.file, rc.pos, ev.end_log_pos, rc.timestamp * 1_000_000, rc.server_id, rc.gtid, xid, rc.schema,
+               rc.table, rc.op, encode(rc.before), encode(rc.after), rc.row_index)
 
 
 def _table_records(cfg, split, preds, table: TableDef, run_files) -> Iterator[tuple]:
@@ -373,4 +373,4 @@ def _tx_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
             continue
         yield (t.file, t.start_pos, t.end_pos, t.bytes, _ts_us(t.begin_time), _ts_us(t.commit_time),
                t.commit_time_source, _ts_us(t.original_commit_time), t.duration_s, t.server_id, t.gtid,
-               _dec(t.xid), t.events, t.rows, t.inserts, t.updates, t.deletes, t.tables, t.complete)
+               t.xid, t.events, t.rows, t.inserts, t.updates, t.deletes, t.tables, t.complete)
