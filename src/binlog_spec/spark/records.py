@@ -157,24 +157,21 @@ def read_split(cfg: Config, schema: StructType, split: stream_splits.Split, tabl
                "table": _table_records}[cfg.mode]
     it = records(cfg, split, preds, table, run_files or [])
     skip = cfg.on_error == "skip"
-    while True:
-        try:
-            row = next(it)
-        except StopIteration:
-            break
-        except (BinlogError, OSError) as exc:
-            if not skip:
-                raise
-            batcher.add(_corrupt_row(batcher, cfg, split, exc))
-            break
-        if type(row) is Fault:
-            if not skip:
-                raise row.exc
-            batch = batcher.add(_corrupt_row(batcher, cfg, split, row.exc))
-        else:
-            batch = batcher.add(row + (None,) if skip else row)
-        if batch is not None:
-            yield batch
+    add = batcher.add
+    try:
+        for row in it:
+            if type(row) is Fault:
+                if not skip:
+                    raise row.exc
+                batch = add(_corrupt_row(batcher, cfg, split, row.exc))
+            else:
+                batch = add(row + (None,) if skip else row)
+            if batch is not None:
+                yield batch
+    except (BinlogError, OSError) as exc:   # a fault of the stream: the split ends there
+        if not skip:
+            raise
+        add(_corrupt_row(batcher, cfg, split, exc))
     batch = batcher.flush()
     if batch is not None:
         yield batch
@@ -234,28 +231,28 @@ def _event_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
 
 def _row_changes(cfg: Config, split: stream_splits.Split, preds: Predicates, typed: bool,
                  run_files: list[str]) -> Iterator[tuple[Any, Any, Any]]:
-    """(row change, its rows event, XID of its transaction) of a split, in order; a rows event
-    that does not decode gives (Fault, event, XID) after the rows decoded before its fault.
+    """(the row changes of a rows event, that event, XID of its transaction) of a split, in order; a
+    rows event that does not decode gives (Fault, event, XID) after the rows decoded before its fault.
 
     Rows wait for the end of their transaction (the XID comes last). Rows events that pushed
     filters rule out are not decoded. On a fault of the stream, the rows decoded before it
     come first, with no XID, then the error is raised.
     """
     decoder = RowDecoder()      # the TABLE_MAPs come completed (observe_schema, under the filters)
-    tx = Transactions()
+    feed, step, ops, row_ops = decoder.feed, Transactions().step, cfg.ops, ROW_OPS
     pending: list = []
     xid = None
     prefix = "_" if typed else ""
     try:
         for ev in _events(cfg, split, run_files, _split_schema(split)):
-            starts, ends = tx.step(ev)
+            starts, ends = step(ev)
             code = ev.type_code
             if starts and pending:
-                yield from ((rc, e, None) for rc, e in pending)
+                yield from ((g, e, None) for g, e in pending)
                 pending = []
-            if code in ROW_OPS and ev.error is None:
-                op = ROW_OPS[code]
-                if cfg.ops and op not in cfg.ops:
+            op = row_ops.get(code) if ev.error is None else None
+            if op is not None:
+                if ops and op not in ops:
                     continue
                 if preds:
                     td = decoder.tables.get(ev.fields["table_id"])
@@ -268,36 +265,51 @@ def _row_changes(cfg: Config, split: stream_splits.Split, preds: Predicates, typ
                             ctx["schema"], ctx["table"] = td.schema, td.table
                     if not preds.ok_known(ctx):
                         continue
+                changes: list = []
                 try:
-                    for rc in decoder.feed(ev):
-                        pending.append((rc, ev))
+                    changes.extend(feed(ev))    # one by one: the rows before a fault are kept
                 except BinlogError as exc:
+                    pending.append((changes, ev))
                     pending.append((Fault(exc), ev))
+                else:
+                    pending.append((changes, ev))
             else:
                 try:
-                    for _ in decoder.feed(ev):
+                    for _ in feed(ev):
                         pass
                 except BinlogError as exc:
                     pending.append((Fault(exc), ev))
             if code == ET.xid_event and ev.error is None:
                 xid = ev.fields.get("xid")
             if ends:
-                yield from ((rc, e, xid) for rc, e in pending)
+                yield from ((g, e, xid) for g, e in pending)
                 pending, xid = [], None
     except BaseException:
-        yield from ((rc, e, None) for rc, e in pending)
+        yield from ((g, e, None) for g, e in pending)
         raise
-    yield from ((rc, e, None) for rc, e in pending)
+    yield from ((g, e, None) for g, e in pending)
+
+
+def _each_change(groups) -> Iterator[tuple[Any, Any, Any]]:
+    """(row change, its rows event, XID) of each row change of `_row_changes`; a Fault as it comes."""
+    for changes, ev, xid in groups:
+        if type(changes) is Fault:
+            yield changes, ev, xid
+        else:
+            for rc in changes:
+                yield rc, ev, xid
 
 
 def _row_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
     encode = _encoder(cfg)
-    for rc, ev, xid in _row_changes(cfg, split, preds, False, run_files):
-        if type(rc) is Fault:
-            yield rc
+    for changes, ev, xid in _row_changes(cfg, split, preds, False, run_files):
+        if type(changes) is Fault:
+            yield changes
             continue
-        yield (rc.file, rc.pos, ev.end_log_pos, rc.timestamp * 1_000_000, rc.server_id, rc.gtid, xid, rc.schema,
-               rc.table, rc.op, encode(rc.before), encode(rc.after), rc.row_index)
+        end = ev.end_log_pos
+        for rc in changes:
+            yield (rc.file, rc.pos, end, rc.timestamp * 1_000_000, rc.server_id, rc.gtid, xid, rc.schema,
+                   rc.table, rc.op, encode(rc.before), encode(rc.after), rc.row_index)
 
 
 def _table_records(cfg, split, preds, table: TableDef, run_files) -> Iterator[tuple]:
@@ -310,7 +322,7 @@ def _table_records(cfg, split, preds, table: TableDef, run_files) -> Iterator[tu
     planned = dict(zip(names, types))
     last_def, changed = None, None          # the last TableDef seen, what in it differs from `planned`
     faulted = None                          # the rows event whose fault was given (one per event)
-    for rc, ev, _xid in _row_changes(cfg, split, preds, True, run_files):
+    for rc, ev, _xid in _each_change(_row_changes(cfg, split, preds, True, run_files)):
         if type(rc) is Fault:
             yield rc
             continue
