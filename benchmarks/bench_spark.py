@@ -4,6 +4,7 @@ against the single-process CLI, and the effect of splitting one large file.
 
     .venv/bin/python benchmarks/bench_spark.py                 # writes its section of docs/benchmarks.md
     .venv/bin/python benchmarks/bench_spark.py --runs 3
+    .venv/bin/python benchmarks/bench_spark.py --oltp 0.2 --split 8m --runs 5   # issue 17: local[2] vs one core
 
 Inputs:
 
@@ -17,10 +18,17 @@ Each Spark measurement runs in its own child process (its own JVM): a SparkSessi
 master is started (its start-up time is reported apart), then the DataFrame of row changes is
 written to Spark's ``noop`` sink, which reads every column of every row (VARIANT images
 included). Times are wall times of that write (planning included), median of --runs. The CLI is
-``binlog-spec rows --format jsonl FILES > /dev/null``, one process, spawn to exit. Planning is
+``binlog-spec rows --format jsonl --jobs 1 FILES > /dev/null``, one process, spawn to exit. Planning is
 `binlog_spec.spark.plan` alone, in a child process. The header pass is the planning pass of
 binlog_spec.stream.splits (every 19-byte header, bodies skipped) over the 1 GiB benchmark file of
 the reader benchmark, against seeking from header to header.
+
+``--oltp SCALE`` (issue 17, "every core busy") measures only the OLTP workload of
+benchmarks/workloads.py (made once by a private MariaDB when missing): Spark ``local[2]`` writing the
+rows mode to the ``noop`` sink against the one-core CLI, in pairs (a CLI run, then a Spark write, in
+turn, so both meet the same load on a shared machine); the planning (`plan` alone, in a process of its
+own) and the pure-Python read of every piece one after the other are reported apart. It prints its
+table and JSON and writes no document.
 """
 from __future__ import annotations
 
@@ -70,6 +78,67 @@ def child(master: str, paths: list[str], split: str, runs: int, images: str = "v
             "rows": count, "partitions": parts}
 
 
+def paired_child(master: str, paths: list[str], split: str, runs: int) -> dict:
+    """In one SparkSession: `runs` pairs of (one-core CLI run, Spark noop write of the rows mode), in
+    turn, each with the load average before it."""
+    os.environ.setdefault("PYSPARK_PYTHON", PY)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+
+    from binlog_spec.spark import register
+    spark = (SparkSession.builder.master(master).config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false").config("spark.driver.memory", "2g").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    register(spark)
+    load = lambda: spark.read.format("binlog").option("splitSize", split).option("paths", json.dumps(paths)).load()
+    load().write.format("noop").mode("overwrite").save()     # warm-up: JVM, Python workers, page cache
+    pairs = []
+    for _ in range(runs):
+        la = os.getloadavg()[0]
+        c = cli([Path(p) for p in paths], 1)[0]
+        df = load()
+        t = time.perf_counter()
+        df.write.format("noop").mode("overwrite").save()
+        pairs.append({"cli": c, "spark": time.perf_counter() - t, "load": la})
+    df = load()
+    out = {"master": master, "split": split, "pairs": pairs, "rows": df.count(), "partitions": df.rdd.getNumPartitions()}
+    spark.stop()
+    return out
+
+
+def oltp(scale: float, split: str, runs: int) -> dict:
+    """The OLTP workload's figures: paired local[2] / one-core CLI, the planning, the serial read."""
+    import workloads
+    w = workloads.oltp(scale)
+    meta = workloads.ensure(w)
+    path = w.path()
+    out = subprocess.run([PY, __file__, "--child", "local[2]", "--paired", "--split", split, "--runs", str(runs),
+                          str(path)], check=True, capture_output=True, text=True)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    r["planning"] = planning([path], split)
+    r.update(file=str(path), mb=path.stat().st_size / 1e6, key=meta["key"], machine=machine())
+    return r
+
+
+def render_oltp(r: dict) -> str:
+    med = statistics.median
+    cli_s, spark_s = med(p["cli"] for p in r["pairs"]), med(p["spark"] for p in r["pairs"])
+    ratios = [p["cli"] / p["spark"] for p in r["pairs"]]
+    p = r["planning"]
+    lines = [f"OLTP workload `{Path(r['file']).parent.name}/{Path(r['file']).name}` ({r['mb']:.0f} MB, {r['rows']:,} "
+             f"row changes), Spark local[2], splitSize={r['split']} ({r['partitions']} partitions), {len(r['pairs'])} "
+             f"pairs, load average {min(x['load'] for x in r['pairs']):.1f}-{max(x['load'] for x in r['pairs']):.1f}; "
+             f"{r['machine']}", "",
+             "| reader | time s (median) | rows/s | vs CLI |", "|---|---:|---:|---:|",
+             f"| CLI `rows --format jsonl --jobs 1`, one core | {cli_s:.2f} | {r['rows'] / cli_s:,.0f} | 1.00 |",
+             f"| Spark local[2], rows mode, noop sink (planning included) | {spark_s:.2f} | {r['rows'] / spark_s:,.0f} | "
+             f"{cli_s / spark_s:.2f} (pairs: median {med(ratios):.2f}, {min(ratios):.2f}-{max(ratios):.2f}) |", "",
+             f"Planning alone (`binlog_spec.spark.plan`, {p['pieces']} pieces): {p['plan_s']:.2f} s. The read of every "
+             f"piece one after the other, in one Python process (`read_split`, no Spark): {p['read_s']:.2f} s, "
+             f"{r['rows'] / p['read_s']:,.0f} rows/s."]
+    return "\n".join(lines)
+
+
 def run_child(master: str, paths: list[Path], split: str, runs: int, images: str = "variant") -> dict:
     out = subprocess.run([PY, __file__, "--child", master, "--split", split, "--runs", str(runs), "--images", images,
                           *map(str, paths)],
@@ -82,8 +151,8 @@ def cli(paths: list[Path], runs: int) -> list[float]:
     for _ in range(runs):
         t = time.perf_counter()
         with open(os.devnull, "w") as null:
-            out = subprocess.run([str(ROOT / ".venv" / "bin" / "binlog-spec"), "rows", "--format", "jsonl",
-                                 *map(str, paths)], stdout=null, stderr=subprocess.DEVNULL)
+            out = subprocess.run([str(ROOT / ".venv" / "bin" / "binlog-spec"), "rows", "--format", "jsonl", "--jobs",
+                                  "1", *map(str, paths)], stdout=null, stderr=subprocess.DEVNULL)
         if out.returncode not in (0, 1):  # 1: warnings (bodies that do not match their layout)
             raise SystemExit(f"binlog-spec rows exited with {out.returncode}")
         times.append(time.perf_counter() - t)
@@ -195,10 +264,20 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--images", default="variant")
     ap.add_argument("--no-header-pass", action="store_true")
+    ap.add_argument("--paired", action="store_true")
+    ap.add_argument("--oltp", type=float, metavar="SCALE")
     ap.add_argument("paths", nargs="*")
     args = ap.parse_args()
+    if args.child and args.paired:
+        print(json.dumps(paired_child(args.child, args.paths, args.split, args.runs)))
+        return 0
     if args.child:
         print(json.dumps(child(args.child, args.paths, args.split, args.runs, args.images)))
+        return 0
+    if args.oltp:
+        r = oltp(args.oltp, args.split, args.runs)
+        print(render_oltp(r))
+        print(json.dumps(r))
         return 0
     started = time.time()
     load0 = os.getloadavg()[0]
@@ -254,7 +333,7 @@ def render(r: dict) -> str:
         "benchmarks/bench_rows.py when it is missing).", "",
         f"Time: wall time of `df.write.format(\"noop\")` over every column of the rows mode (planning "
         f"included), median of {r['runs']} run(s); the SparkSession's start-up is apart. CLI: "
-        "`binlog-spec rows --format jsonl FILES > /dev/null`, one process, spawn to exit.", "",
+        "`binlog-spec rows --format jsonl --jobs 1 FILES > /dev/null`, one process, spawn to exit.", "",
         f"**The 1M-row file** `{big['name']}`: {big['mb']:.0f} MB, {big['spark'][0]['rows']:,} row changes "
         "(sysbench-like, MariaDB 10.11, full row metadata).", ""]
     lines += _table(big)

@@ -2,8 +2,8 @@
 (events, row changes, transactions, or the typed rows of one table), corrupt input as records or errors."""
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
-import decimal
 from typing import Any, Iterator
 import pyarrow as pa
 from pyspark.sql.pandas.types import to_arrow_schema
@@ -89,32 +89,27 @@ def table_fields(table: TableDef) -> list[tuple[str, DataType]]:
 
 
 class _Batcher:
+    """Rows (tuples in the schema's order) to Arrow record batches of `size` rows: no dict per row;
+    each column is converted by pyarrow at once (a VARIANT column from its (value, metadata) pairs,
+    a DECIMAL(20,0) from Python ints)."""
+
     def __init__(self, schema: StructType, size: int):
         self.arrow = to_arrow_schema(schema, timezone="UTC")
-        self.variant = [isinstance(f.dataType, VariantType) for f in schema.fields]
+        self.types = list(self.arrow.types)
         self.rows: list[tuple] = []
         self.size = size
 
     def add(self, row: tuple) -> pa.RecordBatch | None:
-        self.rows.append(row)
-        return self.flush() if len(self.rows) >= self.size else None
+        rows = self.rows
+        rows.append(row)
+        return self.flush() if len(rows) >= self.size else None
 
     def flush(self) -> pa.RecordBatch | None:
         if not self.rows:
             return None
         rows, self.rows = self.rows, []
-        arrays = []
-        for i, column in enumerate(zip(*rows)):
-            t = self.arrow.field(i).type
-            arrays.append(_variant_array(column, t) if self.variant[i] else pa.array(column, type=t))
+        arrays = [pa.array(column, type=t) for column, t in zip(zip(*rows), self.types)]
         return pa.RecordBatch.from_arrays(arrays, schema=self.arrow)
-
-
-def _variant_array(items, typ: pa.StructType) -> pa.Array:
-    mask = pa.array([x is None for x in items], type=pa.bool_())
-    values = pa.array([b"" if x is None else x[0] for x in items], type=pa.binary())
-    metas = pa.array([b"\x01\x00\x00" if x is None else x[1] for x in items], type=pa.binary())
-    return pa.StructArray.from_arrays([values, metas], fields=[typ.field(0), typ.field(1)], mask=mask)
 
 
 def _us(seconds: int) -> int:
@@ -125,10 +120,6 @@ def _ts_us(value: dt.datetime | None) -> int | None:
     if value is None:
         return None
     return (value - dt.datetime(1970, 1, 1, tzinfo=UTC)) // dt.timedelta(microseconds=1)
-
-
-def _dec(v: int | None) -> decimal.Decimal | None:
-    return None if v is None else decimal.Decimal(v)
 
 
 class Fault:
@@ -166,24 +157,21 @@ def read_split(cfg: Config, schema: StructType, split: stream_splits.Split, tabl
                "table": _table_records}[cfg.mode]
     it = records(cfg, split, preds, table, run_files or [])
     skip = cfg.on_error == "skip"
-    while True:
-        try:
-            row = next(it)
-        except StopIteration:
-            break
-        except (BinlogError, OSError) as exc:
-            if not skip:
-                raise
-            batcher.add(_corrupt_row(batcher, cfg, split, exc))
-            break
-        if type(row) is Fault:
-            if not skip:
-                raise row.exc
-            batch = batcher.add(_corrupt_row(batcher, cfg, split, row.exc))
-        else:
-            batch = batcher.add(row + (None,) if skip else row)
-        if batch is not None:
-            yield batch
+    add = batcher.add
+    try:
+        for row in it:
+            if type(row) is Fault:
+                if not skip:
+                    raise row.exc
+                batch = add(_corrupt_row(batcher, cfg, split, row.exc))
+            else:
+                batch = add(row + (None,) if skip else row)
+            if batch is not None:
+                yield batch
+    except (BinlogError, OSError) as exc:   # a fault of the stream: the split ends there
+        if not skip:
+            raise
+        add(_corrupt_row(batcher, cfg, split, exc))
     batch = batcher.flush()
     if batch is not None:
         yield batch
@@ -201,10 +189,17 @@ def _corrupt_row(batcher: _Batcher, cfg: Config, split: stream_splits.Split, exc
     return tuple(row)
 
 
+#: The event types whose bodies each mode reads (ReadOptions.parse_bodies, as the CLI's commands:
+#: api.bodies_needed adds the filters'); None: every type (the events mode outputs every body).
+MODE_BODIES = {"events": None, "rows": api.ROWS_BODIES, "table": api.ROWS_BODIES,
+               "transactions": api.ANALYZE_BODIES}
+
+
 def _events(cfg: Config, split: stream_splits.Split, run_files: list[str], schema: SchemaTracker | None = None):
     """The split's events the filters keep; with `schema`, every event is seen by it first
     (rows.observe_schema): the filters never hide DDL or a TABLE_MAP from it."""
-    return api.select_events(stream_splits.iter_split_events(split, cfg.read), cfg.filters, run_files, schema)
+    options = dataclasses.replace(cfg.read, parse_bodies=api.bodies_needed(MODE_BODIES[cfg.mode], cfg.filters))
+    return api.select_events(stream_splits.iter_split_events(split, options), cfg.filters, run_files, schema)
 
 
 def _split_schema(split: stream_splits.Split) -> SchemaTracker:
@@ -212,13 +207,14 @@ def _split_schema(split: stream_splits.Split) -> SchemaTracker:
     return stream_splits.restore(split.schema_state, SchemaTracker) if split.schema_state else SchemaTracker()
 
 
-def _encode(cfg: Config, value: Any):
-    if value is None:
-        return None
-    return jsonenc.dumps(value) if cfg.images == "json" else spark_variant.encode(value)
+def _encoder(cfg: Config):
+    """Image or body -> its column value: JSON text (images=json) or the VARIANT's (value, metadata)."""
+    encode = jsonenc.dumps if cfg.images == "json" else spark_variant.encode
+    return lambda value: None if value is None else encode(value)
 
 
 def _event_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
+    encode = _encoder(cfg)
     for ev in _events(cfg, split, run_files):
         if stream_splits.is_prefix(split, ev):
             continue
@@ -230,33 +226,33 @@ def _event_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
         d = ev.to_dict()
         body = {k: v for k, v in d.items() if k not in EVENT_HEADER_KEYS}
         yield (ev.file, ev.pos, ev.end_log_pos, ev.type, ev.type_code, _us(ev.timestamp), ev.server_id, ev.size,
-               ev.flags, ev.checksum, ev.payload_pos, ev.payload_offset, d.get("error"), _encode(cfg, body))
+               ev.flags, ev.checksum, ev.payload_pos, ev.payload_offset, d.get("error"), encode(body))
 
 
 def _row_changes(cfg: Config, split: stream_splits.Split, preds: Predicates, typed: bool,
                  run_files: list[str]) -> Iterator[tuple[Any, Any, Any]]:
-    """(row change, its rows event, XID of its transaction) of a split, in order; a rows event
-    that does not decode gives (Fault, event, XID) after the rows decoded before its fault.
+    """(the row changes of a rows event, that event, XID of its transaction) of a split, in order; a
+    rows event that does not decode gives (Fault, event, XID) after the rows decoded before its fault.
 
     Rows wait for the end of their transaction (the XID comes last). Rows events that pushed
     filters rule out are not decoded. On a fault of the stream, the rows decoded before it
     come first, with no XID, then the error is raised.
     """
     decoder = RowDecoder()      # the TABLE_MAPs come completed (observe_schema, under the filters)
-    tx = Transactions()
+    feed, step, ops, row_ops = decoder.feed, Transactions().step, cfg.ops, ROW_OPS
     pending: list = []
     xid = None
     prefix = "_" if typed else ""
     try:
         for ev in _events(cfg, split, run_files, _split_schema(split)):
-            starts, ends = tx.step(ev)
+            starts, ends = step(ev)
             code = ev.type_code
             if starts and pending:
-                yield from ((rc, e, None) for rc, e in pending)
+                yield from ((g, e, None) for g, e in pending)
                 pending = []
-            if code in ROW_OPS and ev.error is None:
-                op = ROW_OPS[code]
-                if cfg.ops and op not in cfg.ops:
+            op = row_ops.get(code) if ev.error is None else None
+            if op is not None:
+                if ops and op not in ops:
                     continue
                 if preds:
                     td = decoder.tables.get(ev.fields["table_id"])
@@ -269,35 +265,51 @@ def _row_changes(cfg: Config, split: stream_splits.Split, preds: Predicates, typ
                             ctx["schema"], ctx["table"] = td.schema, td.table
                     if not preds.ok_known(ctx):
                         continue
+                changes: list = []
                 try:
-                    for rc in decoder.feed(ev):
-                        pending.append((rc, ev))
+                    changes.extend(feed(ev))    # one by one: the rows before a fault are kept
                 except BinlogError as exc:
+                    pending.append((changes, ev))
                     pending.append((Fault(exc), ev))
+                else:
+                    pending.append((changes, ev))
             else:
                 try:
-                    for _ in decoder.feed(ev):
+                    for _ in feed(ev):
                         pass
                 except BinlogError as exc:
                     pending.append((Fault(exc), ev))
             if code == ET.xid_event and ev.error is None:
                 xid = ev.fields.get("xid")
             if ends:
-                yield from ((rc, e, xid) for rc, e in pending)
+                yield from ((g, e, xid) for g, e in pending)
                 pending, xid = [], None
     except BaseException:
-        yield from ((rc, e, None) for rc, e in pending)
+        yield from ((g, e, None) for g, e in pending)
         raise
-    yield from ((rc, e, None) for rc, e in pending)
+    yield from ((g, e, None) for g, e in pending)
+
+
+def _each_change(groups) -> Iterator[tuple[Any, Any, Any]]:
+    """(row change, its rows event, XID) of each row change of `_row_changes`; a Fault as it comes."""
+    for changes, ev, xid in groups:
+        if type(changes) is Fault:
+            yield changes, ev, xid
+        else:
+            for rc in changes:
+                yield rc, ev, xid
 
 
 def _row_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
-    for rc, ev, xid in _row_changes(cfg, split, preds, False, run_files):
-        if type(rc) is Fault:
-            yield rc
+    encode = _encoder(cfg)
+    for changes, ev, xid in _row_changes(cfg, split, preds, False, run_files):
+        if type(changes) is Fault:
+            yield changes
             continue
-        yield (rc.file, rc.pos, ev.end_log_pos, _us(rc.timestamp), rc.server_id, rc.gtid, _dec(xid), rc.schema,
-               rc.table, rc.op, _encode(cfg, rc.before), _encode(cfg, rc.after), rc.row_index)
+        end = ev.end_log_pos
+        for rc in changes:
+            yield (rc.file, rc.pos, end, rc.timestamp * 1_000_000, rc.server_id, rc.gtid, xid, rc.schema,
+                   rc.table, rc.op, encode(rc.before), encode(rc.after), rc.row_index)
 
 
 def _table_records(cfg, split, preds, table: TableDef, run_files) -> Iterator[tuple]:
@@ -310,7 +322,7 @@ def _table_records(cfg, split, preds, table: TableDef, run_files) -> Iterator[tu
     planned = dict(zip(names, types))
     last_def, changed = None, None          # the last TableDef seen, what in it differs from `planned`
     faulted = None                          # the rows event whose fault was given (one per event)
-    for rc, ev, _xid in _row_changes(cfg, split, preds, True, run_files):
+    for rc, ev, _xid in _each_change(_row_changes(cfg, split, preds, True, run_files)):
         if type(rc) is Fault:
             yield rc
             continue
@@ -373,4 +385,4 @@ def _tx_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
             continue
         yield (t.file, t.start_pos, t.end_pos, t.bytes, _ts_us(t.begin_time), _ts_us(t.commit_time),
                t.commit_time_source, _ts_us(t.original_commit_time), t.duration_s, t.server_id, t.gtid,
-               _dec(t.xid), t.events, t.rows, t.inserts, t.updates, t.deletes, t.tables, t.complete)
+               t.xid, t.events, t.rows, t.inserts, t.updates, t.deletes, t.tables, t.complete)

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import itertools
+import operator
 import struct
 from typing import Any
 
@@ -220,88 +222,101 @@ def encode(value: Any) -> tuple[bytes, bytes]:
 
 # ------------------------------------------------------------------ fast path for row images
 _TEXT_TYPES = (decimal.Decimal, dt.datetime, dt.date, dt.time, dt.timedelta)
-#: (keys, which values are bytes) -> the layout every image of that shape shares.
+#: keys, or (keys, the indexes of the bytes values) -> the layout every image of that shape shares.
 _LAYOUTS: dict[tuple, tuple] = {}
 _HEX_KEY = "hex"
+#: INT1 values -128..127, encoded once.
+_SMALL_INTS = [_H_INT1 + i.to_bytes(1, "little", signed=True) for i in range(-0x80, 0x80)]
+#: n -> the packer of n little-endian 16-bit offsets.
+_PACK16: dict[int, Any] = {}
 
 
-def _layout(keys: tuple, is_bytes: tuple) -> tuple:
+def _layout(keys: tuple, hexed: tuple) -> tuple:
+    """What every object of these keys shares (its values' bytes aside; `hexed`: the indexes of the
+    values that are bytes, written {"hex": ...}): the offsets in key order as a getter of the list
+    of offsets (the total last), the object's first bytes for each offset width (1, 2, 3), the
+    metadata, and the header of a {"hex": ...} object."""
     enc = _Encoder()
     ids = []
     hex_id = None
-    for k, b in zip(keys, is_bytes):
+    for i, k in enumerate(keys):
         ids.append(enc.key(k))
-        if b and hex_id is None:
+        if i in hexed and hex_id is None:
             hex_id = enc.key(_HEX_KEY)
-    order = sorted(range(len(keys)), key=lambda i: keys[i])
     n = len(keys)
+    order = sorted(range(n), key=lambda i: keys[i])
     large = n > 0xFF
     id_size = _int_size(max(ids, default=0))
-    head = bytes([0]) + n.to_bytes(4 if large else 1, "little")  # header byte patched per offset size
+    count = n.to_bytes(4 if large else 1, "little")
     id_list = b"".join(ids[i].to_bytes(id_size, "little") for i in order)
     flags = (large << 6) | ((id_size - 1) << 4) | _OBJECT
+    prefixes = [b""] + [bytes([flags | ((size - 1) << 2)]) + count + id_list for size in (1, 2, 3)]
     hex_head = None
     if hex_id is not None:
         hid = _int_size(hex_id)
         hex_head = (((hid - 1) << 4) | _OBJECT, b"\x01" + hex_id.to_bytes(hid, "little"))
-    return order, flags, head[1:], id_list, enc.metadata(), hex_head
+    return operator.itemgetter(*order, n), prefixes, enc.metadata(), hex_head
 
 
 def _encode_flat(d: dict) -> tuple[bytes, bytes] | None:
     """An image whose values are scalars or bytes (no JSON document, list or set): its layout
     (dictionary, field order, id widths) is cached by shape, only the values are encoded."""
     parts = []
-    is_bytes = []
+    append = parts.append
+    hexed = None
     for v in d.values():
         t = type(v)
-        b = False
-        if t is str:
-            part = _string(v)
+        if t is int:
+            append(_SMALL_INTS[v + 0x80] if -0x80 <= v <= 0x7F else _int(v))
+        elif t is str:
+            append(_string(v))
         elif v is None:
-            part = _B_NULL
-        elif t is int:
-            part = _int(v)
+            append(_B_NULL)
         elif t is bytes:
-            part = _string(v.hex())
-            b = True
+            hexed = (hexed or ()) + (len(parts),)
+            append(_string(v.hex()))
         elif t is float:
             if v != v or v in (float("inf"), float("-inf")):
-                part = _H_DOUBLE + struct.pack("<d", v)
+                append(_H_DOUBLE + struct.pack("<d", v))
             else:
-                part = _number_text(repr(v))
+                append(_number_text(repr(v)))
         elif t is bool:
-            part = _B_TRUE if v else _B_FALSE
+            append(_B_TRUE if v else _B_FALSE)
         elif isinstance(v, _TEXT_TYPES):
-            part = _string(jsonenc.default(v))
+            append(_string(jsonenc.default(v)))
         else:
             return None
-        parts.append(part)
-        is_bytes.append(b)
+    if not parts:
+        return None
     keys = tuple(d)
-    shape = (keys, tuple(is_bytes))
+    shape = keys if hexed is None else (keys, hexed)
     layout = _LAYOUTS.get(shape)
     if layout is None:
         if any(type(k) is not str for k in keys):
             return None
         if len(_LAYOUTS) > 4096:
             _LAYOUTS.clear()
-        layout = _LAYOUTS[shape] = _layout(keys, shape[1])
-    order, flags, count, id_list, metadata, hex_head = layout
-    if hex_head is not None:
+        layout = _LAYOUTS[shape] = _layout(keys, hexed or ())
+    ordered, prefixes, metadata, hex_head = layout
+    if hexed is not None:
         hflags, hmid = hex_head
-        for i, b in enumerate(is_bytes):
-            if b:
-                s = parts[i]
-                size = _int_size(len(s))
-                parts[i] = b"".join((bytes([hflags | ((size - 1) << 2)]), hmid, (0).to_bytes(size, "little"),
-                                     len(s).to_bytes(size, "little"), s))
-    offsets, total = _offsets(parts)
-    size = _int_size(total)
-    out = [bytes([flags | ((size - 1) << 2)]), count, id_list]
-    out.extend(offsets[i].to_bytes(size, "little") for i in order)
-    out.append(total.to_bytes(size, "little"))
-    out.extend(parts)
-    return b"".join(out), metadata
+        for i in hexed:
+            s = parts[i]
+            size = _int_size(len(s))
+            parts[i] = b"".join((bytes([hflags | ((size - 1) << 2)]), hmid, (0).to_bytes(size, "little"),
+                                 len(s).to_bytes(size, "little"), s))
+    offsets = ordered(list(itertools.accumulate(map(len, parts), initial=0)))
+    total = offsets[-1]
+    if total <= 0xFF:
+        size, table = 1, bytes(offsets)
+    elif total <= 0xFFFF:
+        pack = _PACK16.get(len(offsets))
+        if pack is None:
+            pack = _PACK16[len(offsets)] = struct.Struct(f"<{len(offsets)}H").pack
+        size, table = 2, pack(*offsets)
+    else:
+        size, table = 3, b"".join(o.to_bytes(3, "little") for o in offsets)
+    return prefixes[size] + table + b"".join(parts), metadata
 
 
 __all__ = ["encode"]
