@@ -216,6 +216,9 @@ class Split:
     #: seek (stream.seek) puts there the magic and every stretch of the file that the schema and
     #: the filters need before the position.
     before: tuple[tuple[int, int], ...] = ()
+    #: A byte range of resync planning (stream.resync): `start` and `end` are the range's offsets,
+    #: resolved to transaction boundaries by its reader (`iter_split_events`), not by the planner.
+    resync: bool = False
 
     @property
     def whole(self) -> bool:
@@ -331,10 +334,14 @@ class SplitReader(BinlogReader):
 def iter_split_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> Iterator[Event]:
     """The events of a split with the file's positions.
 
-    A piece after the first starts with the FDE put in front of it, at that FDE's real position
+    A resync split is resolved first (`resync.iter_resync_events`). A piece after the first starts with the FDE put in front of it, at that FDE's real position
     (below `split.start`): decoders need it (checksums, MariaDB numbering); outputs of events
     leave out every event with ``pos < split.start`` (see `is_prefix`).
     """
+    if split.resync:
+        from binlog_spec.stream import resync
+        yield from resync.iter_resync_events(split, options)
+        return
     reader = SplitReader(split, options)
     mapped = bool(reader._starts)
     try:
