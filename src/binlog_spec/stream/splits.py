@@ -198,6 +198,16 @@ def _open_ref(ref: FileRef, buffer_size: int, buffered: bool = True) -> tuple[Bi
     return (io.BufferedReader(raw, buffer_size) if buffered else raw), ref.size
 
 
+def starts_like_binlog(ref: FileRef) -> bool:
+    """Whether a file starts like a binlog: the magic, plain or gzip."""
+    try:
+        stream, _ = _open_ref(ref, spec.LEN_MAGIC)
+        with stream:
+            return stream.read(spec.LEN_MAGIC) == spec.MAGIC
+    except (OSError, EOFError, zlib.error):
+        return False
+
+
 # ------------------------------------------------------------------------------ splits
 @dataclass(frozen=True)
 class Split:
@@ -219,6 +229,9 @@ class Split:
     #: A byte range of resync planning (stream.resync): `start` and `end` are the range's offsets,
     #: resolved to transaction boundaries by its reader (`iter_split_events`), not by the planner.
     resync: bool = False
+    #: Read only if the file starts like a binlog (`starts_like_binlog`), else no events: a file a
+    #: folder gave under a name unlike a binlog's, not opened when it was listed.
+    if_binlog: bool = False
 
     @property
     def whole(self) -> bool:
@@ -338,6 +351,10 @@ def iter_split_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> I
     (below `split.start`): decoders need it (checksums, MariaDB numbering); outputs of events
     leave out every event with ``pos < split.start`` (see `is_prefix`).
     """
+    if split.if_binlog:
+        if not starts_like_binlog(split.ref):
+            return
+        split = dataclasses.replace(split, if_binlog=False)
     if split.resync:
         from binlog_spec.stream import resync
         yield from resync.iter_resync_events(split, options)
