@@ -10,6 +10,7 @@ import pytest
 
 import binlog_spec
 from binlog_spec.binlog import spec
+from binlog_spec.binlog.writer import OFS_END_LOG_POS
 from binlog_spec.errors import BinlogError, ResyncError
 from binlog_spec.stream import resync
 from binlog_spec.stream import splits as stream_splits
@@ -22,6 +23,7 @@ MARIADB_11_4 = str(CORPUS / "mariadb-poc" / "mariadb-binlog__binlogs__domain_id_
 RELAY = str(CORPUS / "rust_mysql_common" / "corrupt-relay-bin.000624")
 MYSQL8 = str(CORPUS / "mysql-cdc-rs" / "binlog.000693")
 ET = spec.EventType
+H = spec.LEN_EVENT_HEADER
 
 
 def _outer(events) -> list[int]:
@@ -111,7 +113,7 @@ def _event(code: int, body: bytes, pos: int, end_log_pos: int | None = None) -> 
 def _binlog(tmp_path: Path, events: list[tuple[int, bytes, bool]]) -> Path:
     """A MySQL 8 binlog: the FDE of binlog.000693 (CRC32), then the events (code, body, real position)."""
     src = Path(MYSQL8).read_bytes()
-    fde_size = spec.parse_header(src[4:23]).len_event
+    fde_size = spec.parse_header(src[spec.LEN_MAGIC:spec.LEN_MAGIC + H]).len_event
     out = bytearray(src[:4 + fde_size])
     for code, body, real in events:
         out += _event(code, body, len(out), None if real else 0)
@@ -137,9 +139,9 @@ def test_a_false_event_inside_a_row_image_is_rejected(tmp_path):
     end_log_pos all fitting): its CRC32 and the chain behind it reject it, so the offset inside the
     image resyncs to the next real transaction, not to the fake XID's end."""
     tx = lambda: [(GTID, b"\0" * 42, True), (QUERY, b"\0" * 13 + b"BEGIN", True)]
-    pre = 4 + spec.parse_header(Path(MYSQL8).read_bytes()[4:23]).len_event
-    # where the WRITE_ROWS body starts: after GTID (19+42+4) and QUERY (19+18+4)
-    body_at = pre + (19 + 42 + 4) + (19 + 18 + 4) + 19
+    pre = 4 + spec.parse_header(Path(MYSQL8).read_bytes()[spec.LEN_MAGIC:spec.LEN_MAGIC + H]).len_event
+    # where the WRITE_ROWS body starts: after the GTID event and the BEGIN QUERY event, and its header
+    body_at = pre + (H + 42 + 4) + (H + 18 + 4) + H
     fake_at = body_at + 100
     image = bytearray(b"\x11" * 400)
     image[100:100 + 31] = _fake_header_inside(0, fake_at)
@@ -152,7 +154,7 @@ def test_a_false_event_inside_a_row_image_is_rejected(tmp_path):
     second_gtid = [e.pos for e in events if e.type_code == GTID][1]
     with open(path, "rb") as f:
         r = resync._Resync(f, ref, head)
-        assert not r.verified(fake_at) and r.sane(Path(path).read_bytes()[fake_at:fake_at + 19], fake_at)
+        assert not r.verified(fake_at) and r.sane(Path(path).read_bytes()[fake_at:fake_at + H], fake_at)
         assert r.boundary_at(fake_at - 3) == second_gtid
         assert r.boundary_at(fake_at) == second_gtid
     for size in range(60, ref.size, 37):
@@ -167,7 +169,7 @@ def test_a_candidate_whose_end_log_pos_is_not_its_end_is_rejected(tmp_path):
     gtid_at = head.end
     with open(path, "rb") as f:
         assert resync._Resync(f, ref, head).verified(gtid_at)
-    struct.pack_into("<I", data, gtid_at + 13, 12345)        # end_log_pos of the GTID event: wrong
+    struct.pack_into("<I", data, gtid_at + OFS_END_LOG_POS, 12345)        # end_log_pos of the GTID event: wrong
     path.write_bytes(bytes(data))
     with open(path, "rb") as f:
         assert not resync._Resync(f, ref, head).verified(gtid_at)
@@ -214,7 +216,7 @@ def test_a_second_fde_past_the_head_is_a_named_error(tmp_path):
     """An FDE in the middle of a range (a file the head did not tell apart): the reader stops with
     the error that names planning=scan."""
     src = Path(MYSQL8).read_bytes()
-    fde_size = spec.parse_header(src[4:23]).len_event
+    fde_size = spec.parse_header(src[spec.LEN_MAGIC:spec.LEN_MAGIC + H]).len_event
     fde = bytearray(src[4:4 + fde_size])
     path = _binlog(tmp_path, [(GTID, b"\0" * 42, True), (XID, b"\1" * 8, True)] * 3)
     data = bytearray(path.read_bytes())

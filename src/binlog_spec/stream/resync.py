@@ -32,7 +32,7 @@ header pass (`splits.scan_file`).
 from __future__ import annotations
 
 import dataclasses
-import zlib
+import struct
 from dataclasses import dataclass
 from typing import BinaryIO, Iterator
 
@@ -40,6 +40,7 @@ from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import MARIADB_FIRST_EVENT, is_mariadb
 from binlog_spec.binlog.reader import GZIP_MAGIC
+from binlog_spec.binlog.writer import OFS_LEN, OFS_TYPE
 from binlog_spec.errors import ResyncError
 from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
 from binlog_spec.stream.splits import (_BOUNDARY_CODES, FDE, GTID_CODES, START_ENCRYPTION, XID, FileRef,
@@ -60,9 +61,7 @@ MAX_LEN_EVENT = (1 << 30) + (1 << 16)
 MAX_RESYNC_SIZE = 1 << 32
 
 _HEADER = spec.HEADER_STRUCT
-_OFS_TYPE_CODE = 4          # in the common header: after the 4-byte timestamp
-_OFS_LEN_EVENT = 9          # after timestamp 4, type code 1, server id 4
-_U32 = __import__("struct").Struct("<I")
+_U32 = struct.Struct("<I")
 
 
 # ------------------------------------------------------------------------------- the head
@@ -119,7 +118,7 @@ def read_head(ref: FileRef, *, walk: bool = True, window: int = WINDOW) -> Head:
 def _head_events(buf: bytes, pos: int, size: int) -> str | None:
     """Why the first events of a file (those wholly in `buf`) rule resync out, or None."""
     while pos + H <= len(buf):
-        code, len_event = buf[pos + _OFS_TYPE_CODE], _U32.unpack_from(buf, pos + _OFS_LEN_EVENT)[0]
+        code, len_event = buf[pos + OFS_TYPE], _U32.unpack_from(buf, pos + OFS_LEN)[0]
         if len_event < H:
             return None                     # broken: the reader will say so where it reads
         if code == FDE:
@@ -196,17 +195,17 @@ class _Resync:
         header = self.win.get(pos, H)
         if len(header) < H or not self.sane(header, pos):
             return False
-        q = pos + _U32.unpack_from(header, _OFS_LEN_EVENT)[0]
+        q = pos + _U32.unpack_from(header, OFS_LEN)[0]
         for _ in range(CHAIN):
             if q == self.size:
                 break
             nxt = self.win.get(q, H)
             if len(nxt) < H or not self.sane(nxt, q):
                 return False
-            q += _U32.unpack_from(nxt, _OFS_LEN_EVENT)[0]
-        len_event = _U32.unpack_from(header, _OFS_LEN_EVENT)[0]
+            q += _U32.unpack_from(nxt, OFS_LEN)[0]
+        len_event = _U32.unpack_from(header, OFS_LEN)[0]
         event = self.win.get(pos, len_event)
-        return zlib.crc32(memoryview(event)[:-4]) == _U32.unpack_from(event, len_event - 4)[0]
+        return spec.event_crc32(event) == _U32.unpack_from(event, len_event - 4)[0]
 
     def first_event(self, start: int) -> int | None:
         """The first verified event start at or after `start`, or None (none before the end)."""
@@ -217,7 +216,7 @@ class _Resync:
             base = pos
             last = min(len(buf) - H, size - H - base)
             for i in range(0, last + 1):
-                if known[buf[i + _OFS_TYPE_CODE]] and self.verified(base + i):
+                if known[buf[i + OFS_TYPE]] and self.verified(base + i):
                     return base + i
                 if self.win.base != base:          # verified() moved the window: take it back
                     self.win.base, self.win.buf = base, buf
@@ -235,11 +234,11 @@ class _Resync:
             if len(header) < H or not self.sane(header, pos):
                 pos = self.first_event(pos + 1)      # a broken stretch: on from the next verified event
                 continue
-            code = header[_OFS_TYPE_CODE]
+            code = header[OFS_TYPE]
             if code == FDE:
                 raise ResyncError("a FORMAT_DESCRIPTION_EVENT past the head of the file: resync planning "
                                   "cannot read it; use .option('planning', 'scan')", file=self.name, offset=pos)
-            end = pos + _U32.unpack_from(header, _OFS_LEN_EVENT)[0]
+            end = pos + _U32.unpack_from(header, OFS_LEN)[0]
             if code in GTID_CODES and pos >= offset:
                 return pos
             if code == XID and end >= offset:
@@ -263,8 +262,8 @@ def resolve(split: Split, head: Head | None = None) -> tuple[Split | None, Head]
     """A resync split (`Split.resync`) with its start and end resolved to transaction boundaries
     (None: no transaction starts in its range), and the head of its file."""
     head = head or read_head(split.ref, walk=False)
-    if head.fde is None:
-        return dataclasses.replace(split, resync=False), head
+    if head.fde is None:     # no longer a plain binlog: the first range reads it whole, for its reader to say so
+        return (dataclasses.replace(split, end=None, resync=False) if split.start == 0 else None), head
     with split.ref.open() as f:
         r = _Resync(f, split.ref, head)
         start = 0 if split.start == 0 else r.boundary_at(split.start)
@@ -310,7 +309,7 @@ def iter_resync_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> 
     if ok and last[2] != XID:
         with split.ref.open() as f:
             header = _read_at(f, resolved.end, H)
-        ok = len(header) == H and header[_OFS_TYPE_CODE] in GTID_CODES
+        ok = len(header) == H and header[OFS_TYPE] in GTID_CODES
     if not ok:
         raise ResyncError(f"the next split resyncs to {resolved.end}, which linear reading does not meet as a "
                           "transaction boundary", file=split.ref.name, offset=resolved.end)
