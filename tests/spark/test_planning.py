@@ -91,3 +91,50 @@ def test_resync_and_scan_planning_read_the_same_events():
         by[planning] = [e.pos for s in splits for e in stream_splits.iter_split_events(s)
                         if not e.is_inner and not stream_splits.is_prefix(s, e)]
     assert by["resync"] == by["scan"] and len(by["scan"]) > 100 and ref.size > 100_000
+
+
+def _rows(cfg: Config, splits) -> "collections.Counter":
+    """The rows of the planned splits as the data source's tasks make them (records.read_split)."""
+    import collections
+    import json
+    from binlog_spec.spark.records import output_schema, read_split
+    schema = output_schema(cfg, None)
+    names = [s.ref.name for s in splits]
+    out: collections.Counter = collections.Counter()
+    for s in splits:
+        for batch in read_split(cfg, schema, s, run_files=[names[0], names[-1]]):
+            out.update(json.dumps(r, default=str, sort_keys=True) for r in batch.to_pylist())
+    return out
+
+
+def test_the_ddl_states_of_resync_pieces_are_those_at_their_resolved_starts(monkeypatch):
+    """With the DDL statements given to the planner (DDL_HOOK off), a file whose names need the DDL
+    replayed (MySQL 8, MINIMAL metadata) is cut by resync too: each piece gets the schema state at
+    the boundary its reader resolves its range start to, and the rows are those of the whole read."""
+    from binlog_spec.spark import planning
+    whole_cfg = Config.from_options({"path": MYSQL8, "splitSize": "0"})
+    whole = _rows(whole_cfg, plan(whole_cfg))
+    cfg = Config.from_options({"path": MYSQL8, "splitSize": "64k"})
+    assert not any(s.resync for s in plan(cfg))                 # DDL_HOOK: cut by the header pass
+    monkeypatch.setattr(planning, "DDL_HOOK", False)
+    splits = plan(cfg)
+    assert all(s.resync for s in splits) and len(splits) == -(-os.path.getsize(MYSQL8) // 65536)
+    assert len({s.schema_state for s in splits}) >= 3             # the states differ along the file
+    assert _rows(cfg, splits) == whole and sum(whole.values()) > 200
+
+
+def test_a_piece_whose_range_starts_inside_a_ddl_transaction_has_that_ddl_in_its_state(monkeypatch):
+    """A range starting between a DDL's GTID event and its QUERY event resolves to the next
+    boundary, after the DDL: the piece's schema state holds the table that DDL creates."""
+    from binlog_spec.rows.schema import SchemaTracker
+    from binlog_spec.spark import planning
+    scan = stream_splits.scan_file(stream_splits.LocalFile.of(MYSQL8), ddl=True)
+    pos, db, query = [s for s in stream_splits.ddl_statements(scan) if "CREATE TABLE" in s[2].upper()][1]
+    table = query.split("`")[1]
+    assert pos not in scan.boundaries and max(b for b in scan.boundaries if b < pos) > pos - 100
+    monkeypatch.setattr(planning, "DDL_HOOK", False)
+    splits = plan(Config.from_options({"path": MYSQL8, "splitSize": str(pos)}))
+    at = next(s for s in splits if s.start == pos)
+    before = next(s for s in splits if s.start == 0)
+    assert stream_splits.restore(at.schema_state, SchemaTracker).columns(db, table) is not None
+    assert stream_splits.restore(before.schema_state, SchemaTracker).columns(db, table) is None

@@ -139,17 +139,34 @@ def plan(cfg: Config) -> list[stream_splits.Split]:
             if keys[i] not in trackers:
                 trackers[keys[i]] = cfg.tracker()
             return trackers[keys[i]]
+        starts = _resolved_starts(splits, cuts.heads) if needs_ddl else {}
         splits = stream_splits.with_schema_states(
             splits, lambda i: stream_splits.ddl_statements(scans[i]) if needs_ddl and i in scans else [],
-            tracker_of, carries=lambda i: last_of_sequence[keys[i]] != i)
+            tracker_of, carries=lambda i: last_of_sequence[keys[i]] != i,
+            start_of=lambda s: starts.get((s.file_index, s.start), s.start))
     return splits
 
 
-#: Where resync planning meets DDL replay. A resync split's start is resolved by its reader, so the
-#: driver cannot tell which DDL statements come before it: while this is True, a file cut by resync
-#: whose rows need the DDL replayed (replayDdl=always, or auto with names missing) is cut by its
-#: header pass instead (which the DDL replay makes anyway). A DDL pass that gives, for each range
-#: start, the statements before the boundary the range resolves to (`resync.resolve`) replaces it.
+def _resolved_starts(splits: list[stream_splits.Split], heads: dict[int, resync.Head]) -> dict[tuple[int, int], int]:
+    """(file index, range start) -> the transaction boundary its reader starts at, for the resync
+    splits (a little read around each range start: `resync.resolved_starts`)."""
+    by_file: dict[int, list[stream_splits.Split]] = {}
+    for s in splits:
+        if s.resync:
+            by_file.setdefault(s.file_index, []).append(s)
+    out: dict[tuple[int, int], int] = {}
+    for i, starts in zip(by_file, _map_files(
+            lambda i: resync.resolved_starts(by_file[i][0].ref, heads[i], [s.start for s in by_file[i]]), list(by_file))):
+        out.update(((i, s.start), b) for s, b in zip(by_file[i], starts))
+    return out
+
+
+#: Where resync planning meets DDL replay. The DDL statements of a file come from its header pass
+#: (`scans`) today, and while this is True a file cut by resync whose rows need the DDL replayed
+#: (replayDdl=always, or auto with names missing) is cut where that pass says instead. When the
+#: statements come from elsewhere (a distributed DDL read), set it False: the file is cut by resync
+#: and each piece's schema state is that of the statements before the boundary its reader resolves
+#: its range start to (`_resolved_starts`: a little read around each range start, in the driver).
 DDL_HOOK = True
 
 

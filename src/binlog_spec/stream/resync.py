@@ -254,6 +254,14 @@ def boundary_at(ref: FileRef, head: Head, offset: int) -> int:
         return _Resync(f, ref, head).boundary_at(offset)
 
 
+def resolved_starts(ref: FileRef, head: Head, offsets: list[int]) -> list[int]:
+    """`boundary_at` of each offset (0 stays 0), the file opened once: where the readers of ranges
+    starting there start (for the schema state at a split's start, `splits.with_schema_states`)."""
+    with ref.open() as f:
+        r = _Resync(f, ref, head)
+        return [0 if offset == 0 else r.boundary_at(offset) for offset in offsets]
+
+
 assert _BOUNDARY_CODES == GTID_CODES | {XID}, "boundary_at follows the header pass's boundaries"
 
 

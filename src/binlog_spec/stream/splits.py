@@ -396,7 +396,7 @@ def restore(state: bytes | None, tracker_cls):
 
 def with_schema_states(splits: list[Split], statements_of: Callable[[int], list[tuple]],
                        tracker_of: Callable[[int], Any], carries: Callable[[int], bool] = lambda i: True,
-                       quiet: bool = False) -> list[Split]:
+                       quiet: bool = False, start_of: Callable[[Split], int] | None = None) -> list[Split]:
     """Each split with the schema state at its start (`Split.schema_state`, a `snapshot`).
 
     The DDL statements of each file (`statements_of(file_index)`: (position, db, query), e.g.
@@ -405,7 +405,9 @@ def with_schema_states(splits: list[Split], statements_of: Callable[[int], list[
     (a fourth item, the server's collation, is given to `observe_query` too: `statements_with_collation`);
     the statements after a file's last split start are replayed too when the next file continues
     the history (`carries(file_index)`). `quiet`: the trackers' notes (what a replay says: a table
-    forgotten) are not kept in the snapshots, their reader heard them from the split before."""
+    forgotten) are not kept in the snapshots, their reader heard them from the split before.
+    `start_of(split)`: where the split's events start, when not `split.start` (a resync split's
+    range start resolved to its transaction boundary: `resync.resolved_starts`)."""
     out: list[Split] = []
     by_file: dict[int, list[Split]] = {}
     for s in splits:
@@ -415,7 +417,8 @@ def with_schema_states(splits: list[Split], statements_of: Callable[[int], list[
         statements = statements_of(i)
         k = 0
         for s in by_file[i]:
-            while k < len(statements) and statements[k][0] < s.start:
+            start = s.start if start_of is None else start_of(s)
+            while k < len(statements) and statements[k][0] < start:
                 tracker.observe_query(*statements[k][1:])
                 k += 1
             if quiet:
