@@ -59,6 +59,12 @@ class EncryptedBinlogError(BinlogError):
     """Events after a START_ENCRYPTION_EVENT are encrypted with a key only the server has."""
 
 
+class ResyncError(BinlogError):
+    """Resync planning (binlog_spec.stream.resync) could not be trusted at a byte offset of a file:
+    two neighbouring splits disagree on the transaction boundary between them, or a
+    FORMAT_DESCRIPTION_EVENT appears past the file's head. Read the file with planning=scan."""
+
+
 class MissingTableMapError(BinlogError):
     """A rows event refers to a table id no TABLE_MAP_EVENT has defined."""
 

@@ -3,17 +3,15 @@ listed as `FileRef`s in name order, and opened for reading (local files directly
 pyarrow)."""
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import glob as globmod
-import gzip
 import io
 import os
 import re
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from binlog_spec.binlog import spec
-from binlog_spec.binlog.reader import GZIP_MAGIC
 
 
 @dataclass(frozen=True)
@@ -26,6 +24,9 @@ class FileRef:
     size: int
     #: "" for the local filesystem, else the URI that `pyarrow.fs.FileSystem.from_uri` opens.
     uri: str = ""
+    #: Given by a folder or a glob under a name unlike a binlog's: read only if it starts like one
+    #: (`stream.splits.starts_like_binlog`, checked by its reader: `Split.if_binlog`), else left out.
+    sniff: bool = False
 
     @property
     def local(self) -> bool:
@@ -83,28 +84,20 @@ class _ArrowRaw(io.RawIOBase):
 _BINLOG_NAME = re.compile(r"\.\d{6,}(\.gz)?$")
 
 
-def _looks_like_binlog(ref: FileRef) -> bool:
-    """A file a folder or a glob contributes: one that starts like a binlog (the magic, plain or
-    gzip), or one named like a binlog whatever it starts with, so that a damaged binlog is read and
-    fails (or is skipped with onError=skip) instead of being left out unseen."""
+def _listed(ref: FileRef) -> FileRef:
+    """A file a folder or a glob contributes, as listed (nothing is opened): one named like a binlog is
+    read whatever it starts with, so that a damaged binlog is read and fails (or is skipped with
+    onError=skip) instead of being left out unseen; any other is read only if it starts like a binlog
+    (`sniff`: its reader checks, `stream.splits.starts_like_binlog`)."""
     if _BINLOG_NAME.search(os.path.basename(ref.name.rstrip("/"))):
-        return True
-    try:
-        with ref.open() as f:
-            head = f.read(4)
-            if head[:2] == GZIP_MAGIC:
-                f.seek(0)
-                with gzip.GzipFile(fileobj=f) as g:
-                    head = g.read(4)
-    except (OSError, EOFError):
-        return False
-    return head == spec.MAGIC
+        return ref
+    return dataclasses.replace(ref, sniff=True)
 
 
 def list_files(paths: list[str], recursive: bool = False, path_glob: str | None = None) -> list[FileRef]:
-    """The files named by `paths`: files as they are; folders and globs expanded to the files
-    that start like a binlog (the magic, plain or gzip) or are named like one (`_looks_like_binlog`),
-    hidden and ``_``-names left out.
+    """The files named by `paths`: files as they are; folders and globs expanded to their files
+    with the sizes of the listing, none opened (`_listed`: those not named like a binlog are read
+    only if they start like one), hidden and ``_``-names left out.
 
     Sorted by name within each path; duplicates dropped. Raises FileNotFoundError for a path
     that names nothing.
@@ -134,9 +127,7 @@ def _expand(path: str, recursive: bool, path_glob: str | None) -> list[FileRef]:
             if os.path.isdir(m):
                 refs.extend(_expand(m, recursive, path_glob))
             elif _keep_name(m, path_glob):
-                ref = FileRef(m, m, os.path.getsize(m))
-                if _looks_like_binlog(ref):
-                    refs.append(ref)
+                refs.append(_listed(FileRef(m, m, os.path.getsize(m))))
         return refs
     if os.path.isdir(path):
         names: list[str] = []
@@ -149,9 +140,7 @@ def _expand(path: str, recursive: bool, path_glob: str | None) -> list[FileRef]:
         refs = []
         for n in sorted(names):
             if _keep_name(n, path_glob):
-                ref = FileRef(n, n, os.path.getsize(n))
-                if _looks_like_binlog(ref):
-                    refs.append(ref)
+                refs.append(_listed(FileRef(n, n, os.path.getsize(n))))
         return refs
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such file or folder: {path}")
@@ -180,7 +169,7 @@ def _expand_uri(uri: str, recursive: bool, path_glob: str | None) -> list[FileRe
         infos = filesystem.get_file_info(pafs.FileSelector(base, recursive=True))
         refs = [ref(i) for i in infos if i.type == pafs.FileType.File and fnmatch.fnmatchcase(i.path, fs_path)
                 and _keep_name(i.path, path_glob)]
-        refs = [r for r in sorted(refs, key=lambda r: r.name) if _looks_like_binlog(r)]
+        refs = [_listed(r) for r in sorted(refs, key=lambda r: r.name)]
         if not refs:
             raise FileNotFoundError(f"no file matches {uri}")
         return refs
@@ -190,5 +179,5 @@ def _expand_uri(uri: str, recursive: bool, path_glob: str | None) -> list[FileRe
     if info.type == pafs.FileType.Directory:
         infos = filesystem.get_file_info(pafs.FileSelector(fs_path, recursive=recursive))
         refs = [ref(i) for i in infos if i.type == pafs.FileType.File and _keep_name(i.path, path_glob)]
-        return [r for r in sorted(refs, key=lambda r: r.name) if _looks_like_binlog(r)]
+        return [_listed(r) for r in sorted(refs, key=lambda r: r.name)]
     return [ref(info)]

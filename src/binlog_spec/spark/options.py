@@ -18,6 +18,9 @@ from binlog_spec.rows.schema import SchemaTracker
 UTC = dt.timezone.utc
 NAME = "binlog"
 MODES = ("rows", "events", "transactions", "table", "ddl")
+#: How files larger than splitSize are cut: auto (resync where it can be trusted, else scan),
+#: resync (byte ranges resolved by their readers, binlog_spec.stream.resync), scan (the header pass).
+PLANNINGS = ("auto", "resync", "scan")
 DEFAULT_SPLIT_SIZE = 128 << 20
 CORRUPT_COLUMN = "_corrupt_record"
 PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
@@ -94,6 +97,7 @@ class Config:
     #: The ``ddl`` option: a JSON-lines file (or folder) of the input's DDL (stream.ddl), replayed before
     #: each split instead of the planning pass's.
     ddl_file: str | None = None
+    planning: str = "auto"
     read: ReadOptions = ReadOptions()
     images: str = "variant"
     before_image: bool = False
@@ -163,6 +167,9 @@ class Config:
         replay = str(_opt(options, "replayDdl", default="auto")).lower()
         if replay not in ("auto", "always", "never"):
             raise BinlogSparkError(f"replayDdl must be auto, always or never, not {replay!r}")
+        planning = str(_opt(options, "planning", default="auto")).lower()
+        if planning not in PLANNINGS:
+            raise BinlogSparkError(f"planning must be one of {', '.join(PLANNINGS)}, not {planning!r}")
         return cls(
             paths=tuple(str(p) for p in paths), mode=mode, table=typed, filters=filters, ops=ops,
             split_size=_size(_opt(options, "splitSize", default=DEFAULT_SPLIT_SIZE)), on_error=on_error,
@@ -170,6 +177,7 @@ class Config:
             path_glob=_opt(options, "pathGlobFilter"), schema_file=_opt(options, "schema"),
             schema_database=_opt(options, "schemaDatabase", default=""), replay_ddl=replay,
             ddl_file=_opt(options, "ddl"),
+            planning=planning,
             read=ReadOptions(verify_checksums=_bool(_opt(options, "verifyChecksums"), True),
                              expand_payloads=_bool(_opt(options, "expandPayloads"), True),
                              strict=_bool(_opt(options, "strict"), False)),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pyspark.sql.datasource import InputPartition
 
 from binlog_spec.stream import ddl as stream_ddl
+from binlog_spec.stream import resync
 from binlog_spec.stream import splits as stream_splits
 from binlog_spec.spark import types as spark_types
 from binlog_spec.binlog import spec
@@ -82,48 +83,64 @@ class BinlogPartition(InputPartition):
 def plan(cfg: Config) -> list[stream_splits.Split]:
     """Every split of the read, in file order, with the schema state each needs.
 
-    The planning passes (`stream_splits.scan_file`) run on up to `PLAN_THREADS` files at once
-    (what they wait for is I/O: object stores answer one request at a time per stream).
-    Full passes are made only where needed: over files cut into pieces, and, when the DDL
-    must be replayed, over the files whose CREATE/ALTER TABLEs a later file of the same
-    sequence needs (the last file of a sequence replays its own DDL while it is read).
+    The files are listed with their sizes, none opened (spark.files). A file larger than
+    `splitSize` is cut by `planning` (`_cut`): `resync` reads its head only and cuts byte ranges that
+    their readers resolve to transaction boundaries (binlog_spec.stream.resync); `scan` makes the
+    header pass over it (`stream_splits.scan_file`) and cuts at the boundaries it found; `auto`
+    resyncs where the head says it can be trusted, else scans.
+
+    Names (replayDdl): with the ``ddl`` option (the statements of a `mode=ddl` read, as
+    `read_binlog` gathers them) each split's schema state is that of the statements before the
+    boundary its reader starts at, and no planning pass reads DDL. Without it, in rows mode the first
+    TABLE_MAP of each file is probed to tell whether the DDL must be replayed; when it must, the
+    header pass reads the DDL of every file a later one of its sequence needs and of every file cut
+    into pieces, whose pieces are then cut where that pass says (`DDL_HOOK`).
+    The planning passes run on up to `PLAN_THREADS` files at once (what they wait for is I/O:
+    object stores answer one request at a time per stream).
     """
     refs = cfg.files()
+    if _positions_named(cfg):   # startPosition/stopPosition apply to the run's first and last binlog
+        refs = [r for r in refs if not r.sniff or stream_splits.starts_like_binlog(r)]
     rows = cfg.mode in ("rows", "table")
     scans: dict[int, stream_splits.ScanResult] = {}
     given = given_ddl(cfg, refs) if rows else None
+    cuts = _cut(cfg, refs)
 
-    def splittable(ref: stream_splits.FileRef) -> bool:
-        return cfg.split_size > 0 and ref.size > cfg.split_size
-
-    def first_pass(ref: stream_splits.FileRef) -> stream_splits.ScanResult:
+    def first_pass(i: int) -> stream_splits.ScanResult:
         probe = _names_probe()
-        return stream_splits.scan_file(ref, ddl=True, verify_checksums=cfg.read.verify_checksums,
-                                    probe=probe if not splittable(ref) else _recording(probe))
+        return stream_splits.scan_file(refs[i], ddl=True, verify_checksums=cfg.read.verify_checksums,
+                                       probe=_recording(probe) if cuts[i] == "scan" else probe)
 
     needs_ddl = rows and cfg.replay_ddl == "always" and given is None
     if rows and cfg.replay_ddl == "auto" and given is None:
-        for i, (ref, res) in enumerate(zip(refs, _map_files(first_pass, refs))):
-            if splittable(ref) or res.probe_result is None:
-                scans[i] = res  # a whole pass (split file, or a file with no TABLE_MAP)
+        for i, res in enumerate(_map_files(first_pass, list(range(len(refs))))):
+            if cuts[i] == "scan" or res.probe_result is None:
+                scans[i] = res  # a whole pass (a file cut by scan, or a file with no TABLE_MAP)
             lacks = res.probe_result if res.probe_result is not None else getattr(res, "lacks_names", None)
             if lacks:
                 needs_ddl = True
     keys = [sequence_key(ref.name) for ref in refs]
     last_of_sequence = {k: i for i, k in enumerate(keys)}
-    todo = [i for i, ref in enumerate(refs) if i not in scans
-            and (splittable(ref) or (needs_ddl and last_of_sequence[keys[i]] != i))]
+    todo = [i for i in range(len(refs)) if i not in scans
+            and (cuts[i] == "scan" or (needs_ddl and (cuts[i] == "resync" or last_of_sequence[keys[i]] != i)))]
     done = _map_files(lambda i: stream_splits.scan_file(refs[i], ddl=needs_ddl,
-                                                     verify_checksums=cfg.read.verify_checksums), todo)
+                                                        verify_checksums=cfg.read.verify_checksums), todo)
     scans.update(zip(todo, done))
     splits: list[stream_splits.Split] = []
     for i, ref in enumerate(refs):
-        splits.extend(stream_splits.plan_splits(i, ref, scans.get(i), cfg.split_size))
+        if cuts[i] == "resync" and not (needs_ddl and DDL_HOOK):
+            splits.extend(resync.plan_ranges(i, ref, cuts.heads[i], cfg.split_size))
+        elif cuts[i] in ("resync", "scan"):
+            splits.extend(stream_splits.plan_splits(i, ref, scans.get(i), cfg.split_size))
+        else:
+            splits.append(stream_splits.Split(i, ref, 0, None, if_binlog=ref.sniff))
     if given is not None:
-        return schema_states(cfg, refs, splits, lambda i: given.of(refs[i].name))
+        starts = _resolved_starts(splits, cuts.heads)
+        return schema_states(cfg, refs, splits, lambda i: given.of(refs[i].name), starts)
     if rows and (needs_ddl or cfg.schema_file):
+        starts = _resolved_starts(splits, cuts.heads) if needs_ddl else {}
         splits = schema_states(cfg, refs, splits, lambda i: stream_splits.ddl_statements(scans[i])
-                               if needs_ddl and i in scans else [])
+                               if needs_ddl and i in scans else [], starts)
     return splits
 
 
@@ -140,22 +157,83 @@ def given_ddl(cfg: Config, refs: list) -> stream_ddl.DdlStatements | None:
     return given
 
 
-def schema_states(cfg: Config, refs: list, splits: list[stream_splits.Split],
-                  statements_of) -> list[stream_splits.Split]:
+def schema_states(cfg: Config, refs: list, splits: list[stream_splits.Split], statements_of,
+                  starts: dict[tuple[int, int], int] | None = None) -> list[stream_splits.Split]:
     """Each split with the schema state at its start: the DDL statements of each file
     (`statements_of(file_index)`: (position, db, query[, collation]) in position order) replayed
     in file order, one schema history per binlog sequence: files of one folder and one base name
-    (mysql-bin.000001, mysql-bin.000002, ...) carry their CREATE/ALTER TABLEs to the next."""
+    (mysql-bin.000001, mysql-bin.000002, ...) carry their CREATE/ALTER TABLEs to the next.
+    `starts`: a resync split's range start -> the boundary its reader starts at (`_resolved_starts`)."""
     keys = [sequence_key(ref.name) for ref in refs]
     last_of_sequence = {k: i for i, k in enumerate(keys)}
     trackers: dict[tuple[str, str], SchemaTracker] = {}
+    starts = starts or {}
 
     def tracker_of(i: int) -> SchemaTracker:
         if keys[i] not in trackers:
             trackers[keys[i]] = cfg.tracker()
         return trackers[keys[i]]
     return stream_splits.with_schema_states(splits, statements_of, tracker_of,
-                                            carries=lambda i: last_of_sequence[keys[i]] != i)
+                                            carries=lambda i: last_of_sequence[keys[i]] != i,
+                                            start_of=lambda s: starts.get((s.file_index, s.start), s.start))
+
+
+def _resolved_starts(splits: list[stream_splits.Split], heads: dict[int, resync.Head]) -> dict[tuple[int, int], int]:
+    """(file index, range start) -> the transaction boundary its reader starts at, for the resync
+    splits (a little read around each range start: `resync.resolved_starts`)."""
+    by_file: dict[int, list[stream_splits.Split]] = {}
+    for s in splits:
+        if s.resync:
+            by_file.setdefault(s.file_index, []).append(s)
+    out: dict[tuple[int, int], int] = {}
+    for i, starts in zip(by_file, _map_files(
+            lambda i: resync.resolved_starts(by_file[i][0].ref, heads[i], [s.start for s in by_file[i]]), list(by_file))):
+        out.update(((i, s.start), b) for s, b in zip(by_file[i], starts))
+    return out
+
+
+#: Where resync planning meets DDL replay. The DDL statements of a file come from its header pass
+#: (`scans`) today, and while this is True a file cut by resync whose rows need the DDL replayed
+#: (replayDdl=always, or auto with names missing) is cut where that pass says instead. When the
+#: statements come from elsewhere (a distributed DDL read), set it False: the file is cut by resync
+#: and each piece's schema state is that of the statements before the boundary its reader resolves
+#: its range start to (`_resolved_starts`: a little read around each range start, in the driver).
+DDL_HOOK = True
+
+
+class _Cuts(list):
+    """How each file is cut: "whole", "resync" or "scan"; `heads`: the heads read for resync."""
+
+    heads: dict[int, resync.Head]
+
+
+def _cut(cfg: Config, refs: list) -> _Cuts:
+    """How each file is cut (see `plan`): a file no larger than splitSize is read whole and not
+    opened; a larger one has its head read (`resync.read_head`) unless planning=scan."""
+    big = [i for i, ref in enumerate(refs) if cfg.split_size > 0 and ref.size > cfg.split_size]
+    out = _Cuts(["whole"] * len(refs))
+    out.heads = {}
+    if cfg.planning == "scan":
+        for i in big:
+            out[i] = "scan"
+        return out
+    out.heads = dict(zip(big, _map_files(lambda i: resync.read_head(refs[i]), big)))
+    for i, head in out.heads.items():
+        if head.fde is None:
+            out[i] = "whole"        # gzip, or not a binlog (its reader says so, or leaves it out: sniff)
+        elif head.reason is None:
+            out[i] = "resync"
+        elif cfg.planning == "resync":
+            raise BinlogSparkError(f"{refs[i].name}: planning=resync cannot be trusted on this file "
+                                   f"({head.reason}); use planning=auto or scan")
+        else:
+            out[i] = "scan"
+    return out
+
+
+def _positions_named(cfg: Config) -> bool:
+    """Whether startPosition or stopPosition is set (they need the first and last binlog of the run)."""
+    return cfg.filters.start_position is not None or cfg.filters.stop_position is not None
 
 
 #: How many files the planning passes read at once.

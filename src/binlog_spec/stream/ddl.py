@@ -19,6 +19,7 @@ schema state the CLI's rows stage has at that position.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import tempfile
@@ -30,6 +31,7 @@ import orjson
 
 from binlog_spec.errors import BinlogError
 from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
+from binlog_spec.stream import resync
 from binlog_spec.stream import splits as stream_splits
 
 #: Environment variable: the root of binlog-spec's caches (default ~/.cache/binlog-spec).
@@ -52,6 +54,18 @@ def split_statements(split: stream_splits.Split, options: ReadOptions = DEFAULT_
     (the reader's BinlogError, at the file's offset), or None. The split's bytes are read in the
     reader's scan mode (`BinlogReader.scan`): the framing and the CRC32s are checked as reading does,
     the bodies are not parsed but those of the QUERY events (`splits.statements_with_collation`)."""
+    if split.if_binlog:        # a file not named like a binlog: left out unless it starts like one
+        if not stream_splits.starts_like_binlog(split.ref):
+            return [], None
+        split = dataclasses.replace(split, if_binlog=False)
+    if split.resync:           # a byte range: read from the transaction boundaries it resolves to
+        try:
+            resolved, _head = resync.resolve(split)
+        except BinlogError as exc:
+            return [], exc
+        if resolved is None:
+            return [], None
+        split = resolved
     reader = stream_splits.SplitReader(split, options)
     res = stream_splits.ScanResult()
     fault: BinlogError | None = None

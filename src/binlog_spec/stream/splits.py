@@ -198,6 +198,16 @@ def _open_ref(ref: FileRef, buffer_size: int, buffered: bool = True) -> tuple[Bi
     return (io.BufferedReader(raw, buffer_size) if buffered else raw), ref.size
 
 
+def starts_like_binlog(ref: FileRef) -> bool:
+    """Whether a file starts like a binlog: the magic, plain or gzip."""
+    try:
+        stream, _ = _open_ref(ref, spec.LEN_MAGIC)
+        with stream:
+            return stream.read(spec.LEN_MAGIC) == spec.MAGIC
+    except (OSError, EOFError, zlib.error):
+        return False
+
+
 # ------------------------------------------------------------------------------ splits
 @dataclass(frozen=True)
 class Split:
@@ -216,6 +226,12 @@ class Split:
     #: seek (stream.seek) puts there the magic and every stretch of the file that the schema and
     #: the filters need before the position.
     before: tuple[tuple[int, int], ...] = ()
+    #: A byte range of resync planning (stream.resync): `start` and `end` are the range's offsets,
+    #: resolved to transaction boundaries by its reader (`iter_split_events`), not by the planner.
+    resync: bool = False
+    #: Read only if the file starts like a binlog (`starts_like_binlog`), else no events: a file a
+    #: folder gave under a name unlike a binlog's, not opened when it was listed.
+    if_binlog: bool = False
 
     @property
     def whole(self) -> bool:
@@ -331,10 +347,18 @@ class SplitReader(BinlogReader):
 def iter_split_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> Iterator[Event]:
     """The events of a split with the file's positions.
 
-    A piece after the first starts with the FDE put in front of it, at that FDE's real position
+    A resync split is resolved first (`resync.iter_resync_events`). A piece after the first starts with the FDE put in front of it, at that FDE's real position
     (below `split.start`): decoders need it (checksums, MariaDB numbering); outputs of events
     leave out every event with ``pos < split.start`` (see `is_prefix`).
     """
+    if split.if_binlog:
+        if not starts_like_binlog(split.ref):
+            return
+        split = dataclasses.replace(split, if_binlog=False)
+    if split.resync:
+        from binlog_spec.stream import resync
+        yield from resync.iter_resync_events(split, options)
+        return
     reader = SplitReader(split, options)
     mapped = bool(reader._starts)
     try:
@@ -372,7 +396,7 @@ def restore(state: bytes | None, tracker_cls):
 
 def with_schema_states(splits: list[Split], statements_of: Callable[[int], list[tuple]],
                        tracker_of: Callable[[int], Any], carries: Callable[[int], bool] = lambda i: True,
-                       quiet: bool = False) -> list[Split]:
+                       quiet: bool = False, start_of: Callable[[Split], int] | None = None) -> list[Split]:
     """Each split with the schema state at its start (`Split.schema_state`, a `snapshot`).
 
     The DDL statements of each file (`statements_of(file_index)`: (position, db, query), e.g.
@@ -381,7 +405,9 @@ def with_schema_states(splits: list[Split], statements_of: Callable[[int], list[
     (a fourth item, the server's collation, is given to `observe_query` too: `statements_with_collation`);
     the statements after a file's last split start are replayed too when the next file continues
     the history (`carries(file_index)`). `quiet`: the trackers' notes (what a replay says: a table
-    forgotten) are not kept in the snapshots, their reader heard them from the split before."""
+    forgotten) are not kept in the snapshots, their reader heard them from the split before.
+    `start_of(split)`: where the split's events start, when not `split.start` (a resync split's
+    range start resolved to its transaction boundary: `resync.resolved_starts`)."""
     out: list[Split] = []
     by_file: dict[int, list[Split]] = {}
     for s in splits:
@@ -391,7 +417,8 @@ def with_schema_states(splits: list[Split], statements_of: Callable[[int], list[
         statements = statements_of(i)
         k = 0
         for s in by_file[i]:
-            while k < len(statements) and statements[k][0] < s.start:
+            start = s.start if start_of is None else start_of(s)
+            while k < len(statements) and statements[k][0] < start:
                 tracker.observe_query(*statements[k][1:])
                 k += 1
             if quiet:
