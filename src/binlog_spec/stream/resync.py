@@ -41,10 +41,10 @@ from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import MARIADB_FIRST_EVENT, is_mariadb
 from binlog_spec.binlog.reader import GZIP_MAGIC
 from binlog_spec.binlog.writer import OFS_LEN, OFS_TYPE
-from binlog_spec.errors import ResyncError
+from binlog_spec.errors import BinlogError, ResyncError
 from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
 from binlog_spec.stream.splits import (_BOUNDARY_CODES, FDE, GTID_CODES, START_ENCRYPTION, XID, FileRef,
-                                       Split, iter_split_events)
+                                       Split, iter_split_events, starts_like_binlog)
 
 ET = spec.EventType
 ROTATE = int(ET.rotate_event)
@@ -294,30 +294,123 @@ def iter_resync_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> 
     if head.fde is None:                # not a plain binlog: the reader says what it is
         yield from iter_split_events(resolved, options)
         return
+    yield from _checked_events(split, resolved, head, options)
+
+
+def _checked_events(split: Split, piece: Split, head: Head, options: ReadOptions,
+                    keep_prefix: bool = True) -> Iterator[Event]:
+    """The events of `piece` (a resolved resync split, or its part from a resume point on), checked
+    against the neighbour's resync (`iter_resync_events`); `keep_prefix`: the FDE put in front of the
+    piece is yielded too (else left out: a resumed piece's)."""
     last: tuple[int, int, int] | None = None       # (pos, size, type code) of the last outer event
-    for ev in iter_split_events(resolved, options):
-        if ev.is_inner or (resolved.start > 0 and ev.pos < resolved.start):
-            yield ev
+    for ev in iter_split_events(piece, options):
+        if ev.is_inner or (piece.start > 0 and ev.pos < piece.start):
+            if keep_prefix or ev.is_inner:
+                yield ev
             continue
         code = ev.type_code
         if code == FDE and ev.pos != head.fde_pos:
             raise ResyncError("a FORMAT_DESCRIPTION_EVENT past the head of the file: resync planning cannot "
                               "read it; use .option('planning', 'scan')", file=split.ref.name, offset=ev.pos)
-        if split.end is not None and resolved.end is not None:
+        if split.end is not None and piece.end is not None:
             met = ev.pos if code in GTID_CODES else ev.pos + ev.size if code == XID else None
-            if met is not None and split.end <= met < resolved.end:
+            if met is not None and split.end <= met < piece.end:
                 raise ResyncError(f"linear reading meets a transaction boundary at {met}, past the range's end "
-                                  f"{split.end}, before the boundary the next split resyncs to, {resolved.end}",
+                                  f"{split.end}, before the boundary the next split resyncs to, {piece.end}",
                                   file=split.ref.name, offset=met)
         last = (ev.pos, ev.size, code)
         yield ev
-    if resolved.end is None:
+    if piece.end is None:
         return
-    ok = last is not None and last[0] + last[1] == resolved.end
+    ok = last is not None and last[0] + last[1] == piece.end
     if ok and last[2] != XID:
         with split.ref.open() as f:
-            header = _read_at(f, resolved.end, H)
+            header = _read_at(f, piece.end, H)
         ok = len(header) == H and header[OFS_TYPE] in GTID_CODES
     if not ok:
-        raise ResyncError(f"the next split resyncs to {resolved.end}, which linear reading does not meet as a "
-                          "transaction boundary", file=split.ref.name, offset=resolved.end)
+        raise ResyncError(f"the next split resyncs to {piece.end}, which linear reading does not meet as a "
+                          "transaction boundary", file=split.ref.name, offset=piece.end)
+
+
+# ------------------------------------------------------------------------ resuming after a fault
+@dataclass(frozen=True)
+class Skipped:
+    """A corrupt stretch of a file that reading stepped over (`iter_resuming_events`): the fault the
+    reader raised at `offset` (`error`, a BinlogError naming the file and the offset), and the bytes
+    [offset, resume) left unread; reading goes on at `resume`, the next verified transaction boundary
+    (`boundary_at`), or stops there when `resume` is the end of the split."""
+
+    error: BinlogError
+    offset: int
+    resume: int
+
+    @property
+    def file(self) -> str | None:
+        return self.error.file
+
+    def __str__(self) -> str:
+        return f"{self.error}; bytes [{self.offset}, {self.resume}) skipped, up to the next verified transaction boundary"
+
+
+def resume_at(ref: FileRef, exc: BinlogError) -> int | None:
+    """Where reading can go on after a fault of the stream: the first verified transaction boundary
+    after the fault's offset (`boundary_at`); None where resync cannot be trusted (`Head.reason`:
+    relay logs, no CRC32, ...), the file's head is broken, or the fault has no offset: the file ends
+    at the fault."""
+    if exc.offset is None or isinstance(exc, ResyncError):
+        return None
+    try:
+        head = read_head(ref)
+        if head.fde is None or head.reason is not None or exc.offset < head.end:
+            return None
+        return boundary_at(ref, head, exc.offset + 1)
+    except (ResyncError, OSError):
+        return None
+
+
+def iter_resuming_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> Iterator[Event | Skipped]:
+    """The events of a split (`iter_split_events`), going on past the faults of the stream: where the
+    reader raises a BinlogError (a CRC32 mismatch, an impossible size, garbage bytes), a `Skipped` is
+    yielded instead, naming the fault and the bytes skipped, and reading resumes at the next verified
+    transaction boundary after the fault (`resume_at`), up to the split's own (resolved) end: a split
+    never reads past it, the next split resyncs on its own, and both resyncs agree, so a file read
+    whole or in pieces gives the same events and the same `Skipped`. Where resync cannot be trusted
+    (`resume_at` is None) the error is raised: the file ends there. A `ResyncError` is always raised."""
+    if split.if_binlog:
+        if not starts_like_binlog(split.ref):
+            return
+        split = dataclasses.replace(split, if_binlog=False)
+    head: Head | None = None
+    if split.resync:
+        piece, head = resolve(split)
+        if piece is None:
+            return
+        if head.fde is None:
+            yield from iter_split_events(piece, options)
+            return
+        events = _checked_events(split, piece, head, options)
+    else:
+        piece = split
+        events = iter_split_events(split, options)
+    stop = split.ref.size if piece.end is None else piece.end
+    while True:
+        try:
+            yield from events
+            return
+        except ResyncError:
+            raise
+        except BinlogError as exc:
+            resume = resume_at(split.ref, exc)
+            if resume is None:
+                raise
+            resume = min(resume, stop)
+            yield Skipped(exc, exc.offset, resume)
+            if resume >= stop:
+                return
+        head = head or read_head(split.ref, walk=False)
+        rest = dataclasses.replace(piece, start=resume, fde_pos=head.fde_pos, fde_size=head.fde_size, before=(),
+                                   resync=False, schema_state=None)
+        if split.resync:
+            events = _checked_events(split, rest, head, options, keep_prefix=False)
+        else:
+            events = (ev for ev in iter_split_events(rest, options) if ev.is_inner or ev.pos >= resume)
