@@ -101,3 +101,104 @@ def test_row_images_of_every_offset_width_are_pyspark_variants():
     ]
     for image in images:
         assert spark_variant.encode(image) == VariantBuilder().build(jsonenc.dumps(image)), image
+
+
+# ------------------------------------------------------------------- faults of the stream
+def _events_of(path: str):
+    from binlog_spec.stream import splits as stream_splits
+    ref = stream_splits.LocalFile.of(path)
+    return [e for e in stream_splits.iter_split_events(stream_splits.Split(0, ref, 0, None)) if not e.is_inner]
+
+
+def _corrupt(tmp_path, kind: str) -> tuple[str, int, int]:
+    """A copy of TYPES with a corrupt stretch in the middle: (its path, the offset the reader must
+    fault at, the offset reading must resume at), both from the intact file's events: the fault at
+    the event the corruption starts in, the resume point at the first transaction boundary (a GTID
+    event's position, an XID event's end) past the corrupt bytes."""
+    events = _events_of(TYPES)
+    data = bytearray(Path(TYPES).read_bytes())
+    rows_events = [e for e in events if "ROWS_EVENT" in e.type and len(data) // 3 < e.pos < 2 * len(data) // 3]
+    target = rows_events[len(rows_events) // 2]
+    if kind == "crc32":            # one byte of a rows event's body flipped
+        first, last = target.pos + 30, target.pos + 31
+        data[first] ^= 0x5A
+    elif kind == "size":           # an impossible size in a rows event's header
+        first, last = target.pos + 9, target.pos + 13
+        data[first:last] = (3 << 30).to_bytes(4, "little")
+    else:                          # 700 garbage bytes from the middle of an event on
+        first, last = target.pos + 7, target.pos + 707
+        data[first:last] = bytes((i * 37 + 11) % 251 for i in range(last - first))
+    fault = max(e.pos for e in events if e.pos <= first)
+    boundaries = sorted({e.pos for e in events if "GTID" in e.type} | {e.pos + e.size for e in events
+                                                                        if e.type == "XID_EVENT"})
+    resume = min(b for b in boundaries if b >= last)
+    out = tmp_path / f"{kind}-mariadb-bin.000001"
+    out.write_bytes(bytes(data))
+    return str(out), fault, resume
+
+
+def _read(path: str, mode: str, **options) -> tuple[list[dict], list[dict], list]:
+    """(good records, fault records, splits) of a read of `path`, every split in turn, in process."""
+    cfg = Config.from_options({"paths": json.dumps([path]), "mode": mode, "replayDdl": "never", **options})
+    schema = records.output_schema(cfg)
+    splits = plan(cfg)
+    good, faults = [], []
+    for split in splits:
+        for batch in records.read_split(cfg, schema, split):
+            for row in batch.to_pylist():
+                (faults if row.get("_corrupt_record") else good).append(row)
+    return good, faults, splits
+
+
+def _key(row: dict, drop=("file", "xid")) -> str:
+    return json.dumps({k: v for k, v in row.items() if k not in drop}, sort_keys=True, default=str)
+
+
+@pytest.mark.parametrize("kind", ["crc32", "size", "garbage"])
+def test_a_corrupt_stretch_is_one_fault_row_naming_the_bytes_skipped_and_reading_resumes_whole_or_in_pieces(
+        tmp_path, kind):
+    path, fault, resume = _corrupt(tmp_path, kind)
+    intact, intact_faults, _ = _read(TYPES, "rows", splitSize="0", onError="skip")
+    assert not intact_faults
+    whole, whole_faults, whole_splits = _read(path, "rows", splitSize="0", onError="skip")
+    assert len(whole_splits) == 1
+    # the fault: one row naming the file, the fault's offset and the range skipped
+    assert len(whole_faults) == 1, whole_faults
+    text = whole_faults[0]["_corrupt_record"]
+    assert whole_faults[0]["pos"] == fault and whole_faults[0]["file"] == path
+    assert text.startswith(f"{path}: offset {fault}: ") and f"bytes [{fault}, {resume}) skipped" in text, text
+    # the good rows: the intact file's, less those of the events in the range skipped (the rows of
+    # the faulted transaction before the fault are kept, without the XID that never came)
+    assert sorted(map(_key, whole)) == sorted(_key(r) for r in intact if not fault <= r["pos"] < resume)
+    cut = {r["gtid"] for r in intact if fault <= r["pos"] < resume}
+    assert sorted(_key(r, ("file",)) for r in whole if r["gtid"] not in cut) == \
+        sorted(_key(r, ("file",)) for r in intact if r["gtid"] not in cut)
+    assert any(r["pos"] > resume for r in whole)
+    # in many small pieces, each resynced by its reader: the same rows and the same fault row
+    for size in ("3000", "7001", "20000"):
+        pieces, piece_faults, splits = _read(path, "rows", splitSize=size, planning="resync", onError="skip")
+        assert len(splits) > 4 and all(s.resync for s in splits)
+        assert sorted(map(_key, pieces)) == sorted(map(_key, whole)), size
+        assert [_key(r, ()) for r in piece_faults] == [_key(r, ()) for r in whole_faults], size
+
+
+@pytest.mark.parametrize("mode", ["events", "transactions"])
+def test_a_corrupt_stretch_gives_the_same_records_whole_or_in_pieces(tmp_path, mode):
+    path, fault, resume = _corrupt(tmp_path, "garbage")
+    whole, whole_faults, _ = _read(path, mode, splitSize="0", onError="skip")
+    pos = "start_pos" if mode == "transactions" else "pos"
+    assert [r[pos] for r in whole_faults] == [fault]
+    assert any(r[pos] > resume for r in whole)
+    for size in ("3000", "20000"):
+        pieces, piece_faults, _ = _read(path, mode, splitSize=size, planning="resync", onError="skip")
+        assert sorted(map(_key, pieces)) == sorted(map(_key, whole)), size
+        assert piece_faults == whole_faults
+
+
+def test_a_corrupt_stretch_with_on_error_fail_is_the_readers_error(tmp_path):
+    from binlog_spec.errors import ChecksumError
+    path, fault, _resume = _corrupt(tmp_path, "crc32")
+    for options in ({"splitSize": "0"}, {"splitSize": "3000", "planning": "resync"}):
+        with pytest.raises(ChecksumError) as info:
+            _read(path, "rows", **options)
+        assert info.value.offset == fault and info.value.file == path

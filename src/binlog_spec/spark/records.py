@@ -12,6 +12,7 @@ from pyspark.sql.types import (ArrayType, BooleanType, DataType, DecimalType, Do
 
 from binlog_spec import api
 from binlog_spec.output import jsonenc
+from binlog_spec.stream import resync
 from binlog_spec.stream import splits as stream_splits
 from binlog_spec.spark import types as spark_types
 from binlog_spec.spark import variant as spark_variant
@@ -123,14 +124,44 @@ def _ts_us(value: dt.datetime | None) -> int | None:
 
 
 class Fault:
-    """A decode fault of one event (its rows could not be decoded), yielded in order among the
-    records: with ``onError=skip`` it becomes a `_corrupt_record` row and reading goes on with
-    the next event; else its error is raised."""
+    """A fault yielded in order among the records: a decode fault of one event (its rows could not
+    be decoded: a BinlogError), or a corrupt stretch of the stream that reading stepped over (a
+    `resync.Skipped`). With ``onError=skip`` it becomes a `_corrupt_record` row and reading goes
+    on; else its error is raised."""
 
     __slots__ = ("exc",)
 
-    def __init__(self, exc: BinlogError):
+    def __init__(self, exc: BinlogError | resync.Skipped):
         self.exc = exc
+
+    @property
+    def error(self) -> BinlogError:
+        """The error to raise (onError=fail): a Skipped's is the reader's."""
+        exc = self.exc
+        return exc.error if type(exc) is resync.Skipped else exc
+
+
+class _Stream:
+    """The events of a split read on past the faults of the stream (`resync.iter_resuming_events`),
+    its `Skipped` markers set aside in `skipped` (the filters and the schema see events only): a
+    consumer takes them (`take`) before each event it gets, and at the end."""
+
+    def __init__(self, split: stream_splits.Split, options):
+        self.skipped: list[resync.Skipped] = []
+        self._items = resync.iter_resuming_events(split, options)
+
+    def __iter__(self):
+        skipped = self.skipped
+        for x in self._items:
+            if type(x) is resync.Skipped:
+                skipped.append(x)
+            else:
+                yield x
+
+    def take(self) -> list[Fault]:
+        out = [Fault(x) for x in self.skipped]
+        self.skipped.clear()
+        return out
 
 
 def read_split(cfg: Config, schema: StructType, split: stream_splits.Split, table: TableDef | None = None,
@@ -139,17 +170,20 @@ def read_split(cfg: Config, schema: StructType, split: stream_splits.Split, tabl
 
     Two kinds of fault (docs/spark.md, "Errors"):
 
-    * a fault of the stream (framing, CRC32, truncation, not a binlog: what the reader raises)
-      ends the file there. It raises the reader's BinlogError (file, offset, event type,
-      message); with ``onError=skip`` the partition instead ends with one `_corrupt_record`
-      row naming the file, the offset and the error, after every row before it.
+    * a fault of the stream (a CRC32 mismatch, an impossible size, garbage bytes, truncation: what
+      the reader raises) raises the reader's BinlogError (file, offset, event type, message). With
+      ``onError=skip`` it is one `_corrupt_record` row naming the file, the fault's offset and the
+      bytes skipped, [fault offset, resume offset), and reading goes on at the next verified
+      transaction boundary (`resync.iter_resuming_events`), up to the split's own end. Where resync
+      cannot be trusted (relay logs, files without CRC32, not a binlog: `resync.Head.reason`), the
+      file ends there: the partition ends with that row, after every row before it.
     * a decode fault of one event (a rows event without its TABLE_MAP, a row image that does
       not decode) is a `Fault` of that event: raised, or with ``onError=skip`` one
       `_corrupt_record` row in its place, and the next event is read.
 
-    The planning pass finds the stream faults, so no piece starts after one, and a decode fault
-    is the same whichever piece holds its event: a file read whole or in pieces gives the same
-    records.
+    Every reader of a piece resumes where a reader of the whole file does (the same boundary
+    search), never past its piece's end, and a decode fault is the same whichever piece holds its
+    event: a file read whole or in pieces gives the same records, none twice.
     """
     preds = preds or Predicates()
     batcher = _Batcher(schema, cfg.batch_rows)
@@ -162,7 +196,7 @@ def read_split(cfg: Config, schema: StructType, split: stream_splits.Split, tabl
         for row in it:
             if type(row) is Fault:
                 if not skip:
-                    raise row.exc
+                    raise row.error
                 batch = add(_corrupt_row(batcher, cfg, split, row.exc))
             else:
                 batch = add(row + (None,) if skip else row)
@@ -177,15 +211,17 @@ def read_split(cfg: Config, schema: StructType, split: stream_splits.Split, tabl
         yield batch
 
 
-def _corrupt_row(batcher: _Batcher, cfg: Config, split: stream_splits.Split, exc: Exception) -> tuple:
-    """The `_corrupt_record` row of a fault: the file, the offset, the message; NULL elsewhere."""
+def _corrupt_row(batcher: _Batcher, cfg: Config, split: stream_splits.Split,
+                 exc: Exception | resync.Skipped) -> tuple:
+    """The `_corrupt_record` row of a fault: the file, the offset, the message (a Skipped's names the
+    bytes skipped too); NULL elsewhere."""
     names = batcher.arrow.names
     row: list[Any] = [None] * len(names)
     row[names.index("_file" if cfg.mode == "table" else "file")] = split.ref.name
     row[names.index({"transactions": "start_pos", "table": "_pos"}.get(cfg.mode, "pos"))] = \
         getattr(exc, "offset", None)
     text = str(exc)
-    row[-1] = text if isinstance(exc, BinlogError) and exc.file else f"{split.ref.name}: {text}"
+    row[-1] = text if getattr(exc, "file", None) else f"{split.ref.name}: {text}"
     return tuple(row)
 
 
@@ -195,11 +231,14 @@ MODE_BODIES = {"events": None, "rows": api.ROWS_BODIES, "table": api.ROWS_BODIES
                "transactions": api.ANALYZE_BODIES}
 
 
-def _events(cfg: Config, split: stream_splits.Split, run_files: list[str], schema: SchemaTracker | None = None):
-    """The split's events the filters keep; with `schema`, every event is seen by it first
-    (rows.observe_schema): the filters never hide DDL or a TABLE_MAP from it."""
+def _events(cfg: Config, split: stream_splits.Split, run_files: list[str],
+            schema: SchemaTracker | None = None) -> tuple[_Stream, Any]:
+    """The split's stream (its `Skipped` set aside: `_Stream`), and its events the filters keep;
+    with `schema`, every event is seen by it first (rows.observe_schema): the filters never hide
+    DDL or a TABLE_MAP from it."""
     options = dataclasses.replace(cfg.read, parse_bodies=api.bodies_needed(MODE_BODIES[cfg.mode], cfg.filters))
-    return api.select_events(stream_splits.iter_split_events(split, options), cfg.filters, run_files, schema)
+    stream = _Stream(split, options)
+    return stream, api.select_events(stream, cfg.filters, run_files, schema)
 
 
 def _split_schema(split: stream_splits.Split) -> SchemaTracker:
@@ -215,7 +254,10 @@ def _encoder(cfg: Config):
 
 def _event_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
     encode = _encoder(cfg)
-    for ev in _events(cfg, split, run_files):
+    stream, events = _events(cfg, split, run_files)
+    for ev in events:
+        if stream.skipped:
+            yield from stream.take()
         if stream_splits.is_prefix(split, ev):
             continue
         if preds and not preds.ok_all({
@@ -227,6 +269,7 @@ def _event_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
         body = {k: v for k, v in d.items() if k not in EVENT_HEADER_KEYS}
         yield (ev.file, ev.pos, ev.end_log_pos, ev.type, ev.type_code, _us(ev.timestamp), ev.server_id, ev.size,
                ev.flags, ev.checksum, ev.payload_pos, ev.payload_offset, d.get("error"), encode(body))
+    yield from stream.take()
 
 
 def _row_changes(cfg: Config, split: stream_splits.Split, preds: Predicates, typed: bool,
@@ -236,15 +279,21 @@ def _row_changes(cfg: Config, split: stream_splits.Split, preds: Predicates, typ
 
     Rows wait for the end of their transaction (the XID comes last). Rows events that pushed
     filters rule out are not decoded. On a fault of the stream, the rows decoded before it
-    come first, with no XID, then the error is raised.
+    come first, with no XID, then the error is raised, or, where reading resumes after it,
+    (Fault of its `Skipped`, None, None) and the rows from the boundary it resumes at.
     """
     decoder = RowDecoder()      # the TABLE_MAPs come completed (observe_schema, under the filters)
     feed, step, ops, row_ops = decoder.feed, Transactions().step, cfg.ops, ROW_OPS
     pending: list = []
     xid = None
     prefix = "_" if typed else ""
+    stream, events = _events(cfg, split, run_files, _split_schema(split))
     try:
-        for ev in _events(cfg, split, run_files, _split_schema(split)):
+        for ev in events:
+            if stream.skipped:          # a corrupt stretch skipped: its transaction ends unfinished
+                yield from ((g, e, None) for g, e in pending)
+                yield from ((f, None, None) for f in stream.take())
+                pending, xid, step = [], None, Transactions().step
             starts, ends = step(ev)
             code = ev.type_code
             if starts and pending:
@@ -288,6 +337,7 @@ def _row_changes(cfg: Config, split: stream_splits.Split, preds: Predicates, typ
         yield from ((g, e, None) for g, e in pending)
         raise
     yield from ((g, e, None) for g, e in pending)
+    yield from ((f, None, None) for f in stream.take())
 
 
 def _each_change(groups) -> Iterator[tuple[Any, Any, Any]]:
@@ -363,7 +413,11 @@ def _tx_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
     s = Summarizer(count_rows=cfg.count_rows)
 
     def summaries():
-        for ev in _events(cfg, split, run_files, _split_schema(split) if cfg.count_rows else None):
+        stream, events = _events(cfg, split, run_files, _split_schema(split) if cfg.count_rows else None)
+        for ev in events:
+            if stream.skipped:          # a corrupt stretch skipped: the transaction it cut ends there
+                yield from s.finish()
+                yield from stream.take()
             if stream_splits.is_prefix(split, ev):
                 continue
             try:
@@ -371,6 +425,7 @@ def _tx_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
             except BinlogError as exc:  # its rows do not decode: the transaction goes on without them
                 yield Fault(exc)
         yield from s.finish()
+        yield from stream.take()
 
     for t in summaries():
         if type(t) is Fault:

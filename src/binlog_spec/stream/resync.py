@@ -368,6 +368,24 @@ def resume_at(ref: FileRef, exc: BinlogError) -> int | None:
         return None
 
 
+def _as_whole(split: Split, exc: BinlogError, options: ReadOptions) -> BinlogError:
+    """The error a reader of the whole file raises at the fault a reader of a piece of it met (the
+    same fault; its message may differ: an event running past the end of the piece runs past the end
+    of the file at another count of bytes): the event at the fault read again with the rest of the
+    file behind it."""
+    head = read_head(split.ref, walk=False)
+    at = dataclasses.replace(split, start=exc.offset, end=None, fde_pos=head.fde_pos, fde_size=head.fde_size,
+                             before=(), resync=False, schema_state=None)
+    try:
+        for ev in iter_split_events(at, options):
+            if not ev.is_inner and ev.pos >= exc.offset:
+                break
+    except BinlogError as again:
+        if again.offset == exc.offset and type(again) is type(exc):
+            return again
+    return exc
+
+
 def iter_resuming_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> Iterator[Event | Skipped]:
     """The events of a split (`iter_split_events`), going on past the faults of the stream: where the
     reader raises a BinlogError (a CRC32 mismatch, an impossible size, garbage bytes), a `Skipped` is
@@ -404,6 +422,8 @@ def iter_resuming_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -
             if resume is None:
                 raise
             resume = min(resume, stop)
+            if not split.whole:
+                exc = _as_whole(split, exc, options)
             yield Skipped(exc, exc.offset, resume)
             if resume >= stop:
                 return
