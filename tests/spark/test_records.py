@@ -202,3 +202,19 @@ def test_a_corrupt_stretch_with_on_error_fail_is_the_readers_error(tmp_path):
         with pytest.raises(ChecksumError) as info:
             _read(path, "rows", **options)
         assert info.value.offset == fault and info.value.file == path
+
+
+def test_a_fault_in_a_file_without_checksums_ends_the_file_there(tmp_path):
+    """No CRC32 (resync cannot be trusted): the fault row is the last record, after every row before it."""
+    path = str(CORPUS / "mbcj_osheroff" / "mysql-bin.checksum-none")
+    events = _events_of(path)
+    target = events[len(events) // 2]
+    data = bytearray(Path(path).read_bytes())
+    data[target.pos + 9:target.pos + 13] = (3 << 30).to_bytes(4, "little")
+    garbled = tmp_path / "mysql-bin.checksum-none"
+    garbled.write_bytes(bytes(data))
+    intact, _, _ = _read(path, "events", splitSize="0", onError="skip")
+    good, faults, _ = _read(str(garbled), "events", splitSize="0", onError="skip")
+    assert [(r["pos"], r["file"]) for r in faults] == [(target.pos, str(garbled))]
+    assert "skipped" not in faults[0]["_corrupt_record"]
+    assert [r["pos"] for r in good] == [r["pos"] for r in intact if r["pos"] < target.pos]

@@ -230,3 +230,111 @@ def test_a_second_fde_past_the_head_is_a_named_error(tmp_path):
     assert head.reason is None
     with pytest.raises(ResyncError, match="planning', 'scan'"):
         _read = [list(stream_splits.iter_split_events(s)) for s in resync.plan_ranges(0, ref, head, 100)]
+
+
+# ------------------------------------------------------------------ resuming after a fault
+NO_CRC32 = str(CORPUS / "mbcj_osheroff" / "mysql-bin.checksum-none")
+TYPES = str(FIXTURES / "types-full" / "mariadb-bin.000001")
+
+
+def _garbled(tmp_path: Path, path: str, n: int = 700, at: float = 0.5) -> tuple[Path, int, int, list]:
+    """A copy of `path` with `n` garbage bytes from inside an event at about `at` of the file on:
+    (its path, the offset of the event they start in, the first transaction boundary (a GTID event's
+    position, an XID event's end) past them, the intact file's outer events), from the intact file."""
+    events = _outer_events(path)
+    data = bytearray(Path(path).read_bytes())
+    target = next(e for e in events if e.pos >= len(data) * at and e.size > 20)
+    first, last = target.pos + 7, target.pos + 7 + n
+    data[first:last] = bytes((i * 37 + 11) % 251 for i in range(n))
+    boundaries = {e.pos for e in events if "GTID" in e.type} | {e.pos + e.size for e in events if e.type == "XID_EVENT"}
+    out = tmp_path / Path(path).name
+    out.write_bytes(bytes(data))
+    return out, target.pos, min(b for b in boundaries if b >= last), events
+
+
+def _outer_events(path: str) -> list:
+    events, error = collect(path)
+    assert error is None
+    return [e for e in events if not e.is_inner]
+
+
+def _resumed(splits) -> tuple[list[int], list[tuple[int, int, str]]]:
+    """(outer event positions, Skipped as (offset, resume, message)) of every split, prefixes left out."""
+    got, skipped = [], []
+    for s in splits:
+        for x in resync.iter_resuming_events(s):
+            if isinstance(x, resync.Skipped):
+                skipped.append((x.offset, x.resume, str(x)))
+            elif not x.is_inner and not stream_splits.is_prefix(s, x):
+                got.append(x.pos)
+    return got, skipped
+
+
+@pytest.mark.parametrize("path", [MYSQL8, TYPES], ids=["mysql8", "mariadb"])
+def test_garbage_in_the_middle_is_skipped_to_the_next_verified_boundary_whole_or_cut_anywhere(tmp_path, path):
+    garbled, fault, resume, intact = _garbled(tmp_path, path)
+    ref = stream_splits.LocalFile.of(str(garbled))
+    head = resync.read_head(ref)
+    assert head.reason is None
+    whole, skipped = _resumed([stream_splits.Split(0, ref, 0, None)])
+    assert [s[:2] for s in skipped] == [(fault, resume)]
+    assert f"offset {fault}: " in skipped[0][2] and f"bytes [{fault}, {resume}) skipped" in skipped[0][2]
+    assert whole == [e.pos for e in intact if not fault <= e.pos < resume]   # nothing else dropped, none twice
+    for size in _sizes(ref.size) + [4099]:
+        got, got_skipped = _resumed(resync.plan_ranges(0, ref, head, size))
+        assert got == whole, size
+        assert got_skipped == skipped, size
+
+
+def _bad_size(tmp_path: Path, path: str) -> tuple[Path, int, list]:
+    """A copy of `path` whose middle event announces 3 GiB: (its path, that event's offset, the
+    intact file's outer events)."""
+    events = _outer_events(path)
+    target = events[len(events) // 2]
+    data = bytearray(Path(path).read_bytes())
+    data[target.pos + 9:target.pos + 13] = (3 << 30).to_bytes(4, "little")
+    out = tmp_path / Path(path).name
+    out.write_bytes(bytes(data))
+    return out, target.pos, events
+
+
+@pytest.mark.parametrize("path, reason", [(NO_CRC32, "no CRC32 checksums"),
+                                          (RELAY, "a ROTATE_EVENT at the head (a relay log)")],
+                         ids=["no-crc32", "relay-log"])
+def test_a_fault_where_resync_cannot_be_trusted_ends_the_file_there(tmp_path, path, reason):
+    """No CRC32, a relay log: a boundary found past a fault cannot be trusted, so the reader's error
+    is raised after the events before it, as without resuming."""
+    garbled, fault, events = _bad_size(tmp_path, path)
+    ref = stream_splits.LocalFile.of(str(garbled))
+    assert resync.read_head(ref).reason == reason
+    got = []
+    with pytest.raises(BinlogError) as info:
+        for x in resync.iter_resuming_events(stream_splits.Split(0, ref, 0, None)):
+            assert not isinstance(x, resync.Skipped)
+            if not x.is_inner:
+                got.append(x.pos)
+    assert info.value.offset == fault and info.value.file == str(garbled)
+    assert got == [e.pos for e in events if e.pos < fault]
+
+
+def test_a_file_cut_inside_an_event_ends_there_whole_or_in_pieces(tmp_path):
+    """No verified boundary follows the fault: the reader's error, as the CLI's, not a range skipped."""
+    cut = tmp_path / "mariadb-bin.000001"
+    data = Path(TYPES).read_bytes()
+    cut.write_bytes(data[:len(data) * 3 // 5])
+    events, error = collect(str(cut))
+    assert error is not None
+    ref = stream_splits.LocalFile.of(str(cut))
+    head = resync.read_head(ref)
+    for splits in ([stream_splits.Split(0, ref, 0, None)], resync.plan_ranges(0, ref, head, 3001)):
+        got, errors = [], []
+        for s in splits:
+            try:
+                for x in resync.iter_resuming_events(s):
+                    assert not isinstance(x, resync.Skipped)
+                    if not x.is_inner and not stream_splits.is_prefix(s, x):
+                        got.append(x.pos)
+            except BinlogError as exc:
+                errors.append(exc)
+        assert got == _outer(events)
+        assert [(type(e), e.offset, e.message) for e in errors] == [(type(error), error.offset, error.message)]

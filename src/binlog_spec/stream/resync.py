@@ -393,7 +393,8 @@ def iter_resuming_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -
     transaction boundary after the fault (`resume_at`), up to the split's own (resolved) end: a split
     never reads past it, the next split resyncs on its own, and both resyncs agree, so a file read
     whole or in pieces gives the same events and the same `Skipped`. Where resync cannot be trusted
-    (`resume_at` is None) the error is raised: the file ends there. A `ResyncError` is always raised."""
+    (`resume_at` is None), or where no verified boundary follows the fault (a file cut inside its last
+    event), the error is raised: the file ends there. A `ResyncError` is always raised."""
     if split.if_binlog:
         if not starts_like_binlog(split.ref):
             return
@@ -419,7 +420,7 @@ def iter_resuming_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -
             raise
         except BinlogError as exc:
             resume = resume_at(split.ref, exc)
-            if resume is None:
+            if resume is None or resume >= split.ref.size:    # nothing verified after it: the file ends there
                 raise
             resume = min(resume, stop)
             if not split.whole:
