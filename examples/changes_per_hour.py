@@ -2,6 +2,7 @@
 """Count row changes per table per hour in a folder of binlogs, and write them as Parquet.
 
     python examples/changes_per_hour.py INPUT OUTPUT [--master local[2]]
+    spark-submit --master spark://HOST:7077 examples/changes_per_hour.py INPUT OUTPUT
 
 INPUT is a binlog file, a folder (read recursively; the files that start like a
 binlog or are named like one, mysql-bin.000042, are taken) or a glob; OUTPUT a Parquet folder (overwritten), one row per
@@ -22,13 +23,11 @@ def changes_per_hour(spark, source: str, output: str):
     """Read `source`, write the counts to `output` (Parquet), return the counts DataFrame."""
     from pyspark.sql import functions as F
 
-    from binlog_spec.spark import register
+    from binlog_spec.spark import read_binlog
 
-    register(spark)
-    changes = (spark.read.format("binlog")
-               .option("recursiveFileLookup", "true")
-               .option("onError", "skip")          # a broken file: its good rows, and a _corrupt_record row
-               .load(source)
+    # read_binlog: the DDL first (a distributed mode=ddl read, cached), so that every split has names
+    changes = (read_binlog(spark, source, recursiveFileLookup="true",
+                           onError="skip")         # a broken file: its good rows, and a _corrupt_record row
                .select("schema", "table", "timestamp", "op", "_corrupt_record")
                .persist())                         # decoded once, used twice: the faults, then the counts
     for bad in changes.filter("_corrupt_record IS NOT NULL").select("_corrupt_record").collect():
@@ -50,12 +49,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("input")
     ap.add_argument("output")
-    ap.add_argument("--master", default="local[*]")
+    ap.add_argument("--master", help="Spark master (default: spark-submit's --master, else local[*])")
     args = ap.parse_args(argv)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
-    spark = (SparkSession.builder.master(args.master).appName("binlog changes per hour")
+    builder = SparkSession.builder.master(args.master) if args.master else SparkSession.builder
+    spark = (builder.appName("binlog changes per hour")
              .config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.session.timeZone", "UTC")     # hours of UTC, as binlog timestamps are
              .getOrCreate())

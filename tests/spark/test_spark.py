@@ -864,7 +864,8 @@ def _run(code_or_args, tmp_path, timeout=600) -> subprocess.CompletedProcess:
     """A child Python (its own SparkSession, its own JVM), from tmp_path."""
     _require_java()
     args = code_or_args if isinstance(code_or_args, list) else ["-c", code_or_args]
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1",
+           "BINLOG_SPEC_CACHE": str(tmp_path / "cache")}     # read_binlog's DDL cache
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=tmp_path, env=env,
                           timeout=timeout)
 
@@ -1000,6 +1001,17 @@ def test_standalone_cluster_gives_the_cli_rows(spark, tmp_path):
         pieces = read(session, MYSQL8, splitSize="64k")
         assert pieces.rdd.getNumPartitions() > 20
         assert spark_rows(pieces)[0] == cli_rows([MYSQL8])[0]
+        # a folder with a file large enough to be split (resync planning), its DDL gathered by a
+        # distributed mode=ddl read (read_binlog)
+        folder = tmp_path / "binlogs"
+        folder.mkdir()
+        copies = [folder / Path(f).name for f in (MYSQL8, TYPES)]
+        for f, c in zip((MYSQL8, TYPES), copies):
+            c.write_bytes(Path(f).read_bytes())
+        from binlog_spec.spark import read_binlog
+        df = read_binlog(session, str(folder), cache=tmp_path / "ddl-cache", splitSize="64k")
+        assert df.rdd.getNumPartitions() > 20
+        assert spark_rows(df)[0] == cli_rows([str(c) for c in copies])[0]
         hosts = {w["host"] for w in _master_state(ui)["workers"]}
         assert hosts == {"127.0.0.1"} and len(_master_state(ui)["workers"]) == 2
     finally:
