@@ -218,3 +218,30 @@ def test_a_fault_in_a_file_without_checksums_ends_the_file_there(tmp_path):
     assert [(r["pos"], r["file"]) for r in faults] == [(target.pos, str(garbled))]
     assert "skipped" not in faults[0]["_corrupt_record"]
     assert [r["pos"] for r in good] == [r["pos"] for r in intact if r["pos"] < target.pos]
+
+
+def test_with_strict_a_body_that_does_not_match_its_layout_is_skipped_to_the_next_boundary_whole_or_in_pieces(
+        tmp_path):
+    """strict=true: a QUERY_EVENT whose status variables run past its body (its CRC32 made right, so only
+    the body's layout is wrong) is a fault of the stream, with the same rule whole or in pieces, under
+    either planning."""
+    import zlib
+    events = _events_of(TYPES)
+    data = bytearray(Path(TYPES).read_bytes())
+    q = next(e for e in events if e.type == "QUERY_EVENT" and e.pos > 7000)
+    resume = min(e.pos for e in events if "GTID" in e.type and e.pos > q.pos)
+    body, end = q.pos + 19, q.pos + q.size
+    data[body + 11:body + 13] = (0xFFF0).to_bytes(2, "little")      # status_vars_len: 65,520 bytes
+    data[end - 4:end] = zlib.crc32(bytes(data[q.pos:end - 4])).to_bytes(4, "little")
+    path = tmp_path / "mariadb-bin.000001"
+    path.write_bytes(bytes(data))
+    whole, whole_faults, _ = _read(str(path), "events", splitSize="0", onError="skip", strict="true")
+    assert [r["pos"] for r in whole_faults] == [q.pos]
+    assert f"bytes [{q.pos}, {resume}) skipped" in whole_faults[0]["_corrupt_record"]
+    assert [r["pos"] for r in whole] == [e.pos for e in events if not q.pos <= e.pos < resume]
+    for size in ("1000", "3000"):
+        for planning in ("resync", "scan"):
+            pieces, piece_faults, _ = _read(str(path), "events", splitSize=size, planning=planning, onError="skip",
+                                            strict="true")
+            assert sorted(map(_key, pieces)) == sorted(map(_key, whole)), (size, planning)
+            assert piece_faults == whole_faults, (size, planning)
