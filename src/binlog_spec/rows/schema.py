@@ -129,6 +129,7 @@ class SchemaTracker:
             tokens = tokenize(query)
         except TokenError:
             tokens = []
+        tokenized = query           # the text `tokens` are of
         words = [t.text.upper() for t in tokens[:4]]
         if len(words) > 1 and words[1] in ("DATABASE", "SCHEMA"):
             self._database(words[0], tokens[2:])
@@ -141,13 +142,14 @@ class SchemaTracker:
                     return          # no action changes a column
                 if prepared != query:
                     query, tokens = prepared, tokenize(prepared)
+                    tokenized = query
             elif first == TokenType.CREATE:
                 query = without_partitioning(query, tokens)
         if first == TokenType.ALTER and "CONVERT" in (t.text.upper() for t in tokens):
             self._convert(query, tokens, source)
             return
         try:
-            statements = _parse(query)
+            statements = _parse(query, tokens if query is tokenized and tokens else None)
         except (ParseError, TokenError) as exc:
             self._unreadable(source, exc)
             return

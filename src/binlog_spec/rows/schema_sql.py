@@ -96,9 +96,10 @@ def _normalise_tokens(tokens: list) -> list:
 _SQLGLOT_LOG = logging.getLogger("sqlglot")
 
 
-def _parse(sql: str) -> list[exp.Expression]:
+def _parse(sql: str, tokens: list | None = None) -> list[exp.Expression]:
+    """The statements of `sql`; `tokens`: its tokens when the caller has them already."""
     dialect = sqlglot.Dialect.get_or_raise(DIALECT)
-    tokens = _normalise_tokens(dialect.tokenize(sql))
+    tokens = _normalise_tokens(dialect.tokenize(sql) if tokens is None else tokens)
     # sqlglot logs "falling back to a Command" for statements outside its grammar (ALTER USER,
     # GRANT, ...): those are not DDL we replay, so the message is noise on our stderr.
     level = _SQLGLOT_LOG.level
