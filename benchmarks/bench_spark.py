@@ -29,6 +29,12 @@ rows mode to the ``noop`` sink against the one-core CLI, in pairs (a CLI run, th
 turn, so both meet the same load on a shared machine); the planning (`plan` alone, in a process of its
 own) and the pure-Python read of every piece one after the other are reported apart. It prints its
 table and JSON and writes no document.
+
+``--planning`` (issue 17, "planning reads metadata, not data") times `binlog_spec.spark.plan` alone,
+each run in a process of its own, ``planning=resync`` and ``planning=scan`` in turn: the OLTP workload
+(``oltp(scale=0.2)``, 99 MB) in 8 MB pieces, one 1.6 MB corpus binlog (``mysql-cdc-rs/binlog.000694``,
+MySQL 8.0) whole, and a folder of 300 hard links to it (``replayDdl=never``, rows and events modes). It
+prints its table and JSON and writes no document.
 """
 from __future__ import annotations
 
@@ -175,6 +181,64 @@ def planning(paths: list[Path], split: str, replay: str = "auto", read: bool = T
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def plan_time(paths: list[str], options: dict) -> dict:
+    """`binlog_spec.spark.plan` alone on `paths` with `options`, in a process of its own: its time and
+    the number of pieces."""
+    code = ("import json, sys, time\n"
+            "from binlog_spec.spark import Config, plan\n"
+            "cfg = Config.from_options({'paths': json.dumps(sys.argv[2:]), **json.loads(sys.argv[1])})\n"
+            "t = time.perf_counter(); splits = plan(cfg); p = time.perf_counter() - t\n"
+            "print(json.dumps({'plan_s': p, 'pieces': len(splits)}))")
+    out = subprocess.run([PY, "-c", code, json.dumps(options), *paths], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def planning_cost(runs: int) -> dict:
+    """Issue 17's planning figures: resync against scan planning, in turn, medians of `runs`."""
+    import tempfile
+
+    import workloads
+    sys.path.insert(0, str(ROOT / "tests"))
+    from conftest import CORPUS
+    w = workloads.oltp(0.2)
+    workloads.ensure(w)
+    big, tiny = str(w.path()), CORPUS / "mysql-cdc-rs" / "binlog.000694"
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "binlogs"
+        folder.mkdir()
+        for i in range(1, 301):
+            os.link(tiny, folder / f"binlog.{i:06d}")
+        cases = [("99 MB OLTP binlog (`oltp(scale=0.2)`), splitSize=8m", [big], {"splitSize": "8m"}),
+                 ("a 1.6 MB binlog (`mysql-cdc-rs/binlog.000694`), one piece", [str(tiny)], {}),
+                 ("300 binlogs of 1.6 MB in a folder, `replayDdl=never`", [str(folder)], {"replayDdl": "never"}),
+                 ("the same, `mode=events`", [str(folder)], {"replayDdl": "never", "mode": "events"})]
+        out = []
+        for name, paths, options in cases:
+            times: dict[str, list[float]] = {"scan": [], "resync": []}
+            pieces = {}
+            for _ in range(runs):
+                for how in times:
+                    r = plan_time(paths, {**options, "planning": how})
+                    times[how].append(r["plan_s"])
+                    pieces[how] = r["pieces"]
+            out.append({"input": name, "times": times, "pieces": pieces})
+    return {"cases": out, "runs": runs, "machine": machine(), "load": os.getloadavg()[0]}
+
+
+def render_planning(r: dict) -> str:
+    med = statistics.median
+    lines = [f"`binlog_spec.spark.plan` alone, each run a process of its own, medians of {r['runs']} in turn; load "
+             f"average {r['load']:.1f}; {r['machine']}", "",
+             "| input | pieces | header pass (`planning=scan`) s | `planning=resync` s |", "|---|---:|---:|---:|"]
+    for c in r["cases"]:
+        lines.append(f"| {c['input']} | {c['pieces']['resync']} | {med(c['times']['scan']):.3f} | "
+                     f"{med(c['times']['resync']):.3f} |")
+    big, tiny = (r["cases"][i]["times"] for i in (0, 1))
+    lines += ["", f"The large file's extra cost over the tiny one: header pass "
+                  f"{med(big['scan']) - med(tiny['scan']):+.3f} s, resync {med(big['resync']) - med(tiny['resync']):+.3f} s."]
+    return "\n".join(lines)
+
+
 def big_file() -> Path:
     """The 1M-row benchmark file, made by bench_rows.py when it is missing."""
     path = DATA / "sbtest-v1-1000000" / "mariadb-bin.000001"
@@ -266,6 +330,7 @@ def main() -> int:
     ap.add_argument("--no-header-pass", action="store_true")
     ap.add_argument("--paired", action="store_true")
     ap.add_argument("--oltp", type=float, metavar="SCALE")
+    ap.add_argument("--planning", action="store_true")
     ap.add_argument("paths", nargs="*")
     args = ap.parse_args()
     if args.child and args.paired:
@@ -273,6 +338,11 @@ def main() -> int:
         return 0
     if args.child:
         print(json.dumps(child(args.child, args.paths, args.split, args.runs, args.images)))
+        return 0
+    if args.planning:
+        r = planning_cost(max(args.runs, 5) if args.runs == 1 else args.runs)
+        print(render_planning(r))
+        print(json.dumps(r))
         return 0
     if args.oltp:
         r = oltp(args.oltp, args.split, args.runs)
