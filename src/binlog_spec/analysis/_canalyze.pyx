@@ -311,7 +311,7 @@ cdef class Sink:
         """The rows of a rows event counted (Analyzer._rows), or -1 where the reference path must count
         them (its error, or a layout the spec reads otherwise)."""
         cdef const unsigned char* p
-        cdef Py_ssize_t pos, end, k, n, ofs_rows
+        cdef Py_ssize_t pos, end, k, n, ofs_rows, at
         cdef long long count = 0
         cdef _Image b, a
         cdef bint update = code == UPDATE_V1
@@ -350,17 +350,19 @@ cdef class Sink:
         if update:
             a = entry[2]
             while pos < end:
+                at = pos
                 pos = b.skip(p, pos, end)
                 if pos < 0:
                     return -1
                 pos = a.skip(p, pos, end)
-                if pos < 0:
+                if pos <= at:       # -1, or images of no byte (check_rows above leaves none)
                     return -1
                 count += 1
         else:
             while pos < end:
+                at = pos
                 pos = b.skip(p, pos, end)
-                if pos < 0:
+                if pos <= at:
                     return -1
                 count += 1
         op = OPS[code - WRITE_V1]
