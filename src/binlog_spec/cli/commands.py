@@ -251,9 +251,8 @@ def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     warnings = [0]
     faults: list[BinlogError] = []
     analyzer, schema = analyze.Analyzer(options), schema_tracker(args)
-    # The compiled loop takes the events no filter, seek, piece or progress bar needs to see.
-    plain = not args.filters.active and args.filters.start_position is None and \
-        getattr(args, "piece", None) is None and not err.isatty()
+    # The compiled loop takes the events no filter, seek or piece needs to see.
+    plain = not args.filters.active and args.filters.start_position is None and getattr(args, "piece", None) is None
     try:
         events = _events(args, err, warnings, faults, schema=schema, bodies=api.ANALYZE_BODIES,
                          sink=analyze.sink(analyzer, schema) if plain else None)
