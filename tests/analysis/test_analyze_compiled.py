@@ -74,6 +74,14 @@ def test_the_compiled_loop_runs_and_takes_most_of_a_mariadb_binlog():
     assert sink.taken > path.stat().st_size // 2, "the loop counts the common transactions itself"
 
 
+@needs_compiled
+def test_the_loops_gtid_and_xid_reads_agree_with_the_generated_parser():
+    """Checked at import against the spec's parser (else the loop never runs: the test would then pass
+    slowly, so it is asserted here)."""
+    from binlog_spec.analysis import _canalyze
+    assert _canalyze.LAYOUTS_AGREE is True
+
+
 def test_without_the_compiled_core_there_is_no_loop(monkeypatch):
     monkeypatch.setattr(collector, "_canalyze", None)
     assert collector.sink(collector.Analyzer(), SchemaTracker()) is None

@@ -68,6 +68,49 @@ cdef inline uint64_t _le(const unsigned char* p, int size) noexcept:
     return v
 
 
+def _layout_probe() -> bool:
+    """Whether the loop's reads of a MariaDB GTID_EVENT (seq_no, domain_id, flags2, commit_id) and of an
+    XID_EVENT (xid after the post-header) give what the generated parser gives for the same bytes (as
+    spec._FAST_HEADER checks the header): the spec stays the one source of the layouts, and the loop
+    never runs where they differ."""
+    cdef const unsigned char* p
+    cdef Py_ssize_t at
+    cdef int len_post_header
+    lens = bytearray(255)
+    lens[GTID - 1] = 19
+    for flags2 in (0, GROUP_COMMIT_ID):
+        body = bytes(range(1, 13)) + bytes([flags2]) + (bytes(range(0x31, 0x39)) if flags2 else b"") + bytes(6)
+        fde = spec.FormatDescription(4, "probe", 0, H, bytes(lens), None, None, 0)
+        event = spec.HEADER_STRUCT.pack(1, GTID, 2, H + len(body), 0, 0) + body
+        try:
+            got = spec.parse_event(event, fde)
+        except Exception:
+            return False
+        p = <const unsigned char*>PyBytes_AS_STRING(body)
+        if (got.seq_no, got.domain_id, got.flags2) != (_le(p, 8), _u4(p + 8), p[12]):
+            return False
+        at = LEN_GTID_FIXED + (LEN_COMMIT_ID if flags2 else 0)
+        if flags2 and got.commit_id != _le(p + LEN_GTID_FIXED, LEN_COMMIT_ID) or len(body) < at:
+            return False
+    for len_post_header in (0, 3):
+        lens[XID - 1] = len_post_header
+        fde = spec.FormatDescription(4, "probe", 0, H, bytes(lens), None, None, 0)
+        body = bytes(range(0x41, 0x41 + len_post_header + 8))
+        event = spec.HEADER_STRUCT.pack(1, XID, 2, H + len(body), 0, 0) + body
+        try:
+            got = spec.parse_event(event, fde)
+        except Exception:
+            return False
+        p = <const unsigned char*>PyBytes_AS_STRING(body)
+        if got.xid != _le(p + len_post_header, 8):
+            return False
+    return True
+
+
+#: The GTID and XID layouts checked against the generated parser (False: the loop never runs).
+LAYOUTS_AGREE = _layout_probe()
+
+
 cdef class _Image:
     """One image layout of rows.walker._Plan: per present column its fixed size and length-prefix size."""
     cdef Py_ssize_t n, n_null
@@ -157,7 +200,7 @@ cdef class Sink:
     cdef _set_fde(self, fde):
         self.fde = fde
         self.plans.clear()
-        self.usable = fde.len_common_header == H and fde.len_checksum in (0, 4)
+        self.usable = LAYOUTS_AGREE and fde.len_common_header == H and fde.len_checksum in (0, 4)
         self.len_post_header_xid = fde.post_header_len(XID)
         self.len_post_header_rows[0] = fde.post_header_len(WRITE_V1)
         self.len_post_header_rows[1] = fde.post_header_len(UPDATE_V1)
