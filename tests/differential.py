@@ -27,6 +27,8 @@ COMMANDS: list[list[str]] = [
     ["sql", "--sql2"],
     ["sql", "-vv"],
     ["analyze", "--format", "json"],
+    # the compiled loop's own close of a transaction, and the reference's for one of the top lists or flagged
+    ["analyze", "--format", "json", "--top", "1", "--big-trx-bytes", "400", "--bucket", "1"],
 ]
 
 

@@ -54,13 +54,14 @@ def bodies_needed(consumer: frozenset[int] | None, filters: FilterOptions) -> fr
 
 
 def read_events(paths: list, options: ReadOptions = DEFAULT_OPTIONS, faults: list | None = None,
-                start_position: int | None = None) -> Iterator[Event]:
+                start_position: int | None = None, sink=None) -> Iterator[Event]:
     """The events of files, in order, checked (binlog.reader.read_events; `faults`: a broken file's
     error is kept there and the next file is read). With `start_position` (FilterOptions.start_position),
     the first file is read by seeking (stream.seek): what select_events then keeps with that filter is
-    what it keeps of every event, the events before the position are mostly never read."""
+    what it keeps of every event, the events before the position are mostly never read. `sink`: a
+    consumer that takes events straight from the framing loop (reader.BinlogReader; not with a seek)."""
     if start_position is None:
-        return reader.read_events(paths, options, faults)
+        return reader.read_events(paths, options, faults, sink)
     return seek.read_events(paths, options, faults, start_position)
 
 
@@ -95,10 +96,12 @@ def write_binlog(events: Iterable[Event], out, options=None):
     return rewriter.write_binlog(events, out, options if options is not None else rewriter.WriteOptions())
 
 
-def analyze(events: Iterable[Event], options=None, faults=None):
-    """The figures of the analysis report (analysis.collector.analyze; `options`: an AnalyzeOptions)."""
+def analyze(events: Iterable[Event], options=None, faults=None, analyzer=None):
+    """The figures of the analysis report (analysis.collector.analyze; `options`: an AnalyzeOptions;
+    `analyzer`: the collector.Analyzer to feed, the one a collector.sink counts for)."""
     from binlog_spec.analysis import collector
-    return collector.analyze(events, options if options is not None else collector.AnalyzeOptions(), faults)
+    return collector.analyze(events, options if options is not None else collector.AnalyzeOptions(), faults,
+                             analyzer)
 
 
 __all__ = ["ROWS_BODIES", "SQL_BODIES", "ANALYZE_BODIES", "bodies_needed", "read_events", "select_events", "read_rows", "write_sql", "write_binlog", "analyze"]

@@ -47,3 +47,34 @@ def test_the_bar_counts_bytes_on_a_terminal_and_stdout_stays_clean(tmp_path):
     assert "/1.38M" in text  # the file's 1,445,710 event bytes, in MiB
     lines = out.read_bytes().splitlines()
     assert len(lines) > 1000 and all(line.startswith(b"{") for line in lines)
+
+
+def test_the_bar_counts_the_bytes_of_events_a_sink_took(monkeypatch):
+    """analyze's compiled loop takes events from the reader that are never yielded: the bar counts by
+    position, so their bytes count at the next event yielded, and the bar ends at the file's event bytes."""
+    import tqdm
+
+    counted = []
+
+    class Bar:
+        def __init__(self, **kw):
+            self.total = kw.get("total")
+
+        def update(self, n):
+            counted.append(n)
+
+        def close(self):
+            pass
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(tqdm, "tqdm", Bar)
+    every = list(binlog_spec.open(FILE))
+    yielded = [ev for k, ev in enumerate(every) if k % 3 == 0 or k == len(every) - 1]   # the others "taken"
+    assert len(list(with_progress(iter(yielded), [FILE, FILE], Terminal()))) == len(yielded)
+    assert sum(counted) == FILE.stat().st_size - 4
+    counted.clear()
+    list(with_progress(iter(yielded + yielded), [FILE, FILE], Terminal()))    # a second file starts again
+    assert sum(counted) == 2 * (FILE.stat().st_size - 4)

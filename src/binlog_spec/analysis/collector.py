@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
+from binlog_spec import compiled
 from binlog_spec.binlog import spec
 from binlog_spec.errors import BinlogError, MalformedEventError, MissingTableMapError, RowsLayoutError
 from binlog_spec.binlog.event import Event
@@ -38,7 +39,7 @@ from binlog_spec.errors import SchemaWarning
 from binlog_spec.rows.statement_text import TX_CONTROL, is_ddl
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.binlog.event_types import QUERY_EVENTS
-from binlog_spec.stream.transactions import Summarizer, TxSummary
+from binlog_spec.stream.transactions import Summarizer, TxSummary, _Open
 
 ET = spec.EventType
 UTC = timezone.utc
@@ -153,6 +154,10 @@ class Analyzer:
         self._flagged: list = []
         self.row_errors = 0
         self.row_error_list: list[BinlogError] = []
+        #: With the compiled loop (`sink`): the TABLE_MAPs mapped with the schema stage's table
+        #: (body bytes -> (table, name, schema generation, server collation)), and that schema.
+        self._fast_maps: dict[bytes, tuple] | None = None
+        self._fast_schema = None
 
     # ------------------------------------------------------------------
     def feed(self, ev: Event) -> None:
@@ -183,6 +188,8 @@ class Analyzer:
                 fde = ev.fields
                 self._mariadb = fde["num_post_header_lens"] >= ET.annotate_rows_event
             self._maps.clear()
+            if self._fast_maps:
+                self._fast_maps.clear()
         elif code == ET.table_map_event:
             self._last_map = None
             if ev.error is None:
@@ -236,6 +243,11 @@ class Analyzer:
             table = ev.table_def
             self._last_map = name = f"{table.schema}.{table.table}"
             self._maps[table.table_id] = (table, name)
+            if self._fast_maps is not None:     # the compiled loop maps the same bytes alike
+                if len(self._fast_maps) > 4096:
+                    self._fast_maps.clear()
+                s = self._fast_schema
+                self._fast_maps[body] = (table, name, s.generation, s.server_collation)
             return
         if self._pending_ddl:
             with warnings.catch_warnings():     # a statement sqlglot cannot parse: the table is forgotten
@@ -348,6 +360,24 @@ class Analyzer:
                 "big": tx.bytes > o.big_trx_bytes, "long": tx.duration_s > o.long_trx_seconds}
 
     # ------------------------------------------------------------------
+    # The compiled loop's way in (analysis/_canalyze.pyx, `sink`).
+    _new_table_stat = _TableStat
+
+    def _adopt_fast(self, file: str, start_pos: int, header: spec.EventHeader, gtid: str, begin: int,
+                    last_ts: int, end: int, size: int, events: int, xid: int | None, tables: list[str],
+                    ops: dict[str, int]) -> None:
+        """The transaction the compiled loop opened (at a MariaDB GTID_EVENT) and counted so far, handed
+        to the tracker as the reference path would have it after the same events."""
+        first = Event(file, start_pos, header, b"", None)
+        t = _Open(first, gtid)
+        t.begin, t.last_ts, t.end, t.size, t.events, t.xid = begin, last_ts, end, size, events, xid
+        t.tables = dict.fromkeys(tables)
+        s = self._summarizer
+        s.open, s.tx.mode, s.tx.gtid = t, "begin", gtid
+        for op, count in ops.items():
+            self._tx_ops[op] += count
+            self._tx_rows += count
+
     def finish(self) -> None:
         for tx in self._summarizer.finish():
             self._close(tx)
@@ -432,11 +462,26 @@ class Analyzer:
         }
 
 
+_canalyze = compiled.load("binlog_spec.analysis._canalyze")
+
+
+def sink(analyzer: Analyzer, schema) -> Any:
+    """The compiled loop (analysis/_canalyze.pyx) that counts most of a MariaDB binlog's transactions
+    for `analyzer` straight from the reader's window (`read_events(..., sink=)`), or None with the
+    pure-Python core: every event then goes through `Analyzer.feed`, the reference. `schema`: the
+    SchemaTracker of the schema stage (rows.observe_schema) that completes the TABLE_MAPs the analyzer
+    is fed; the events must reach the analyzer unfiltered and in order."""
+    if _canalyze is None or getattr(schema, "generation", None) is None:
+        return None
+    return _canalyze.Sink(analyzer, schema)
+
+
 def analyze(events: Iterable[Event], options: AnalyzeOptions = AnalyzeOptions(),
-            faults: list[BinlogError] | None = None) -> dict[str, Any]:
+            faults: list[BinlogError] | None = None, analyzer: Analyzer | None = None) -> dict[str, Any]:
     """The report of an event stream. `faults`: the list `read_events(..., faults=)` fills while the
-    events are read; each becomes an entry of the report's "faults"."""
-    a = Analyzer(options)
+    events are read; each becomes an entry of the report's "faults". `analyzer`: the one to feed (the
+    one a `sink` counts for), else a new one with `options`."""
+    a = analyzer if analyzer is not None else Analyzer(options)
     if faults is None:
         return a.feed_all(events).report()
     done = 0
@@ -451,4 +496,4 @@ def analyze(events: Iterable[Event], options: AnalyzeOptions = AnalyzeOptions(),
     return a.report()
 
 
-__all__ = ["AnalyzeOptions", "Analyzer", "analyze", "SORT_KEYS"]
+__all__ = ["AnalyzeOptions", "Analyzer", "analyze", "sink", "SORT_KEYS"]

@@ -57,6 +57,11 @@ class _State:
 
 #: Where a reader's bytes come from: () -> (binary stream, its size or None when unknown).
 Opener = Callable[[], "tuple[BinaryIO, int | None]"]
+#: A consumer of whole events straight from the framing loop (analysis.collector.sink):
+#: (window bytes, offset in them, file position, FDE, verify CRC32, file name) -> the bytes it took, whole
+#: events it counted itself, with the checks of framing.walk_events; those events are never yielded.
+#: Called before each walk of the window; the events it leaves are read as always, one walk at a time.
+Sink = Callable[[bytes, int, int, "spec.FormatDescription", bool, str], int]
 
 
 class BinlogReader:
@@ -64,12 +69,14 @@ class BinlogReader:
     then only names the events and errors): a byte range, a remote file (Spark's splits)."""
 
     def __init__(self, path: str | os.PathLike, options: ReadOptions = DEFAULT_OPTIONS,
-                 opener: Opener | None = None):
+                 opener: Opener | None = None, sink: Sink | None = None):
         #: '-' reads standard input (the events and errors then name '(stdin)').
         self.stdin = os.fspath(path) == STDIN and opener is None
         self.path = display_name(path)
         self.options = options
         self._opener = opener
+        #: Takes whole events straight from the window before they are walked (see Sink).
+        self.sink = sink
         self._stream: BinaryIO | None = None
         #: The FDE in force after the last event read (None before the first).
         self.format_description: spec.FormatDescription | None = None
@@ -151,12 +158,19 @@ class BinlogReader:
             walk, verify, eager, always = framing.walk, self.options.verify_checksums, self.options.parse_bodies, \
                 self._always_parsed
             TPE, path, late = int(ET.transaction_payload_event), self.path, self._parse_late
+            sink, most = self.sink, WALK_BATCH if self.sink is None else 1
             while True:
                 fde = state.fde
                 if fde is not None and state.encrypted_at is None and fde.len_checksum in (0, 4) \
                         and pos >= window.base:
+                    if sink is not None:
+                        taken = sink(window.buf, pos - window.base, pos, fde, verify, path)
+                        if taken:
+                            pos += taken
+                            self.position = pos
+                            continue
                     # The fast path: the whole events already in the window, CRC32 checked (framing.walk_events).
-                    batch = walk(window.buf, pos - window.base, fde.len_checksum, verify, WALK_BATCH)
+                    batch = walk(window.buf, pos - window.base, fde.len_checksum, verify, most)
                     if batch:
                         for header, buf, checksum in batch:
                             code = header.type_code
@@ -430,11 +444,12 @@ _HANDLERS: dict[int, Callable[[BinlogReader, object, int, str], dict]] = {
 
 
 def read_events(paths: list[str | os.PathLike], options: ReadOptions = DEFAULT_OPTIONS,
-                faults: list[BinlogError] | None = None) -> Iterator[Event]:
+                faults: list[BinlogError] | None = None, sink: Sink | None = None) -> Iterator[Event]:
     """Events of several files, in order. A broken file raises its BinlogError after its last good
-    event; with `faults` (a list) the error is appended to it instead and the next file is read."""
+    event; with `faults` (a list) the error is appended to it instead and the next file is read.
+    `sink`: see BinlogReader."""
     for p in paths:
-        with open(p, options) as reader:
+        with BinlogReader(p, options, sink=sink) as reader:
             if faults is None:
                 yield from reader
                 continue

@@ -49,16 +49,17 @@ ROW_FORMATS: dict[str, Callable[[rows.RowChange], str]] = {
 
 
 def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: list[BinlogError] | None = None,
-            schema=None, bodies: frozenset[int] | None = None):
+            schema=None, bodies: frozenset[int] | None = None, sink=None):
     """The filtered events of the run's files; malformed bodies are counted and named on stderr. With
     `faults`, a broken file's error is appended to it and the next file is read (reader.read_events).
     With `schema` (a SchemaTracker), every event is seen by it before the filters (rows.observe_schema):
     the filters choose what is output, never what is learnt. `bodies`: the event types whose bodies the
-    run reads (ReadOptions.parse_bodies; None: all)."""
+    run reads (ReadOptions.parse_bodies; None: all). `sink`: what takes events straight from the reader
+    (reader.BinlogReader), never seen here."""
     options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, args.filters))
 
     def read():
-        for ev in with_progress(_read(args, faults, options), args.files, err):
+        for ev in with_progress(_read(args, faults, options, sink), args.files, err):
             args.at = (ev.file, ev.pos)      # where an internal error is reported
             if ev.error is not None:
                 warnings[0] += 1
@@ -75,13 +76,13 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
                              warn=warner(err))
 
 
-def _read(args: argparse.Namespace, faults, options):
+def _read(args: argparse.Namespace, faults, options, sink=None):
     """The events of the run's files (seeking to --start-position: api.read_events), or of its piece
     (--jobs: cli.jobs)."""
     piece = getattr(args, "piece", None)
     if piece is not None:
         return splits.piece_events(piece, options)
-    return api.read_events(args.files, options, faults, args.filters.start_position)
+    return api.read_events(args.files, options, faults, args.filters.start_position, sink)
 
 
 class _Failed(Exception):
@@ -249,9 +250,13 @@ def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                      big_trx_bytes=args.big_trx_bytes, long_trx_seconds=args.long_trx_seconds)
     warnings = [0]
     faults: list[BinlogError] = []
+    analyzer, schema = analyze.Analyzer(options), schema_tracker(args)
+    # The compiled loop takes the events no filter, seek or piece needs to see.
+    plain = not args.filters.active and args.filters.start_position is None and getattr(args, "piece", None) is None
     try:
-        events = _events(args, err, warnings, faults, schema=schema_tracker(args), bodies=api.ANALYZE_BODIES)
-        result = api.analyze(events, options, faults)
+        events = _events(args, err, warnings, faults, schema=schema, bodies=api.ANALYZE_BODIES,
+                         sink=analyze.sink(analyzer, schema) if plain else None)
+        result = api.analyze(events, options, faults, analyzer)
         if html is not None:
             html.write(report_html.render(result))
     finally:

@@ -1,0 +1,489 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# distutils: libraries = z
+"""The compiled loop of `analyze`: the common transaction of a MariaDB binlog counted straight from the
+framing loop's window, with no Event object, no generator and no body parse.
+
+`Sink(analyzer, schema)` is called by the reader (binlog.reader.BinlogReader, `sink=`) with the window's
+bytes before it walks them. It takes whole events, with the checks of framing.walk_events (size, CRC32),
+as long as each is one it counts exactly as `Analyzer.feed` would count it (the pure-Python reference):
+
+* a MariaDB GTID_EVENT that opens a transaction (not FL_STANDALONE, no XA, no extra flags), when the
+  transaction tracker is between transactions;
+* then, inside that transaction: ANNOTATE_ROWS_EVENTs; TABLE_MAP_EVENTs whose body bytes the analyzer
+  already mapped under the same schema (Analyzer._fast_maps, filled by the reference path);
+  WRITE/UPDATE/DELETE_ROWS_EVENT_V1 whose rows the walker counts (the row images stepped over by the
+  plans of rows.walker.RowWalker, built from column_sizes.layout: no value decoded); and the XID_EVENT
+  that commits it.
+
+It stops at the first event it cannot take so (any other type, a TABLE_MAP not mapped yet, a rows event
+whose images do not walk, a body the spec's layout would not read the same way...), and before it returns
+it hands an open transaction to the Python tracker (Analyzer._adopt_fast): the reader then yields that
+event to the reference path. An event is taken whole or not at all: nothing is counted for an event the
+loop leaves. Returns the bytes taken (0: none).
+
+The pure-Python reference is the reader's events through `Analyzer.feed`; the differential test
+(tests/test_compiled_core.py) runs `analyze` both ways over the corpus, the fixtures and fuzz cases.
+"""
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.stdint cimport uint32_t, uint64_t
+
+from binlog_spec.binlog import spec
+from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE, FL_STANDALONE
+
+cdef extern from "zlib.h":
+    unsigned long crc32(unsigned long crc, const unsigned char* buf, unsigned int len) nogil
+
+ET = spec.EventType
+cdef Py_ssize_t H = spec.LEN_EVENT_HEADER
+cdef int FDE = int(ET.format_description_event)
+cdef int START_ENCRYPTION = int(ET.start_encryption_event)
+cdef int GTID = int(ET.gtid_event)
+cdef int ANNOTATE = int(ET.annotate_rows_event)
+cdef int TABLE_MAP = int(ET.table_map_event)
+cdef int XID = int(ET.xid_event)
+cdef int WRITE_V1 = int(ET.write_rows_event_v1)
+cdef int UPDATE_V1 = int(ET.update_rows_event_v1)
+cdef int DELETE_V1 = int(ET.delete_rows_event_v1)
+cdef int STANDALONE = FL_STANDALONE
+#: mariadb_gtid_event (formats/binlog.ksy): seq_no u8, domain_id u4, flags2 u1, commit_id u8 when
+#: flags2 & FL_GROUP_COMMIT_ID, XA fields when flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA), then
+#: flags_extra (a zero byte: padding follows).
+cdef int GROUP_COMMIT_ID = 2, XA_FLAGS = 192
+cdef Py_ssize_t LEN_GTID_FIXED = 13, LEN_COMMIT_ID = 8
+cdef str COMMIT_EVENT = "commit_event"
+cdef object OPS = (INSERT, UPDATE, DELETE)
+cdef object _rows_offsets = spec.rows_offsets
+
+
+cdef inline uint32_t _u4(const unsigned char* p) noexcept:
+    return <uint32_t>p[0] | (<uint32_t>p[1] << 8) | (<uint32_t>p[2] << 16) | (<uint32_t>p[3] << 24)
+
+
+cdef inline uint64_t _le(const unsigned char* p, int size) noexcept:
+    cdef uint64_t v = 0
+    cdef int i
+    for i in range(size - 1, -1, -1):
+        v = (v << 8) | p[i]
+    return v
+
+
+def _layout_probe() -> bool:
+    """Whether the loop's reads of a MariaDB GTID_EVENT (seq_no, domain_id, flags2, commit_id) and of an
+    XID_EVENT (xid after the post-header) give what the generated parser gives for the same bytes (as
+    spec._FAST_HEADER checks the header): the spec stays the one source of the layouts, and the loop
+    never runs where they differ."""
+    cdef const unsigned char* p
+    cdef Py_ssize_t at
+    cdef int len_post_header
+    lens = bytearray(255)
+    lens[GTID - 1] = 19
+    for flags2 in (0, GROUP_COMMIT_ID):
+        body = bytes(range(1, 13)) + bytes([flags2]) + (bytes(range(0x31, 0x39)) if flags2 else b"") + bytes(6)
+        fde = spec.FormatDescription(4, "probe", 0, H, bytes(lens), None, None, 0)
+        event = spec.HEADER_STRUCT.pack(1, GTID, 2, H + len(body), 0, 0) + body
+        try:
+            got = spec.parse_event(event, fde)
+        except Exception:
+            return False
+        p = <const unsigned char*>PyBytes_AS_STRING(body)
+        if (got.seq_no, got.domain_id, got.flags2) != (_le(p, 8), _u4(p + 8), p[12]):
+            return False
+        at = LEN_GTID_FIXED + (LEN_COMMIT_ID if flags2 else 0)
+        if flags2 and got.commit_id != _le(p + LEN_GTID_FIXED, LEN_COMMIT_ID) or len(body) < at:
+            return False
+    for len_post_header in (0, 3):
+        lens[XID - 1] = len_post_header
+        fde = spec.FormatDescription(4, "probe", 0, H, bytes(lens), None, None, 0)
+        body = bytes(range(0x41, 0x41 + len_post_header + 8))
+        event = spec.HEADER_STRUCT.pack(1, XID, 2, H + len(body), 0, 0) + body
+        try:
+            got = spec.parse_event(event, fde)
+        except Exception:
+            return False
+        p = <const unsigned char*>PyBytes_AS_STRING(body)
+        if got.xid != _le(p + len_post_header, 8):
+            return False
+    return True
+
+
+#: The GTID and XID layouts checked against the generated parser (False: the loop never runs).
+LAYOUTS_AGREE = _layout_probe()
+
+
+cdef class _Image:
+    """One image layout of rows.walker._Plan: per present column its fixed size and length-prefix size."""
+    cdef Py_ssize_t n, n_null
+    cdef long long *fixed
+    cdef int *prefix
+
+    def __cinit__(self, plan):
+        cdef Py_ssize_t k
+        layouts = plan.layouts
+        self.n = len(layouts)
+        self.n_null = plan.n_null
+        self.fixed = <long long *>PyMem_Malloc(max(self.n, 1) * sizeof(long long))
+        self.prefix = <int *>PyMem_Malloc(max(self.n, 1) * sizeof(int))
+        if self.fixed == NULL or self.prefix == NULL:
+            raise MemoryError()
+        for k in range(self.n):
+            f, p = layouts[k]
+            if not 0 <= p <= 8 or f < 0:
+                raise ValueError("layout out of range")
+            self.fixed[k] = f
+            self.prefix[k] = p
+
+    def __dealloc__(self):
+        PyMem_Free(self.fixed)
+        PyMem_Free(self.prefix)
+
+    cdef inline Py_ssize_t skip(self, const unsigned char* p, Py_ssize_t pos, Py_ssize_t end) noexcept:
+        """The position after the image at pos (as _Plan.skip), or -1 where it runs past `end` (the
+        reference then fails too: positions only grow)."""
+        cdef const unsigned char* nulls = p + pos
+        cdef Py_ssize_t k
+        cdef int size
+        if pos + self.n_null > end:
+            return -1
+        pos += self.n_null
+        for k in range(self.n):
+            if (nulls[k >> 3] >> (k & 7)) & 1:
+                continue
+            size = self.prefix[k]
+            if size:
+                if pos + size > end:
+                    return -1
+                pos += size + <Py_ssize_t>_le(p + pos, size)
+            else:
+                pos += self.fixed[k]
+            if pos > end or pos < 0:
+                return -1
+        return pos
+
+
+cdef class Sink:
+    cdef object an, tracker, schema, walker, maps, fast_maps, tables, types, seq
+    cdef object fde
+    cdef bint usable
+    cdef int len_post_header_xid, len_post_header_rows[3]
+    cdef dict plans
+    # the transaction the loop has open (own), its figures
+    cdef bint own
+    cdef str file
+    cdef Py_ssize_t start_pos, end
+    cdef long long size, events, rows, ops[3]
+    cdef uint32_t begin, last_ts, server_id, first_ts, first_len, first_end, first_flags
+    cdef uint32_t domain
+    cdef uint64_t seq_no
+    cdef object xid
+    cdef list tx_tables
+    # event counters, put into the analyzer's dicts when the call ends
+    cdef long long type_events[256]
+    cdef long long type_bytes[256]
+
+    def __init__(self, analyzer, schema):
+        self.an = analyzer
+        self.tracker = analyzer._summarizer
+        self.schema = schema
+        self.walker = analyzer._walker
+        self.maps = analyzer._maps
+        self.tables = analyzer.tables
+        self.types = analyzer.types
+        self.seq = analyzer._seq
+        analyzer._fast_maps = self.fast_maps = {}
+        analyzer._fast_schema = schema
+        self.plans = {}
+        self.fde = None
+        self.usable = False
+        self.own = False
+
+    cdef _set_fde(self, fde):
+        self.fde = fde
+        self.plans.clear()
+        self.usable = LAYOUTS_AGREE and fde.len_common_header == H and fde.len_checksum in (0, 4)
+        self.len_post_header_xid = fde.post_header_len(XID)
+        self.len_post_header_rows[0] = fde.post_header_len(WRITE_V1)
+        self.len_post_header_rows[1] = fde.post_header_len(UPDATE_V1)
+        self.len_post_header_rows[2] = fde.post_header_len(DELETE_V1)
+
+    def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
+        """Take whole events of buf from off (file position pos); the bytes taken."""
+        cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(buf)
+        cdef Py_ssize_t n = PyBytes_GET_SIZE(buf), start = off, len_body, count
+        cdef const unsigned char* e
+        cdef const unsigned char* body
+        cdef uint32_t len_event, ts
+        cdef int code, len_checksum, flags2, op
+        cdef Py_ssize_t min_len, at
+        cdef long long taken_events = 0, taken_bytes = 0, taken_rows = 0
+        cdef object tracker = self.tracker
+        if tracker.open is not None or tracker.tx.mode is not None:
+            return 0
+        if fde is not self.fde:
+            self._set_fde(fde)
+        if not self.usable:
+            return 0
+        len_checksum = fde.len_checksum
+        min_len = H + len_checksum
+        an = self.an
+        bucket_ts = an._bucket_ts
+        bucket = an._bucket
+        cdef uint32_t cur_ts = <uint32_t>bucket_ts
+        cdef long long acc_events = 0, acc_rows = 0, acc_bytes = 0
+        try:
+            while n - off >= H:
+                e = p + off
+                code = e[4]
+                len_event = _u4(e + 9)
+                if code == FDE or code == START_ENCRYPTION or len_event < <uint32_t>min_len \
+                        or <Py_ssize_t>len_event > n - off:
+                    break
+                if verify and len_checksum == 4 and <uint32_t>crc32(0, e, len_event - 4) != _u4(e + len_event - 4):
+                    break
+                body = e + H
+                len_body = len_event - H - len_checksum
+                ts = _u4(e)
+                count = 0
+                if not self.own:
+                    if code != GTID or len_body < LEN_GTID_FIXED:
+                        break
+                    flags2 = body[12]
+                    if flags2 & (STANDALONE | XA_FLAGS):
+                        break
+                    at = LEN_GTID_FIXED + (LEN_COMMIT_ID if flags2 & GROUP_COMMIT_ID else 0)
+                    if len_body < at or (len_body > at and body[at] != 0):
+                        break
+                    self.own = True
+                    self.file = path
+                    self.start_pos = pos + (off - start)
+                    self.size = self.events = self.rows = 0
+                    self.ops[0] = self.ops[1] = self.ops[2] = 0
+                    self.begin = self.last_ts = self.first_ts = ts
+                    self.server_id = _u4(e + 5)
+                    self.first_len = len_event
+                    self.first_end = _u4(e + 13)
+                    self.first_flags = e[17] | (e[18] << 8)
+                    self.seq_no = _le(body, 8)
+                    self.domain = _u4(body + 8)
+                    self.xid = None
+                    self.tx_tables = []
+                elif code == ANNOTATE:
+                    pass
+                elif code == TABLE_MAP:
+                    if not self._table_map(PyBytes_FromStringAndSize(<const char*>body, len_body)):
+                        break
+                elif code == WRITE_V1 or code == UPDATE_V1 or code == DELETE_V1:
+                    op = code - WRITE_V1
+                    count = self._rows(code, self.len_post_header_rows[op],
+                                       PyBytes_FromStringAndSize(<const char*>body, len_body), len_event)
+                    if count < 0:
+                        break
+                elif code == XID:
+                    if len_body != self.len_post_header_xid + 8:
+                        break
+                    self.xid = _le(body + self.len_post_header_xid, 8)
+                else:
+                    break
+                # taken: the event's figures (Analyzer.feed), then the transaction's (_Open.add)
+                self.type_events[code] += 1
+                self.type_bytes[code] += len_event
+                taken_events += 1
+                taken_bytes += len_event
+                taken_rows += count
+                if ts == cur_ts:
+                    acc_events += 1
+                    acc_rows += count
+                    acc_bytes += len_event
+                elif ts:
+                    if acc_events:
+                        bucket[0] += acc_events
+                        bucket[1] += acc_rows
+                        bucket[2] += acc_bytes
+                    if an.first_ts is None or ts < an.first_ts:
+                        an.first_ts = ts
+                    if an.last_ts is None or ts > an.last_ts:
+                        an.last_ts = ts
+                    key = ts - ts % an.options.bucket_s
+                    bucket = an.timeline.get(key)
+                    if bucket is None:
+                        bucket = an.timeline[key] = [0, 0, 0]
+                    cur_ts = ts
+                    acc_events, acc_rows, acc_bytes = 1, count, len_event
+                else:
+                    untimed = an.untimed
+                    untimed[0] += 1
+                    untimed[1] += count
+                    untimed[2] += len_event
+                self.events += 1
+                if ts < self.begin:
+                    self.begin = ts
+                self.last_ts = ts
+                self.end = pos + (off - start) + len_event
+                self.size += len_event
+                off += len_event
+                if code == XID:
+                    self._commit()
+        finally:
+            if acc_events:
+                bucket[0] += acc_events
+                bucket[1] += acc_rows
+                bucket[2] += acc_bytes
+            an._bucket_ts = cur_ts
+            an._bucket = bucket
+            if self.own:
+                self._hand_over()
+            if taken_events:
+                self._flush(path, taken_events, taken_bytes, taken_rows)
+        return off - start
+
+    cdef bint _table_map(self, bytes body) except -1:
+        """A TABLE_MAP the analyzer mapped before under this schema: mapped again (Analyzer._table_map)."""
+        got = self.fast_maps.get(body)
+        if got is None:
+            return False
+        table, name, generation, collation = got
+        schema = self.schema
+        if schema.generation != generation or schema.server_collation != collation:
+            return False
+        self.maps[table.table_id] = (table, name)
+        if name not in self.tx_tables:
+            self.tx_tables.append(name)
+        return True
+
+    cdef long long _rows(self, int code, int len_post_header, bytes body, uint32_t len_event) except -2:
+        """The rows of a rows event counted (Analyzer._rows), or -1 where the reference path must count
+        them (its error, or a layout the spec reads otherwise)."""
+        cdef const unsigned char* p
+        cdef Py_ssize_t pos, end, k, n, ofs_rows, at
+        cdef long long count = 0
+        cdef _Image b, a
+        cdef bint update = code == UPDATE_V1
+        try:
+            o = _rows_offsets(code, len_post_header, body)
+        except Exception:
+            return -1
+        mapped = self.maps.get(o.table_id)
+        if mapped is None:
+            return -1
+        table, name = mapped
+        n = o.num_columns
+        if n > len(table.columns):
+            return -1
+        before = body[o.ofs_columns_before_image:o.ofs_columns_before_image + o.len_columns_bitmap]
+        after = body[o.ofs_columns_after_image:o.ofs_columns_after_image + o.len_columns_bitmap] if update else None
+        key = (o.table_id, n, before, after)
+        entry = self.plans.get(key)
+        if entry is None or entry[0] is not table:
+            try:
+                made = self.walker.plans(table, n, before, after, update)
+                entry = (table, _Image(made[1]), _Image(made[2]) if update else None)
+            except Exception:
+                return -1
+            if len(self.plans) > 4096:
+                self.plans.clear()
+            self.plans[key] = entry
+        b = entry[1]
+        ofs_rows = o.ofs_rows
+        p = <const unsigned char*>PyBytes_AS_STRING(body) + ofs_rows
+        end = PyBytes_GET_SIZE(body) - ofs_rows
+        if end:     # rows.walker.check_rows: a row image has a column present
+            if not _any_bit(before, n) or (update and not _any_bit(after, n)):
+                return -1
+        pos = 0
+        if update:
+            a = entry[2]
+            while pos < end:
+                at = pos
+                pos = b.skip(p, pos, end)
+                if pos < 0:
+                    return -1
+                pos = a.skip(p, pos, end)
+                if pos <= at:       # -1, or images of no byte (check_rows above leaves none)
+                    return -1
+                count += 1
+        else:
+            while pos < end:
+                at = pos
+                pos = b.skip(p, pos, end)
+                if pos <= at:
+                    return -1
+                count += 1
+        op = OPS[code - WRITE_V1]
+        st = self.tables.get(name)
+        if st is None:
+            st = self.tables[name] = self.an._new_table_stat()
+        st.events[op] += 1
+        st.rows[op] += count
+        st.bytes[op] += len_event
+        self.rows += count
+        self.ops[code - WRITE_V1] += count
+        return count
+
+    cdef _commit(self):
+        """The transaction's XID taken: its figures (Analyzer._close), or the reference's close when the
+        transaction goes into a top list or is flagged."""
+        an = self.an
+        o = an.options
+        size = <object>self.size
+        duration = float(<long long>self.last_ts - <long long>self.begin)
+        slow = size > o.big_trx_bytes or duration > o.long_trx_seconds
+        if not slow and o.top > 0:
+            for heap, key in ((an._top_bytes, size), (an._top_duration, duration)):
+                if len(heap) < o.top or key > heap[0][0]:
+                    slow = True
+                    break
+        if slow:
+            self._hand_over()
+            self.tracker.tx.mode = None      # the XID ended it (Transactions.step)
+            an._close(self.tracker._close(True))
+            return
+        self.own = False
+        next(self.seq)
+        an.tx_count += 1
+        sources = an.tx_sources
+        sources[COMMIT_EVENT] = sources.get(COMMIT_EVENT, 0) + 1
+        an.tx_bytes_total += size
+        an.tx_rows_total += <object>self.rows
+        if duration > an.tx_max_duration:
+            an.tx_max_duration = duration
+        bucket = max(8, max(size, 1).bit_length())
+        hist = an.tx_hist
+        hist[bucket] = hist.get(bucket, 0) + 1
+
+    cdef _hand_over(self):
+        """The open transaction to the Python tracker, as the reference would have it here."""
+        self.own = False
+        header = spec.EventHeader(self.first_ts, GTID, self.server_id, self.first_len, self.first_end,
+                                  self.first_flags)
+        gtid = f"{self.domain}-{self.server_id}-{self.seq_no}"
+        self.an._adopt_fast(self.file, self.start_pos, header, gtid, self.begin, self.last_ts, self.end,
+                            self.size, self.events, self.xid, self.tx_tables,
+                            {INSERT: self.ops[0], UPDATE: self.ops[1], DELETE: self.ops[2]})
+
+    cdef _flush(self, str path, long long events, long long nbytes, long long rows):
+        cdef int code
+        an = self.an
+        for code in range(256):
+            if self.type_events[code]:
+                t = self.types.get(code)
+                if t is None:
+                    t = self.types[code] = [0, 0, 0, 0]
+                t[0] += self.type_events[code]
+                t[1] += self.type_bytes[code]
+                self.type_events[code] = 0
+                self.type_bytes[code] = 0
+        f = an.files[path]
+        f["events"] += events
+        f["bytes"] += nbytes
+        an.total_events += events
+        an.total_bytes += nbytes
+        an.total_rows += rows
+
+
+cdef inline bint _any_bit(bytes bitmap, Py_ssize_t n):
+    cdef const unsigned char* q = <const unsigned char*>PyBytes_AS_STRING(bitmap)
+    cdef Py_ssize_t k
+    for k in range(n):
+        if (q[k >> 3] >> (k & 7)) & 1:
+            return True
+    return False
