@@ -54,6 +54,10 @@ _REC_MASK = (1 << REC_BITS) - 1
 RECENT = 1 << 16
 #: Bits of the bitmap of undone key hashes (one byte per 8).
 BITMAP_BITS = 1 << 25
+#: Bytes read back from the spool of keys at a time (a key is confirmed by reading it alone).
+KEY_WINDOW = 4096
+#: The events the check reads (the others only mark where transactions are).
+_READ = frozenset(int(c) for c in (*ROW_OPS, *QUERY_EVENTS, ET.table_map_event, ET.format_description_event))
 #: A spooled undone key: its transaction's number, the change (I, U, D), then its exact value.
 _KEY = struct.Struct("<Ic")
 #: Statement words whose later run on a touched table is a conflict of its own kind.
@@ -178,7 +182,7 @@ class ConflictCheck:
         self.current: Tx | None = None          # the transaction of the last event read
         self._numbered: tuple[Tx, int] | None = None    # the last undone transaction and its number
         self.txs = Spool()                      # the undone transactions (pickled Tx)
-        self.keys = Spool()                     # the undone keys (_KEY + exact value)
+        self.keys = Spool(window=KEY_WINDOW)    # the undone keys (_KEY + exact value), read back one by one
         self.index = _KeyIndex()
         self.reported = bytearray()             # per undone key: a conflict was reported for it
         #: (schema, table) -> (the undone key record that first touched it, its columns for the report)
@@ -214,15 +218,17 @@ class ConflictCheck:
                 self._see(entry[0], entry[1], entry[2])
 
         def read() -> Iterator[Event]:
+            step, wanted = tracker.step, _READ
             for ev in events:
                 if closed[0] and pending:    # the filters have decided the transaction before
                     settle(flush=True)
-                starts, ends = tracker.step(ev)
+                starts, ends = step(ev)
                 if starts:
                     self.current = Tx(tracker.gtid, ev.file, ev.pos, ev.timestamp)
-                entry = [ev, None, self.current]
-                pending.append(entry)
-                where[id(ev)] = entry
+                if ev.type_code in wanted:
+                    entry = [ev, None, self.current]
+                    pending.append(entry)
+                    where[id(ev)] = entry
                 closed[0] = ends or not tracker.mode
                 yield ev
 
@@ -281,28 +287,32 @@ class ConflictCheck:
 
     @staticmethod
     def _keys_of(rc, cols: tuple[str, ...] | None) -> list[tuple]:
-        """The keys a row change writes or finds: (image values as compared, as shown) per image."""
+        """The keys a row change writes or finds: (column names, values) per image, the key's columns
+        (NOT NULL: a None is a column the image lacks) or, without a key, the whole image's."""
         before, after = rc.before, rc.after
-        if rc.op == UPDATE and before is not None and after is not None and len(after) < len(before):
+        if after is not None and before is not None and len(after) < len(before):
             after = {**before, **after}      # an image without the columns the update left alone
         out = []
         for image in (before, after):
             if image is None:
                 continue
-            if cols is None:
-                shown = tuple(image.items())
-            else:
-                shown = tuple((c, image.get(c, _MISSING)) for c in cols)
-                if any(v is _MISSING for _, v in shown):
-                    shown = tuple(image.items())
-            out.append(shown)
+            if cols is not None:
+                vals = tuple(map(image.get, cols))
+                if None not in vals:
+                    out.append((cols, vals))
+                    continue
+            out.append((tuple(image), tuple(image.values())))
         if len(out) == 2 and out[0] == out[1]:
             out.pop()
         return out
 
     @staticmethod
-    def _exact(schema: str, table: str, shown: tuple) -> bytes:
-        return repr((schema, table, tuple((c, _norm(v)) for c, v in shown))).encode("utf-8", "backslashreplace")
+    def _exact(where: tuple[str, str], names: tuple[str, ...], vals: tuple) -> bytes:
+        for v in vals:
+            if type(v) is str:
+                vals = tuple(_norm(x) for x in vals)
+                break
+        return repr((where, names, vals)).encode("utf-8", "backslashreplace")
 
     def _tx_number(self, tx: Tx | None) -> int:
         if tx is None:
@@ -331,8 +341,8 @@ class ConflictCheck:
             return
         head = _KEY.pack(no, code)
         for rc in changes:
-            for shown in self._keys_of(rc, cols):
-                exact = self._exact(where[0], where[1], shown)
+            for names, vals in self._keys_of(rc, cols):
+                exact = self._exact(where, names, vals)
                 rec = keys.count
                 if rec > _REC_MASK:
                     raise BinlogError("the conflict check holds at most 2**30 undone rows", file=ev.file,
@@ -376,15 +386,16 @@ class ConflictCheck:
         cols, _ = self._key_columns(table)
         candidates, read_key = self.index.candidates, self.keys.read
         for rc in changes:
-            for shown in self._keys_of(rc, cols):
-                exact = self._exact(where[0], where[1], shown)
+            for names, vals in self._keys_of(rc, cols):
+                exact = self._exact(where, names, vals)
                 recs = candidates(hash(exact))
                 if not recs:
                     continue
                 for rec in sorted(recs):
                     if read_key(rec)[_KEY.size:] == exact:
                         if not self.reported[rec]:
-                            self._row_conflict(rec, where, shown, cols is None, ev, rc.op, tx)
+                            self._row_conflict(rec, where, tuple(zip(names, vals)), names is not cols, ev,
+                                               rc.op, tx)
                         break
 
     def _row_conflict(self, rec: int, where, shown, whole: bool, ev: Event, op: str, tx: Tx | None) -> None:
@@ -480,8 +491,8 @@ def _ddl_tables(query: str, db: str, tables: list[tuple[str, str]]) -> list[tupl
     finally:
         log.setLevel(level)
     if isinstance(tree, exp.Drop) and str(tree.args.get("kind", "")).upper() in ("DATABASE", "SCHEMA"):
-        name = tree.this.name if tree.this is not None else ""
-        return [t for t in tables if t[0] == name]
+        names = {t.name for t in tree.args.get("tables") or []} | ({tree.this.name} if tree.this is not None else set())
+        return [t for t in tables if t[0] in names]
     if isinstance(tree, exp.Command):       # what sqlglot does not parse: named by the text
         return None
     return [(t.db or db, t.name) for t in tree.find_all(exp.Table)]
