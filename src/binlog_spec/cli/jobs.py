@@ -18,6 +18,8 @@ and stderr to temporary files; the parent copies them in order and makes whole w
   first; the parent copies the pieces' stderr in order, then their stdout last piece first (the
   header once), then the statements not undone that the pieces handed back (`hand_back`), merged;
   a piece that raised leaves stdout empty, as one process, which writes nothing before the end.
+  With a filter, the parent first runs the rollback's conflict check over the whole input (`precheck`):
+  on a conflict the pieces' stdout is dropped, and the report follows everything they wrote on stderr.
 
 * the base64 script (`sql`, -v, -vv): the header printed by the first piece, the end by the last,
   the session settings a piece's first statements depend on joined by output.base64_parts, the
