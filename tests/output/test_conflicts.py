@@ -13,7 +13,7 @@ import pytest
 
 import binlog_spec
 from binlog_spec import api
-from binlog_spec.output import conflicts
+from binlog_spec.output import conflict_report, conflicts
 from binlog_spec.output.conflicts import ConflictCheck, _statement_targets
 from binlog_spec.rows.schema import SchemaTracker
 from binlog_spec.stream.filters import FilterOptions, filter_events
@@ -183,7 +183,7 @@ def test_the_report_says_what_was_checked_and_done():
     check = api.check_rollback(binlog_spec.open(TYPES), FilterOptions(stop_position=58797), [str(TYPES)],
                                SchemaTracker())
     with check:
-        lines = list(conflicts.report_lines(check, timezone.utc, forced=False))
+        lines = list(conflict_report.report_lines(check, timezone.utc, forced=False))
     assert lines[0].startswith("conflict check: times in UTC; only the files given were checked")
     assert len(lines) == len(found) + 2 and lines[-1].startswith(f"error: {len(found)} conflicts")
     assert "nothing written (exit 5" in lines[-1]

@@ -23,6 +23,7 @@ from binlog_spec.stream import splits
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.reader import display_name
 from binlog_spec.cli.arguments import filter_options, read_options, schema_tracker, warner, write_options
+from binlog_spec.cli import rollback_check
 
 
 #: Exit codes (the table is in binlog_spec.cli's docstring and the README).
@@ -55,7 +56,7 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
     `faults`, a broken file's error is appended to it and the next file is read (reader.read_events).
     With `schema` (a SchemaTracker), every event is seen by it before the filters (rows.observe_schema):
     the filters choose what is output, never what is learnt. `bodies`: the event types whose bodies the
-    run reads (ReadOptions.parse_bodies; None: all). `check`: a rollback's conflict check (_conflict_check),
+    run reads (ReadOptions.parse_bodies; None: all). `check`: a rollback's conflict check (rollback_check.conflict_check),
     which sees every event and reads the files to their end."""
     options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, args.filters))
 
@@ -75,83 +76,6 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
         schema.notes.clear()
     return api.select_events(read(), args.filters, [display_name(f) for f in args.files], schema, notify,
                              warn=warner(err), check=check)
-
-
-def _conflict_check(args: argparse.Namespace, upstream_schema: bool):
-    """The conflict check of a rollback run in this process (output.conflicts), or None: no rollback,
-    no filter (every event is undone: nothing comes after them), or a --jobs piece (the parent checks
-    the whole input: _parent_check). `upstream_schema`: the run replays the DDL itself (its TABLE_MAPs
-    come completed); otherwise the check replays it, into a tracker of its own."""
-    if not getattr(args, "rollback", False) or getattr(args, "piece", None) is not None or not args.filters.active:
-        return None
-    from binlog_spec.output.conflicts import ConflictCheck
-    return ConflictCheck(None if upstream_schema else schema_tracker(args))
-
-
-class _Gate:
-    """The output of a checked rollback: what is written before the check has read the whole input
-    is held; then it goes out, or nowhere when the check found a conflict (and no --force)."""
-
-    def __init__(self, out, check, force: bool):
-        self.out, self.check, self.force = out, check, force
-        self.held: list | None = []
-
-    def _open(self) -> bool:
-        if self.held is not None and self.check.done:
-            held, self.held = self.held, None
-            if self.passes:
-                for data in held:
-                    self.out.write(data)
-        return self.held is None
-
-    @property
-    def passes(self) -> bool:
-        return self.force or not self.check.count
-
-    def write(self, data) -> int:
-        if not self._open():
-            self.held.append(data)
-        elif self.passes:
-            self.out.write(data)
-        return len(data)
-
-    def flush(self) -> None:
-        if self._open() and self.passes:
-            self.out.flush()
-
-    def isatty(self) -> bool:
-        return False
-
-
-def _finish_check(args: argparse.Namespace, check, err: TextIO, code: int) -> int:
-    """A rollback's conflicts reported on stderr (after everything else); the exit code: EXIT_CONFLICT
-    when there are some and no --force (nothing was written), else at least EXIT_WARNINGS."""
-    if check is None:
-        return code
-    from binlog_spec.output.conflicts import report_lines
-    try:
-        if not check.count:
-            return code
-        for line in report_lines(check, args.tz, args.force):
-            err.write(f"binlog-spec: {line}\n")
-        return max(code, EXIT_WARNINGS) if args.force else EXIT_CONFLICT
-    finally:
-        check.close()
-
-
-def _parent_check(args: argparse.Namespace, err: TextIO):
-    """--jobs: a SQL rollback's conflict check, over the whole input in the parent before the pieces run
-    (they undo their own transactions only). Returns (whether the pieces' stdout is kept, what ends the
-    run: code -> code), or None when the run is no checked rollback."""
-    if getattr(args, "command", None) != "sql" or not getattr(args, "rollback", False) or not args.filters.active:
-        return None
-    options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(api.SQL_BODIES, args.filters))
-    try:
-        check = api.check_rollback(api.read_events(args.files, options), args.filters,
-                                   [display_name(f) for f in args.files], schema_tracker(args))
-    except (BinlogError, OSError):
-        return None          # the pieces meet the same fault, and report it as one process does
-    return (args.force or not check.count), lambda code: _finish_check(args, check, err, code)
 
 
 def _read(args: argparse.Namespace, faults, options):
@@ -212,7 +136,7 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
         except UsageError as exc:
             err.write(f"binlog-spec: error: {exc}\n")
             return EXIT_USAGE
-        go = functools.partial(jobs.run, run, report=_report_merged, precheck=_parent_check)   # --jobs N
+        go = functools.partial(jobs.run, run, report=_report_merged, precheck=rollback_check.parent_check)   # --jobs N
         try:
             if not _writes_text_output(args):
                 return go(args, out, err)
@@ -388,10 +312,10 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     warnings = [0]
     schema = schema_tracker(args) if args.verbose or args.schema else None
-    check = _conflict_check(args, schema is not None)
+    check = rollback_check.conflict_check(args, schema is not None)
     events = _events(args, err, warnings, schema=schema, check=check)
     if check is not None:
-        out = _Gate(_text_output(out), check, args.force)
+        out = rollback_check.Gate(_text_output(out), check, args.force)
     # A rollback is a new transaction: replaying it under the original GTIDs would be skipped (MySQL)
     # or reuse them (MariaDB), so its GTIDs are always left to the server.
     opts = base64script.Base64Options(verbose=args.verbose, skip_gtids=args.skip_gtids or args.rollback,
@@ -409,7 +333,7 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     ending = base64_parts.Ending(printer.state() if part else {}, printer.warnings, printer.row_errors)
     if not jobs.hand_back(args, "base64", ending):
         _report_base64(ending, err)
-    return _finish_check(args, check, err, EXIT_WARNINGS if warnings[0] or printer.row_errors else EXIT_OK)
+    return rollback_check.finish_check(args, check, err, EXIT_WARNINGS if warnings[0] or printer.row_errors else EXIT_OK)
 
 
 def _report_base64(ending, err: TextIO) -> None:
@@ -429,19 +353,19 @@ def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
         err.write("binlog-spec: error: --output-format binlog needs -o FILE\n")
         return EXIT_USAGE
     warnings = [0]
-    check = _conflict_check(args, False)
+    check = rollback_check.conflict_check(args, False)
     events = _events(args, err, warnings, check=check)
     options = dataclasses.replace(write_options(args), skip_gtids=args.skip_gtids)
     try:
         with _replacing(args.output, binary=True) as f:     # a binlog cut short would look whole
-            rewriter = api.write_binlog(events, f if check is None else _Gate(f, check, args.force), options)
+            rewriter = api.write_binlog(events, f if check is None else rollback_check.Gate(f, check, args.force), options)
             if check is not None and not (args.force or not check.count):
                 raise _Failed(EXIT_CONFLICT)                # no file: nothing of the undo is written
     except _Failed:
         pass
     with rewriter:
         _report_not_undone(_not_undone_of(rewriter), err)
-    return _finish_check(args, check, err, EXIT_WARNINGS if warnings[0] else EXIT_OK)
+    return rollback_check.finish_check(args, check, err, EXIT_WARNINGS if warnings[0] else EXIT_OK)
 
 
 def _report_not_undone(not_undone, err: TextIO) -> None:
@@ -487,7 +411,7 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                        rewrite_db=dict(args.rewrite_db)),
         commented=args.commented, tz=args.tz)
     warnings = [0]
-    check = _conflict_check(args, True) if args.rollback else None
+    check = rollback_check.conflict_check(args, True) if args.rollback else None
     events = _events(args, err, warnings, schema=tracker, bodies=api.SQL_BODIES, check=check)
 
     def refused(exc: BinlogError) -> None:     # a row left out of the script (a comment in its place)
@@ -495,12 +419,12 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"binlog-spec: warning: {exc}: row not written\n")
     if args.rollback:
         not_undone = sqlscript.NotUndone()
-        target = _text_output(out) if check is None else _Gate(_text_output(out), check, args.force)
+        target = _text_output(out) if check is None else rollback_check.Gate(_text_output(out), check, args.force)
         _write_lines(api.write_sql(events, opts, rollback=True, not_undone=not_undone, warn=warner(err),
                                    refused=refused), target)
         if not jobs.hand_back(args, "not_undone", not_undone):     # --jobs: the parent reports them all
             _report_not_undone(not_undone, err)
-        return _finish_check(args, check, err, EXIT_WARNINGS if warnings[0] else EXIT_OK)
+        return rollback_check.finish_check(args, check, err, EXIT_WARNINGS if warnings[0] else EXIT_OK)
     else:
         _write_lines(api.write_sql(events, opts, warn=warner(err), refused=refused), _text_output(out))
     return EXIT_WARNINGS if warnings[0] else EXIT_OK

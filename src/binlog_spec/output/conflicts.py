@@ -21,7 +21,7 @@ exact value and its transaction); memory holds a 64-bit entry per key (34 bits o
 record number) in sorted runs merged as they grow, a small dict of the latest keys, and a bitmap that
 answers most lookups of keys never undone. A hash that matches is confirmed against the spooled key.
 Later events on tables the rollback writes no rows of are passed over by their table id, their rows
-never decoded. The conflicts themselves go to a spool too; `report_lines` renders them.
+never decoded. The conflicts themselves go to a spool too; output.conflict_report renders them.
 """
 from __future__ import annotations
 
@@ -32,16 +32,15 @@ from array import array
 from bisect import bisect_left
 from collections import deque
 from dataclasses import dataclass
-from datetime import tzinfo
 from typing import Callable, Iterable, Iterator
 
-from binlog_spec.binlog import spec, timezones
+from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import DELETE, INSERT, QUERY_EVENTS, ROW_OPS, UPDATE
 from binlog_spec.errors import BinlogError
 from binlog_spec.output.rollback import Spool
 from binlog_spec.rows.decoder import RowDecoder
-from binlog_spec.rows.statement_text import DML_STATEMENTS, quote_identifier, quote_table
+from binlog_spec.rows.statement_text import DML_STATEMENTS, quote_identifier
 from binlog_spec.stream.transactions import Transactions, is_begin, is_commit
 
 ET = spec.EventType
@@ -65,7 +64,6 @@ _DDL_WORDS = ("ALTER", "CREATE", "DROP", "RENAME", "TRUNCATE")
 _OPS = {INSERT: "INSERT", UPDATE: "UPDATE", DELETE: "DELETE"}
 _OP_CODES = {INSERT: b"I", UPDATE: b"U", DELETE: b"D"}
 _OP_NAMES = {b"I": "INSERT", b"U": "UPDATE", b"D": "DELETE"}
-_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -498,43 +496,4 @@ def _ddl_tables(query: str, db: str, tables: list[tuple[str, str]]) -> list[tupl
     return [(t.db or db, t.name) for t in tree.find_all(exp.Table)]
 
 
-# -- the report ------------------------------------------------------------------------------------
-def _tx_text(tx: Tx, tz: tzinfo) -> str:
-    return (f"transaction {tx.gtid or '-'} at {tx.file}:{tx.pos} "
-            f"({timezones.local_text(tx.timestamp, tz)})")
-
-
-def conflict_line(c: Conflict, tz: tzinfo = timezones.UTC) -> str:
-    """One conflict, one line (without the program's prefix)."""
-    table = quote_table(c.schema, c.table)
-    if c.key is not None:
-        cols, vals = c.key
-        what = f"row {table} ({', '.join(cols)})=({', '.join(vals)})" + (" [no key: the whole row]" if c.whole else "")
-    elif c.whole:
-        what = f"rows of {table} [their keys could not be read]"
-    else:
-        what = f"table {table}"
-    line = (f"{what}: undone {c.undone_op} of {_tx_text(c.undone, tz)}; later {c.later_op} at "
-            f"{c.later_at[0]}:{c.later_at[1]} of {_tx_text(c.later, tz)}")
-    if c.statement:
-        line += f": {c.statement}"
-    return line
-
-
-def report_lines(check: ConflictCheck, tz: tzinfo, forced: bool) -> Iterator[str]:
-    """The report of a check that found conflicts: a line per conflict, then what was done."""
-    if not check.count:
-        return
-    yield f"conflict check: times in {timezones.zone_name(tz)}; only the files given were checked"
-    for c in check.conflicts():
-        yield "conflict: " + conflict_line(c, tz)
-    s = "" if check.count == 1 else "s"
-    if forced:
-        yield (f"warning: {check.count} conflict{s}: the rollback overwrites the later change{s} above; "
-               "written anyway (--force)")
-    else:
-        yield (f"error: {check.count} conflict{s}: the rollback would overwrite the later change{s} above; "
-               "nothing written (exit 5; --force writes it anyway)")
-
-
-__all__ = ["Conflict", "ConflictCheck", "Tx", "conflict_line", "report_lines"]
+__all__ = ["Conflict", "ConflictCheck", "Tx"]
