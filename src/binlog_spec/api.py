@@ -13,7 +13,8 @@
 * `read_rows` - row events to row changes (rows.decoder);
 * `write_sql` - SQL statements, forward or rollback (output.sql_script);
 * `write_binlog` - a binlog file, forward or rollback (output.rewriter);
-* `analyze` - the analysis report's figures (analysis.collector).
+* `analyze` - the analysis report's figures (analysis.collector);
+* `check_rollback` - whether a rollback would overwrite later changes (output.conflicts).
 """
 from __future__ import annotations
 
@@ -67,14 +68,36 @@ def read_events(paths: list, options: ReadOptions = DEFAULT_OPTIONS, faults: lis
 
 def select_events(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None,
                   notify: Callable[[str, str], None] | None = None,
-                  warn: Callable[[str], None] | None = None) -> Iterable[Event]:
+                  warn: Callable[[str], None] | None = None, check=None) -> Iterable[Event]:
     """The events the filters keep; with `schema` (a SchemaTracker), every event is seen by it first, so
     the filters choose what is output, never what is learnt. `files` are the names of the run's files
     (for --start-position / --stop-position), `notify(kind, message)` hears the filters' notes, `warn`
-    what the schema says of a statement it replays (a table forgotten, and why)."""
+    what the schema says of a statement it replays (a table forgotten, and why). With `check` (a
+    rollback's output.conflicts.ConflictCheck), every event is seen by it too, the ones the filters
+    keep as undone, and the input is read to its end (with no filter, every event is undone: nothing
+    comes after them)."""
     if schema is not None:
         events = observe_schema(events, schema, warn)
-    return filter_events(events, filters, files, notify) if filters.active else events
+    if not filters.active:
+        return events
+    if check is not None:
+        return check.watch(events, lambda kept: filter_events(kept, filters, files, notify))
+    return filter_events(events, filters, files, notify)
+
+
+def check_rollback(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None):
+    """The conflict check of a rollback of the events the filters keep (output.conflicts): whether
+    rows it undoes were changed again later in `events`. Reads them all; returns the ConflictCheck
+    (its `count`, `conflicts()`; close it). `schema`: a SchemaTracker for the keys the DDL gives."""
+    from binlog_spec.output.conflicts import ConflictCheck
+    check = ConflictCheck()
+    try:
+        for _ in select_events(events, filters, files, schema, check=check):
+            pass
+    except BaseException:
+        check.close()
+        raise
+    return check
 
 
 def write_sql(events: Iterable[Event], options, rollback: bool = False, not_undone=None, warn=None,
@@ -104,4 +127,4 @@ def analyze(events: Iterable[Event], options=None, faults=None, analyzer=None):
                              analyzer)
 
 
-__all__ = ["ROWS_BODIES", "SQL_BODIES", "ANALYZE_BODIES", "bodies_needed", "read_events", "select_events", "read_rows", "write_sql", "write_binlog", "analyze"]
+__all__ = ["ROWS_BODIES", "SQL_BODIES", "ANALYZE_BODIES", "bodies_needed", "read_events", "select_events", "read_rows", "write_sql", "write_binlog", "analyze", "check_rollback"]

@@ -9,6 +9,8 @@ Exit codes:
     3  a binlog is broken (not a binlog, truncated, bad checksum, impossible size); the events
        before the fault were printed
     4  a file could not be opened or read
+    5  sql --rollback: a later transaction in the files changed rows the rollback would overwrite (each
+       conflict on stderr); nothing was written (--force writes it anyway, and exits 1)
    70  an internal error (a bug): `binlog-spec: internal error at FILE offset N: ...`, and how to
        report it; the traceback only with --debug
 """
@@ -22,8 +24,8 @@ import binlog_spec
 from binlog_spec import compiled
 from binlog_spec.errors import BinlogError, SchemaFileError
 from binlog_spec.cli.arguments import add_read_arguments, add_schema_arguments, rewrite_arg, size_arg
-from binlog_spec.cli.commands import (EVENT_FORMATS, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_IO, EXIT_OK, EXIT_USAGE,
-                                      EXIT_WARNINGS, ROW_FORMATS, run_analyze, run_events, run_rows, run_sql)
+from binlog_spec.cli.commands import (EVENT_FORMATS, EXIT_BAD_INPUT, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_IO, EXIT_OK,
+                                      EXIT_USAGE, EXIT_WARNINGS, ROW_FORMATS, run_analyze, run_events, run_rows, run_sql)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,7 +60,15 @@ def build_parser() -> argparse.ArgumentParser:
     sq.add_argument("--complete-insert", action="store_true", help="INSERTs with a column list (--sql2)")
     sq.add_argument("--replace", action="store_true", help="REPLACE for inserts and updates (--sql2)")
     sq.add_argument("--rollback", action="store_true",
-                    help="undo the changes: last transaction first, images swapped")
+                    help="undo the changes: last transaction first, images swapped. With a filter, the files "
+                         "are read to their end, past it, and the rollback is checked first: when a later "
+                         "transaction changed a row it undoes (by its primary or NOT NULL unique key, else its "
+                         "whole image), or ran a TRUNCATE, DDL or statement-based DML on a table it writes, "
+                         "each conflict is reported on stderr, nothing is written and the exit code is 5. "
+                         "Only the files given are checked: changes in later binlogs are not seen")
+    sq.add_argument("--force", action="store_true",
+                    help="--rollback: write the undo even when it conflicts with later changes (they are "
+                         "still reported; exit code 1)")
     sq.add_argument("--rewrite-db", action="append", default=[], metavar="OLD->NEW", type=rewrite_arg,
                     help="rename a schema (repeatable)")
     sq.add_argument("-v", "--verbose", action="count", default=0,
@@ -137,7 +147,7 @@ def entry() -> None:
     sys.exit(code)
 
 
-__all__ = ["main", "entry", "build_parser", "EXIT_OK", "EXIT_WARNINGS", "EXIT_USAGE", "EXIT_BAD_INPUT", "EXIT_IO",
+__all__ = ["main", "entry", "build_parser", "EXIT_OK", "EXIT_WARNINGS", "EXIT_USAGE", "EXIT_BAD_INPUT", "EXIT_IO", "EXIT_CONFLICT",
            "EXIT_INTERNAL"]
 
 

@@ -23,6 +23,7 @@ from binlog_spec.stream import splits
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.reader import display_name
 from binlog_spec.cli.arguments import filter_options, read_options, schema_tracker, warner, write_options
+from binlog_spec.cli import rollback_check
 
 
 #: Exit codes (the table is in binlog_spec.cli's docstring and the README).
@@ -31,6 +32,7 @@ EXIT_WARNINGS = 1
 EXIT_USAGE = 2
 EXIT_BAD_INPUT = 3
 EXIT_IO = 4
+EXIT_CONFLICT = 5       # a rollback would overwrite later changes: nothing written (output.conflicts)
 EXIT_INTERNAL = 70      # EX_SOFTWARE (sysexits.h)
 
 
@@ -49,13 +51,14 @@ ROW_FORMATS: dict[str, Callable[[rows.RowChange], str]] = {
 
 
 def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: list[BinlogError] | None = None,
-            schema=None, bodies: frozenset[int] | None = None, sink=None):
+            schema=None, bodies: frozenset[int] | None = None, sink=None, check=None):
     """The filtered events of the run's files; malformed bodies are counted and named on stderr. With
     `faults`, a broken file's error is appended to it and the next file is read (reader.read_events).
     With `schema` (a SchemaTracker), every event is seen by it before the filters (rows.observe_schema):
     the filters choose what is output, never what is learnt. `bodies`: the event types whose bodies the
     run reads (ReadOptions.parse_bodies; None: all). `sink`: what takes events straight from the reader
-    (reader.BinlogReader), never seen here."""
+    (reader.BinlogReader), never seen here. `check`: a rollback's conflict check
+    (rollback_check.conflict_check), which sees every event and reads the files to their end."""
     options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, args.filters))
 
     def read():
@@ -73,7 +76,7 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
             err.write(f"binlog-spec: warning: --schema {getattr(args, 'schema', '')}: {note}\n")
         schema.notes.clear()
     return api.select_events(read(), args.filters, [display_name(f) for f in args.files], schema, notify,
-                             warn=warner(err))
+                             warn=warner(err), check=check)
 
 
 def _read(args: argparse.Namespace, faults, options, sink=None):
@@ -134,7 +137,7 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
         except UsageError as exc:
             err.write(f"binlog-spec: error: {exc}\n")
             return EXIT_USAGE
-        go = functools.partial(jobs.run, run, report=_report_merged)      # --jobs N: over pieces in N processes
+        go = functools.partial(jobs.run, run, report=_report_merged, precheck=rollback_check.parent_check)   # --jobs N
         try:
             if not _writes_text_output(args):
                 return go(args, out, err)
@@ -313,7 +316,11 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from binlog_spec.output.rewriter import Rewriter
 
     warnings = [0]
-    events = _events(args, err, warnings, schema=schema_tracker(args) if args.verbose or args.schema else None)
+    schema = schema_tracker(args) if args.verbose or args.schema else None
+    check = rollback_check.conflict_check(args, schema is not None)
+    events = _events(args, err, warnings, schema=schema, check=check)
+    if check is not None:
+        out = rollback_check.Gate(_text_output(out), check, args.force)
     # A rollback is a new transaction: replaying it under the original GTIDs would be skipped (MySQL)
     # or reuse them (MariaDB), so its GTIDs are always left to the server.
     opts = base64script.Base64Options(verbose=args.verbose, skip_gtids=args.skip_gtids or args.rollback,
@@ -331,7 +338,7 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     ending = base64_parts.Ending(printer.state() if part else {}, printer.warnings, printer.row_errors)
     if not jobs.hand_back(args, "base64", ending):
         _report_base64(ending, err)
-    return EXIT_WARNINGS if warnings[0] or printer.row_errors else EXIT_OK
+    return rollback_check.finish_check(args, check, err, EXIT_WARNINGS if warnings[0] or printer.row_errors else EXIT_OK)
 
 
 def _report_base64(ending, err: TextIO) -> None:
@@ -351,13 +358,19 @@ def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
         err.write("binlog-spec: error: --output-format binlog needs -o FILE\n")
         return EXIT_USAGE
     warnings = [0]
-    events = _events(args, err, warnings)
+    check = rollback_check.conflict_check(args, False)
+    events = _events(args, err, warnings, check=check)
     options = dataclasses.replace(write_options(args), skip_gtids=args.skip_gtids)
-    with _replacing(args.output, binary=True) as f:     # a binlog cut short would look whole
-        rewriter = api.write_binlog(events, f, options)
+    try:
+        with _replacing(args.output, binary=True) as f:     # a binlog cut short would look whole
+            rewriter = api.write_binlog(events, f if check is None else rollback_check.Gate(f, check, args.force), options)
+            if check is not None and not (args.force or not check.count):
+                raise _Failed(EXIT_CONFLICT)                # no file: nothing of the undo is written
+    except _Failed:
+        pass
     with rewriter:
         _report_not_undone(_not_undone_of(rewriter), err)
-    return EXIT_WARNINGS if warnings[0] else EXIT_OK
+    return rollback_check.finish_check(args, check, err, EXIT_WARNINGS if warnings[0] else EXIT_OK)
 
 
 def _report_not_undone(not_undone, err: TextIO) -> None:
@@ -403,17 +416,20 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                        rewrite_db=dict(args.rewrite_db)),
         commented=args.commented, tz=args.tz)
     warnings = [0]
-    events = _events(args, err, warnings, schema=tracker, bodies=api.SQL_BODIES)
+    check = rollback_check.conflict_check(args, True) if args.rollback else None
+    events = _events(args, err, warnings, schema=tracker, bodies=api.SQL_BODIES, check=check)
 
     def refused(exc: BinlogError) -> None:     # a row left out of the script (a comment in its place)
         warnings[0] += 1
         err.write(f"binlog-spec: warning: {exc}: row not written\n")
     if args.rollback:
         not_undone = sqlscript.NotUndone()
+        target = _text_output(out) if check is None else rollback_check.Gate(_text_output(out), check, args.force)
         _write_lines(api.write_sql(events, opts, rollback=True, not_undone=not_undone, warn=warner(err),
-                                   refused=refused), _text_output(out))
+                                   refused=refused), target)
         if not jobs.hand_back(args, "not_undone", not_undone):     # --jobs: the parent reports them all
             _report_not_undone(not_undone, err)
+        return rollback_check.finish_check(args, check, err, EXIT_WARNINGS if warnings[0] else EXIT_OK)
     else:
         _write_lines(api.write_sql(events, opts, warn=warner(err), refused=refused), _text_output(out))
     return EXIT_WARNINGS if warnings[0] else EXIT_OK

@@ -18,6 +18,8 @@ and stderr to temporary files; the parent copies them in order and makes whole w
   first; the parent copies the pieces' stderr in order, then their stdout last piece first (the
   header once), then the statements not undone that the pieces handed back (`hand_back`), merged;
   a piece that raised leaves stdout empty, as one process, which writes nothing before the end.
+  With a filter, the parent first runs the rollback's conflict check over the whole input (`precheck`):
+  on a conflict the pieces' stdout is dropped, and the report follows everything they wrote on stderr.
 
 * the base64 script (`sql`, -v, -vv): the header printed by the first piece, the end by the last,
   the session settings a piece's first statements depend on joined by output.base64_parts, the
@@ -255,14 +257,34 @@ def _handed_back(folder: str, index: int, merged: dict, joiner=None) -> None:
 
 
 def run(command: Callable[[argparse.Namespace, TextIO, TextIO], int], args: argparse.Namespace, out: TextIO,
-        err: TextIO, report: Callable[[str, object, TextIO], None] | None = None) -> int:
+        err: TextIO, report: Callable[[str, object, TextIO], None] | None = None, precheck=None) -> int:
     """The command, over pieces in `--jobs` processes when it can be (see the module doc), else as it is.
-    `report(key, value, err)`: what the pieces handed back (`hand_back`), merged, reported at the end."""
+    `report(key, value, err)`: what the pieces handed back (`hand_back`), merged, reported at the end.
+    `precheck(args, err)`: run in the parent before the pieces (a rollback's conflict check over the whole
+    input): None, or (whether the pieces' stdout is kept, what ends the run: exit code -> exit code)."""
     if getattr(args, "piece", None) is not None:
         return command(args, out, err)
     pieces = plan(args, err)
     if pieces is None:
         return command(args, out, err)
+    verdict = precheck(args, err) if precheck is not None else None
+    if verdict is None:
+        return _run_pieces(command, args, pieces, out, err, report)
+    keep, finish = verdict
+    return finish(_run_pieces(command, args, pieces, out if keep else _Nowhere(), err, report))
+
+
+class _Nowhere:
+    """Where the stdout of a rollback that must not be written goes."""
+
+    def write(self, data) -> int:
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+
+def _run_pieces(command, args: argparse.Namespace, pieces, out: TextIO, err: TextIO, report) -> int:
     mode = mode_of(args)
     jobs = min(args.jobs if args.jobs is not None else default_jobs(), len(pieces))
     global _WORK

@@ -42,7 +42,9 @@ class Spool:
     """Records (bytes) on disk in input order, grouped into transactions; read back in input order
     (`records`) or undo order (`last_first`, `undo_order`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, window: int = WINDOW) -> None:
+        #: Bytes read back at a time (WINDOW; smaller for records read back one here, one there).
+        self.window = window
         self._file: BinaryIO | None = None
         self._end = 0                 # offset after the last record
         self._at_end = True           # whether the file position is _end (no read since)
@@ -85,7 +87,7 @@ class Spool:
         self.add(text.encode("utf-8", "surrogateescape"), kind)
 
     def read(self, i: int, forward: bool = False) -> bytes:
-        """Record `i`. Reads go to the file a window of up to WINDOW bytes at a time: the window
+        """Record `i`. Reads go to the file a window of up to `window` bytes at a time: the window
         ends with the record asked for (the undo reads records mostly last first), or with
         `forward` starts with it."""
         offsets = self.offsets
@@ -95,12 +97,13 @@ class Spool:
         if start >= at and stop <= at + len(self._window):
             return self._window[start - at:stop - at]
         assert self._file is not None
-        if stop - start >= WINDOW:
+        window = self.window
+        if stop - start >= window:
             at, upto = start, stop
         elif forward:
-            at, upto = start, min(self._end, start + WINDOW)
+            at, upto = start, min(self._end, start + window)
         else:
-            at, upto = max(0, stop - WINDOW), stop
+            at, upto = max(0, stop - window), stop
         self._at_end = False
         self._file.seek(at)
         self._window = self._file.read(upto - at)

@@ -1,0 +1,91 @@
+"""A rollback's conflict check in the command line (output.conflicts does the check): the check of a
+run in one process, the gate its output waits behind, the report and exit code at its end, and the
+check --jobs runs in the parent before the pieces."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from typing import TextIO
+
+from binlog_spec import api
+from binlog_spec.binlog.reader import display_name
+from binlog_spec.cli.arguments import read_options, schema_tracker
+from binlog_spec.errors import BinlogError
+
+
+def conflict_check(args: argparse.Namespace, upstream_schema: bool):
+    """The conflict check of a rollback run in this process (output.conflicts), or None: no rollback,
+    no filter (every event is undone: nothing comes after them), or a --jobs piece (the parent checks
+    the whole input: parent_check). `upstream_schema`: the run replays the DDL itself (its TABLE_MAPs
+    come completed); otherwise the check replays it, into a tracker of its own."""
+    if not getattr(args, "rollback", False) or getattr(args, "piece", None) is not None or not args.filters.active:
+        return None
+    from binlog_spec.output.conflicts import ConflictCheck
+    return ConflictCheck(None if upstream_schema else schema_tracker(args))
+
+
+class Gate:
+    """The output of a checked rollback: what is written before the check has read the whole input
+    is held; then it goes out, or nowhere when the check found a conflict (and no --force)."""
+
+    def __init__(self, out, check, force: bool):
+        self.out, self.check, self.force = out, check, force
+        self.held: list | None = []
+
+    def _open(self) -> bool:
+        if self.held is not None and self.check.done:
+            held, self.held = self.held, None
+            if self.passes:
+                for data in held:
+                    self.out.write(data)
+        return self.held is None
+
+    @property
+    def passes(self) -> bool:
+        return self.force or not self.check.count
+
+    def write(self, data) -> int:
+        if not self._open():
+            self.held.append(data)
+        elif self.passes:
+            self.out.write(data)
+        return len(data)
+
+    def flush(self) -> None:
+        if self._open() and self.passes:
+            self.out.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
+def finish_check(args: argparse.Namespace, check, err: TextIO, code: int) -> int:
+    """A rollback's conflicts reported on stderr (after everything else); the exit code: EXIT_CONFLICT
+    when there are some and no --force (nothing was written), else at least EXIT_WARNINGS."""
+    if check is None:
+        return code
+    from binlog_spec.output.conflict_report import report_lines
+    try:
+        if not check.count:
+            return code
+        for line in report_lines(check, args.tz, args.force):
+            err.write(f"binlog-spec: {line}\n")
+        from binlog_spec.cli.commands import EXIT_CONFLICT, EXIT_WARNINGS
+        return max(code, EXIT_WARNINGS) if args.force else EXIT_CONFLICT
+    finally:
+        check.close()
+
+
+def parent_check(args: argparse.Namespace, err: TextIO):
+    """--jobs: a SQL rollback's conflict check, over the whole input in the parent before the pieces run
+    (they undo their own transactions only). Returns (whether the pieces' stdout is kept, what ends the
+    run: code -> code), or None when the run is no checked rollback."""
+    if getattr(args, "command", None) != "sql" or not getattr(args, "rollback", False) or not args.filters.active:
+        return None
+    options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(api.SQL_BODIES, args.filters))
+    try:
+        check = api.check_rollback(api.read_events(args.files, options), args.filters,
+                                   [display_name(f) for f in args.files], schema_tracker(args))
+    except (BinlogError, OSError):
+        return None          # the pieces meet the same fault, and report it as one process does
+    return (args.force or not check.count), lambda code: finish_check(args, check, err, code)

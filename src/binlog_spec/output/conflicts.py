@@ -1,0 +1,499 @@
+"""A rollback's conflict check: which rows it undoes were changed again after it, in the files given.
+
+A rollback writes the before images of the rows it undoes. When a transaction it does not undo
+changed one of those rows later, the undo would silently destroy that later change. `ConflictCheck`
+watches every event of the files, in order, while the filters choose the rollback's window
+(`watch`): the rows of the events the filters keep are undone; every other row change, TRUNCATE,
+DDL and statement-based DML that comes after a change the rollback undoes is *later*. The files
+are read to their end, past the stop filters.
+
+The rows the undo writes are found by their key: the table's primary key, else a NOT NULL unique key
+(`TableDef.row_key`: the TABLE_MAP's metadata, the DDL the schema tracker replays, --schema); a table
+with neither by its whole image. An undone INSERT writes its after image's key (the undo deletes it),
+a DELETE its before image's (the undo puts it back), an UPDATE both. A later row change conflicts
+when its before or after image's key is one of them (one conflict per row: the first later change).
+A later TRUNCATE, DDL or statement-based DML on a table the rollback writes rows of cannot be checked
+row by row: it is a conflict of its own kind. Text key values are compared without trailing spaces
+and case (as a PAD SPACE, case-insensitive collation does: a conflict more, never one less).
+
+Memory stays bounded as the rollback spool's does: every undone key goes to a `Spool` on disk (its
+exact value and its transaction); memory holds a 64-bit entry per key (34 bits of its hash, 30 of its
+record number) in sorted runs merged as they grow, a small dict of the latest keys, and a bitmap that
+answers most lookups of keys never undone. A hash that matches is confirmed against the spooled key.
+Later events on tables the rollback writes no rows of are passed over by their table id, their rows
+never decoded. The conflicts themselves go to a spool too; output.conflict_report renders them.
+"""
+from __future__ import annotations
+
+import heapq
+import pickle
+import struct
+from array import array
+from bisect import bisect_left
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator
+
+from binlog_spec.binlog import spec
+from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.event_types import DELETE, INSERT, QUERY_EVENTS, ROW_OPS, UPDATE
+from binlog_spec.errors import BinlogError
+from binlog_spec.output.rollback import Spool
+from binlog_spec.rows.decoder import RowDecoder
+from binlog_spec.rows.statement_text import DML_STATEMENTS, quote_identifier
+from binlog_spec.stream.transactions import Transactions, is_begin, is_commit
+
+ET = spec.EventType
+
+#: Bits of an index entry: the key hash's low HASH_BITS, then the key's record number.
+HASH_BITS, REC_BITS = 34, 30
+_HASH_MASK = (1 << HASH_BITS) - 1
+_REC_MASK = (1 << REC_BITS) - 1
+#: Keys held in the dict of the latest before they become a sorted run.
+RECENT = 1 << 16
+#: Bits of the bitmap of undone key hashes (one byte per 8).
+BITMAP_BITS = 1 << 25
+#: Bytes read back from the spool of keys at a time (a key is confirmed by reading it alone).
+KEY_WINDOW = 4096
+#: The events the check reads (the others only mark where transactions are).
+_READ = frozenset(int(c) for c in (*ROW_OPS, *QUERY_EVENTS, ET.table_map_event, ET.format_description_event))
+#: A spooled undone key: its transaction's number, the change (I, U, D), then its exact value.
+_KEY = struct.Struct("<Ic")
+#: Statement words whose later run on a touched table is a conflict of its own kind.
+_DDL_WORDS = ("ALTER", "CREATE", "DROP", "RENAME", "TRUNCATE")
+_OPS = {INSERT: "INSERT", UPDATE: "UPDATE", DELETE: "DELETE"}
+_OP_CODES = {INSERT: b"I", UPDATE: b"U", DELETE: b"D"}
+_OP_NAMES = {b"I": "INSERT", b"U": "UPDATE", b"D": "DELETE"}
+
+
+@dataclass(frozen=True)
+class Tx:
+    """Where a transaction is: its GTID (None: none), its first event's file, position and time."""
+
+    gtid: str | None
+    file: str
+    pos: int
+    timestamp: int
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A later change the undo would destroy. `kind`: "row" (a row change), "TRUNCATE", "DDL",
+    "statement" (statement-based DML) or "unreadable" (a later rows event of the table that cannot be
+    decoded). `key`: the row's key columns and values as SQL text (None for the other kinds); `whole`:
+    the table has no key known, the row is named by its whole image."""
+
+    kind: str
+    schema: str
+    table: str
+    key: tuple[tuple[str, ...], tuple[str, ...]] | None
+    whole: bool
+    undone: Tx
+    undone_op: str
+    later: Tx
+    later_op: str
+    later_at: tuple[str, int]
+    statement: str | None = None
+
+
+class _KeyIndex:
+    """Entries (hash bits, record number) of the undone keys: a dict of the latest, sorted runs of
+    the others (merged two by two as they grow), and a bitmap of their hashes."""
+
+    def __init__(self) -> None:
+        self.recent: dict[int, int | list[int]] = {}
+        self.runs: list[array] = []
+        self.bitmap = bytearray(BITMAP_BITS >> 3)
+
+    def add(self, h: int, rec: int) -> None:
+        p = h & _HASH_MASK
+        b = (h >> HASH_BITS) & (BITMAP_BITS - 1)
+        self.bitmap[b >> 3] |= 1 << (b & 7)
+        old = self.recent.get(p)
+        if old is None:
+            self.recent[p] = rec
+        elif type(old) is int:
+            self.recent[p] = [old, rec]
+        else:
+            old.append(rec)
+        if len(self.recent) >= RECENT:
+            self._flush()
+
+    def _flush(self) -> None:
+        entries = []
+        for p, recs in self.recent.items():
+            if type(recs) is int:
+                entries.append((p << REC_BITS) | recs)
+            else:
+                entries += [(p << REC_BITS) | r for r in recs]
+        entries.sort()
+        self.recent.clear()
+        runs = self.runs
+        runs.append(array("Q", entries))
+        while len(runs) >= 2 and len(runs[-2]) <= 2 * len(runs[-1]):
+            b, a = runs.pop(), runs.pop()
+            runs.append(array("Q", heapq.merge(a, b)))
+
+    def candidates(self, h: int) -> list[int]:
+        """The record numbers of the keys whose hash bits are h's (none when the bitmap says so)."""
+        b = (h >> HASH_BITS) & (BITMAP_BITS - 1)
+        if not self.bitmap[b >> 3] & (1 << (b & 7)):
+            return []
+        p = h & _HASH_MASK
+        found: list[int] = []
+        recs = self.recent.get(p)
+        if recs is not None:
+            found += [recs] if type(recs) is int else recs
+        low = p << REC_BITS
+        for run in self.runs:
+            i = bisect_left(run, low)
+            while i < len(run) and run[i] >> REC_BITS == p:
+                found.append(run[i] & _REC_MASK)
+                i += 1
+        return found
+
+
+def _shown(value) -> str:
+    """A key value as SQL text (a long one cut: the report names the row, it does not restore it)."""
+    from binlog_spec.output.sql_text import literal
+    try:
+        text = literal(value)
+    except Exception:  # noqa: BLE001 - a value only the column's type can write (JSON): its Python form
+        text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _norm(value):
+    """A key value as compared: text without trailing spaces, case folded (PAD SPACE, _ci)."""
+    return value.rstrip(" ").casefold() if type(value) is str else value
+
+
+class ConflictCheck:
+    """Watches the events of a rollback's files (`watch`); then `count` conflicts, `conflicts()`.
+
+    `schema_source`: a SchemaTracker replaying the DDL of the files for the keys, when the events
+    are not completed by one upstream (rows.decoder.observe_schema gives TABLE_MAPs their table_def)."""
+
+    def __init__(self, schema_source=None) -> None:
+        self.decoder = RowDecoder(schema_source)
+        self.tx = Transactions()
+        self.current: Tx | None = None          # the transaction of the last event read
+        self._numbered: tuple[Tx, int] | None = None    # the last undone transaction and its number
+        self.txs = Spool()                      # the undone transactions (pickled Tx)
+        self.keys = Spool(window=KEY_WINDOW)    # the undone keys (_KEY + exact value), read back one by one
+        self.index = _KeyIndex()
+        self.reported = bytearray()             # per undone key: a conflict was reported for it
+        #: (schema, table) -> (the undone key record that first touched it, its columns for the report)
+        self.touched: dict[tuple[str, str], int] = {}
+        self.found = Spool()
+        self.count = 0
+        #: The input has been read to its end (`count` is final).
+        self.done = False
+        self._keycols: dict[int, tuple] = {}
+
+    # -- the stream ------------------------------------------------------------------------------
+    def watch(self, events: Iterable[Event], select: Callable[[Iterable[Event]], Iterable[Event]]
+              ) -> Iterator[Event]:
+        """The events `select` keeps of `events` (the rollback's window), every event of `events`
+        seen by the check in order: what `select` yields is undone, the rest is not. After `select`
+        ends, `events` is read to its end. `select` must keep events in their order (the filters
+        do), and decide a transaction's events by the time it asks for the event after its end
+        (then what it has not kept of it is out: the check holds one transaction at most)."""
+        pending: deque = deque()            # [event, kept: None (undecided) / True / False, its Tx]
+        where: dict[int, list] = {}         # id(event) -> its pending entry
+        closed = [True]                     # the last event read closed its transaction (or had none)
+        tracker = Transactions()
+
+        def settle(flush: bool = False) -> None:
+            while pending:
+                entry = pending[0]
+                if entry[1] is None:
+                    if not flush:
+                        return
+                    entry[1] = False
+                pending.popleft()
+                del where[id(entry[0])]
+                self._see(entry[0], entry[1], entry[2])
+
+        def read() -> Iterator[Event]:
+            step, wanted = tracker.step, _READ
+            for ev in events:
+                if closed[0] and pending:    # the filters have decided the transaction before
+                    settle(flush=True)
+                starts, ends = step(ev)
+                if starts:
+                    self.current = Tx(tracker.gtid, ev.file, ev.pos, ev.timestamp)
+                if ev.type_code in wanted:
+                    entry = [ev, None, self.current]
+                    pending.append(entry)
+                    where[id(ev)] = entry
+                closed[0] = ends or not tracker.mode
+                yield ev
+
+        raw = read()
+        for ev in select(raw):
+            entry = where.get(id(ev))
+            if entry is not None and entry[0] is ev:
+                entry[1] = True
+                for other in pending:       # the filters keep events in order: those before are out
+                    if other is entry:
+                        break
+                    if other[1] is None:
+                        other[1] = False
+                settle()
+            yield ev
+        for _ in raw:                        # past the window: read to the end
+            settle(flush=True)
+        settle(flush=True)
+        self.done = True
+
+    # -- one event, in order ------------------------------------------------------------------------
+    def _see(self, ev: Event, kept: bool, tx: Tx | None) -> None:
+        code = ev.type_code
+        op = ROW_OPS.get(code) if ev.error is None else None
+        if op is None:
+            if kept or not self.touched or code not in QUERY_EVENTS or ev.error is not None:
+                for _ in self.decoder.feed(ev):
+                    pass
+                return
+            if not is_begin(ev) and not is_commit(ev):
+                self._statement(ev, tx)
+            for _ in self.decoder.feed(ev):     # (the DDL replayed after it is checked)
+                pass
+            return
+        if kept:
+            self._undone(ev, op, tx)
+        elif self.touched:
+            self._later(ev, op, tx)
+
+    def _table(self, ev: Event):
+        table_id = ev.rows_head()
+        table_id = table_id[0] if table_id is not None else ev.fields.get("table_id")
+        return self.decoder.tables.get(table_id)
+
+    def _key_columns(self, table) -> tuple[tuple[str, ...] | None, tuple]:
+        """(the key's column names, or None: the whole image; the table's quoted names for them)."""
+        got = self._keycols.get(id(table))
+        if got is None or got[0] is not table:
+            if len(self._keycols) > 4096:
+                self._keycols.clear()
+            key = table.row_key
+            names = table.names
+            got = (table, tuple(names[i] for i in key) if key else None)
+            self._keycols[id(table)] = got
+        return got[1], got[0]
+
+    @staticmethod
+    def _keys_of(rc, cols: tuple[str, ...] | None) -> list[tuple]:
+        """The keys a row change writes or finds: (column names, values) per image, the key's columns
+        (NOT NULL: a None is a column the image lacks) or, without a key, the whole image's."""
+        before, after = rc.before, rc.after
+        if after is not None and before is not None and len(after) < len(before):
+            after = {**before, **after}      # an image without the columns the update left alone
+        out = []
+        for image in (before, after):
+            if image is None:
+                continue
+            if cols is not None:
+                vals = tuple(map(image.get, cols))
+                if None not in vals:
+                    out.append((cols, vals))
+                    continue
+            out.append((tuple(image), tuple(image.values())))
+        if len(out) == 2 and out[0] == out[1]:
+            out.pop()
+        return out
+
+    @staticmethod
+    def _exact(where: tuple[str, str], names: tuple[str, ...], vals: tuple) -> bytes:
+        for v in vals:
+            if type(v) is str:
+                vals = tuple(_norm(x) for x in vals)
+                break
+        return repr((where, names, vals)).encode("utf-8", "backslashreplace")
+
+    def _tx_number(self, tx: Tx | None) -> int:
+        if tx is None:
+            tx = Tx(None, "", 0, 0)
+        if self._numbered is None or self._numbered[0] is not tx:
+            self.txs.add(pickle.dumps(tx))
+            self._numbered = (tx, self.txs.count - 1)
+        return self._numbered[1]
+
+    def _undone(self, ev: Event, op: str, tx: Tx | None) -> None:
+        table = self._table(ev)
+        try:
+            changes = list(self.decoder.feed(ev))
+        except BinlogError:
+            changes = None
+        if table is None:
+            return                      # the rollback meets the same fault
+        where = (table.schema, table.table)
+        no = self._tx_number(tx)
+        code = _OP_CODES[op]
+        cols, _ = self._key_columns(table)
+        keys, index = self.keys, self.index
+        first = keys.count
+        if changes is None:             # its rows cannot be read: every later change of the table conflicts
+            self._whole_table(where, no, code)
+            return
+        head = _KEY.pack(no, code)
+        for rc in changes:
+            for names, vals in self._keys_of(rc, cols):
+                exact = self._exact(where, names, vals)
+                rec = keys.count
+                if rec > _REC_MASK:
+                    raise BinlogError("the conflict check holds at most 2**30 undone rows", file=ev.file,
+                                      offset=ev.pos, event_type=ev.type)
+                keys.add(head + exact)
+                index.add(hash(exact), rec)
+        self.reported.extend(bytes(keys.count - first))
+        if where not in self.touched and keys.count > first:
+            self.touched[where] = first
+
+    def _whole_table(self, where: tuple[str, str], no: int, code: bytes) -> None:
+        rec = self.keys.count
+        self.keys.add(_KEY.pack(no, code) + b"*")
+        self.reported.append(0)
+        self.touched.setdefault(where, rec)
+        self.touched[where + ("*",)] = rec
+
+    def _undone_of(self, rec: int) -> tuple[Tx, str, bytes]:
+        data = self.keys.read(rec)
+        no, code = _KEY.unpack_from(data)
+        return pickle.loads(self.txs.read(no)), _OP_NAMES[code], data[_KEY.size:]
+
+    def _later(self, ev: Event, op: str, tx: Tx | None) -> None:
+        table = self._table(ev)
+        if table is None:
+            return
+        where = (table.schema, table.table)
+        if where not in self.touched:
+            return                       # a table the rollback writes no rows of: its rows are not read
+        whole = self.touched.get(where + ("*",))
+        try:
+            changes = list(self.decoder.feed(ev))
+        except BinlogError:
+            self._table_conflict("unreadable", where, ev, tx, None)
+            return
+        if whole is not None:
+            if not self.reported[whole]:
+                self.reported[whole] = 1
+                self._table_conflict("row", where, ev, tx, None, rec=whole, later_op=_OPS[op])
+            return
+        cols, _ = self._key_columns(table)
+        candidates, read_key = self.index.candidates, self.keys.read
+        for rc in changes:
+            for names, vals in self._keys_of(rc, cols):
+                exact = self._exact(where, names, vals)
+                recs = candidates(hash(exact))
+                if not recs:
+                    continue
+                for rec in sorted(recs):
+                    if read_key(rec)[_KEY.size:] == exact:
+                        if not self.reported[rec]:
+                            self._row_conflict(rec, where, tuple(zip(names, vals)), names is not cols, ev,
+                                               rc.op, tx)
+                        break
+
+    def _row_conflict(self, rec: int, where, shown, whole: bool, ev: Event, op: str, tx: Tx | None) -> None:
+        # every spooled record of the same key is marked: one conflict per row
+        self.reported[rec] = 1
+        exact = self.keys.read(rec)[_KEY.size:]
+        for other in self.index.candidates(hash(exact)):
+            if self.keys.read(other)[_KEY.size:] == exact:
+                self.reported[other] = 1
+        undone, undone_op, _ = self._undone_of(rec)
+        key = (tuple(quote_identifier(c) for c, _ in shown), tuple(_shown(v) for _, v in shown))
+        self._add(Conflict("row", where[0], where[1], key, whole, undone, undone_op,
+                           tx or Tx(None, ev.file, ev.pos, ev.timestamp), _OPS[op], (ev.file, ev.pos)))
+
+    def _table_conflict(self, kind: str, where, ev: Event, tx: Tx | None, statement: str | None,
+                        rec: int | None = None, later_op: str | None = None) -> None:
+        undone, undone_op, _ = self._undone_of(self.touched[where] if rec is None else rec)
+        self._add(Conflict(kind, where[0], where[1], None, rec is not None, undone, undone_op,
+                           tx or Tx(None, ev.file, ev.pos, ev.timestamp), later_op or kind, (ev.file, ev.pos),
+                           statement))
+
+    def _add(self, conflict: Conflict) -> None:
+        self.found.add(pickle.dumps(conflict))
+        self.count += 1
+
+    def _statement(self, ev: Event, tx: Tx | None) -> None:
+        """A later statement: TRUNCATE, DDL or statement-based DML on a touched table conflicts."""
+        from binlog_spec.rows.statement_text import leading_tokens
+        query = ev.fields.get("query")
+        if not isinstance(query, str):
+            return
+        tokens = leading_tokens(query)
+        word = tokens[0].text.upper() if tokens else ""
+        if word in DML_STATEMENTS:
+            kind = "statement"
+        elif word in _DDL_WORDS:
+            kind = "TRUNCATE" if word == "TRUNCATE" else "DDL"
+        else:
+            return
+        db = ev.fields.get("db", "") or ""
+        for where in _statement_targets(query, db, word, self.touched):
+            if len(where) == 2:
+                self._table_conflict(kind, where, ev, tx, " ".join(query.split())[:200])
+
+    # -- the result --------------------------------------------------------------------------------
+    def conflicts(self) -> Iterator[Conflict]:
+        for data in self.found.records():
+            yield pickle.loads(data)
+
+    def close(self) -> None:
+        for spool in (self.txs, self.keys, self.found):
+            spool.close()
+
+    def __enter__(self) -> "ConflictCheck":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _statement_targets(query: str, db: str, word: str, touched: dict) -> list[tuple[str, str]]:
+    """The touched tables a statement writes or reshapes: the targets of statement-based DML
+    (stream.filters.statement_tables), the tables a DDL names, every table of a dropped database; a
+    statement that cannot be parsed, every touched table whose name it holds."""
+    from binlog_spec.stream.filters import statement_tables
+    tables = [t for t in touched if len(t) == 2]
+    if word in DML_STATEMENTS and word != "LOAD":
+        found = statement_tables(query, db)
+    else:
+        found = _ddl_tables(query, db, tables)
+    if found is None:
+        low = query.lower()
+        return [t for t in tables if t[1].lower() in low]
+    hit = {(s, t) for s, t in found}
+    return [t for t in tables if t in hit]
+
+
+def _ddl_tables(query: str, db: str, tables: list[tuple[str, str]]) -> list[tuple[str, str]] | None:
+    import logging
+
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import SqlglotError
+
+    from binlog_spec.rows.statement_text import statement_offset
+    log = logging.getLogger("sqlglot")
+    level = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        tree = sqlglot.parse_one(query[statement_offset(query):], read="mysql")
+    except (SqlglotError, ValueError, RecursionError):
+        return None
+    finally:
+        log.setLevel(level)
+    if isinstance(tree, exp.Drop) and str(tree.args.get("kind", "")).upper() in ("DATABASE", "SCHEMA"):
+        names = {t.name for t in tree.args.get("tables") or []} | ({tree.this.name} if tree.this is not None else set())
+        return [t for t in tables if t[0] in names]
+    if isinstance(tree, exp.Command):       # what sqlglot does not parse: named by the text
+        return None
+    return [(t.db or db, t.name) for t in tree.find_all(exp.Table)]
+
+
+__all__ = ["Conflict", "ConflictCheck", "Tx"]
