@@ -464,6 +464,17 @@ def rows_head(body: KaitaiStruct) -> tuple[int, int] | None:
     return (body.table_id, body.rows_flags) if type(body) is Binlog.RowsEvent else None
 
 
+def body_values(body: KaitaiStruct, names: tuple[str, ...]) -> tuple | None:
+    """The values of plain integer or byte fields of a body (the seq fields `body_fields` gives as they
+    are read), without building the dict. None when the body lacks one or one is of another kind
+    (an enum, a struct): ask `body_fields`."""
+    values = tuple(getattr(body, name, None) for name in names)
+    for v in values:
+        if type(v) is not int and type(v) is not bytes:
+            return None
+    return values
+
+
 def statement_bytes(body: KaitaiStruct) -> bytes | None:
     """The statement of a QUERY_EVENT-layout body (QUERY_EVENT, EXECUTE_LOAD_QUERY_EVENT), as the
     bytes `body_fields` decodes, without building the whole dict. None for other bodies."""
