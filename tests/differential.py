@@ -25,7 +25,9 @@ COMMANDS: list[list[str]] = [
     ["events", "--format", "jsonl"],
     ["rows", "--format", "jsonl"],
     ["sql", "--sql2"],
+    ["sql"],
     ["sql", "-vv"],
+    ["sql", "--rollback"],
     ["analyze", "--format", "json"],
 ]
 
