@@ -174,7 +174,7 @@ class Base64Script:
                 out.clear()
                 raise
             if out:
-                yield "\n".join(out) if len(out) > 1 else out[0]     # one string: fewer, larger writes
+                yield from out
                 out.clear()
         if not started:
             yield from header(False)
