@@ -6,6 +6,7 @@ bytes, lists and dicts keyed by the field names of ``formats/binlog.ksy``.
 from __future__ import annotations
 
 import inspect
+import operator
 import struct
 import zlib
 from dataclasses import dataclass
@@ -468,11 +469,22 @@ def body_values(body: KaitaiStruct, names: tuple[str, ...]) -> tuple | None:
     """The values of plain integer or byte fields of a body (the seq fields `body_fields` gives as they
     are read), without building the dict. None when the body lacks one or one is of another kind
     (an enum, a struct): ask `body_fields`."""
-    values = tuple(getattr(body, name, None) for name in names)
+    get = _GETTERS.get(names)
+    if get is None:
+        get = _GETTERS[names] = operator.attrgetter(*names) if len(names) > 1 else \
+            lambda body, _get=operator.attrgetter(names[0]): (_get(body),)
+    try:
+        values = get(body)
+    except AttributeError:
+        return None
     for v in values:
         if type(v) is not int and type(v) is not bytes:
             return None
     return values
+
+
+#: body_values' getters, by the names asked for.
+_GETTERS: dict[tuple[str, ...], Callable] = {}
 
 
 def statement_bytes(body: KaitaiStruct) -> bytes | None:

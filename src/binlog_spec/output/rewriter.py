@@ -140,6 +140,9 @@ class WriteOptions:
 _FDE, _PAYLOAD, _MARIADB_GTID, _TABLE_MAP = (int(ET.format_description_event), int(ET.transaction_payload_event),
                                              int(ET.gtid_event), int(ET.table_map_event))
 _RENAMED = (_TABLE_MAP, int(ET.query_event))
+#: The types transform looks at beyond their bytes (the others, well-formed, are written as they are).
+_LOOKED_AT = frozenset(int(c) for c in (_FDE, _PAYLOAD, _TABLE_MAP, *DROPPED_EVENTS, *FILE_HEADER_EVENTS,
+                                        *PLAIN_OF_COMPRESSED))
 
 
 class Rewriter:
@@ -163,6 +166,9 @@ class Rewriter:
         self.skipped = LineSpool()
         #: Finds where each row image ends, for invert_rows.
         self.walker = rowwalk.RowWalker(NEVER_COMPILE)
+        #: The types whose events transform does more with than pass their bytes on.
+        self._looked_at = _LOOKED_AT | (frozenset(_RENAMED) if options.rewrite_db else frozenset()) | (
+            frozenset(int(c) for c in GTID_EVENTS) if options.skip_gtids else frozenset())
 
     # -- one event ---------------------------------------------------------
     def _fde_item(self, ev: Event) -> Item | None:
@@ -189,6 +195,8 @@ class Rewriter:
     def transform(self, ev: Event) -> Item | None:
         """The output form of an input event (None: not written)."""
         code = ev.header.type_code
+        if code not in self._looked_at and self.out_fde is not None and ev.error is None:
+            return Item(bare_bytes(ev), ev.file, ev.pos, self.out_fde, source=ev)   # (what the steps below give it)
         if code == _FDE:
             return self._fde_item(ev)
         if self.out_fde is None:
