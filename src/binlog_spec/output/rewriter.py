@@ -166,6 +166,8 @@ class Rewriter:
         self.skipped = LineSpool()
         #: Finds where each row image ends, for invert_rows.
         self.walker = rowwalk.RowWalker(NEVER_COMPILE)
+        #: forward_step: the rows event held back until the next item says whether its statement ends.
+        self.pending: Item | None = None
         #: The types whose events transform does more with than pass their bytes on.
         self._looked_at = _LOOKED_AT | (frozenset(_RENAMED) if options.rewrite_db else frozenset()) | (
             frozenset(int(c) for c in GTID_EVENTS) if options.skip_gtids else frozenset())
@@ -241,22 +243,31 @@ class Rewriter:
     def _forward(self, events: Iterable[Event]) -> Iterator[Item]:
         """Events as they come; a rows event that ends its statement without STMT_END_F (its last
         rows event was filtered out) gets the flag, or the server would not close the statement."""
-        pending: Item | None = None
+        step = self.forward_step
         for ev in events:
-            item = self.transform(ev)
-            if item is None:
-                continue
-            if pending is not None:
-                if item.type_code in ROWS_EVENTS:
-                    yield pending
-                else:
-                    yield self._ended(pending)
-                pending = None
-            if item.type_code in ROWS_EVENTS and ev.error is None and \
-                    not has_stmt_end(item.bare, item.fde, item.file, item.pos):
-                pending = item
-                continue
-            yield item
+            yield from step(ev)
+        yield from self.forward_end()
+
+    def forward_step(self, ev: Event) -> Iterator[Item]:
+        """The Items of one more input event, forward (none, it, or the rows event held back before
+        it, then it): _forward's step, for a consumer that takes the events itself. `pending` is the
+        rows event held back (its STMT_END_F is set when no rows event of its statement follows)."""
+        item = self.transform(ev)
+        if item is None:
+            return
+        pending = self.pending
+        if pending is not None:
+            self.pending = None
+            yield pending if item.type_code in ROWS_EVENTS else self._ended(pending)
+        if item.type_code in ROWS_EVENTS and ev.error is None and \
+                not has_stmt_end(item.bare, item.fde, item.file, item.pos):
+            self.pending = item
+            return
+        yield item
+
+    def forward_end(self) -> Iterator[Item]:
+        """The Items after the last input event: the rows event held back, if any."""
+        pending, self.pending = self.pending, None
         if pending is not None:
             yield self._ended(pending)
 
