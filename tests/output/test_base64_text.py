@@ -46,14 +46,17 @@ def test_base64_lines_are_encodebytes_without_the_last_newline(encode, size):
 def test_an_event_is_framed_at_its_position_with_its_crc32_and_commented(text):
     assert text is not None, "the compiled base64 text is not built"
     b = bare(16, b"\x05" + bytes(7))            # an XID_EVENT, its size field not set yet
-    comment, encoded = text(b, 1000, True, "231114 22:13:20", 7, "Xid = 5", True)
+    comment, encoded = text(b, len(b), 1000, True, "231114 22:13:20", 7, "Xid = 5", True)
     framed = base64.b64decode(encoded)
     assert framed == binwriter.frame(b, 1000, True)
     assert framed[9:13] == struct.pack("<I", 19 + 8 + 4) and framed[13:17] == struct.pack("<I", 1031)
     assert framed[-4:] == struct.pack("<I", zlib.crc32(framed[:-4]))
     assert comment == (f"# at 1000\n#231114 22:13:20 server id 7  end_log_pos 1031 CRC32 0x{zlib.crc32(framed[:-4]):08x} "
                        "\tXid = 5")
-    assert text(b, 1000, False, "W", 7, "S", False) == ("# at 1000\n#W server id 7  end_log_pos 1027 \tS", None)
+    assert text(b, len(b), 1000, False, "W", 7, "S", False) == ("# at 1000\n#W server id 7  end_log_pos 1027 \tS", None)
+    # the bare bytes given with a CRC32 trailer after them (the event as read): the trailer is not framed
+    assert text(b + b"\xde\xad\xbe\xef", len(b), 1000, True, "W", 7, "S", True) == text(b, len(b), 1000, True, "W", 7,
+                                                                                       "S", True)
 
 
 def test_the_twins_agree_on_sizes_positions_checksums_and_refusals():
@@ -65,8 +68,9 @@ def test_the_twins_agree_on_sizes_positions_checksums_and_refusals():
         for pos in (0, 4, 1000, 0xFFFFFFFF - 20, 1 << 33):
             for checksum in (True, False):
                 for encode in (True, False):
-                    args = (b, pos, checksum, "260101  9:05:00", 42, "x\ty é", encode)
-                    assert _outcome(_cb64.event_text, *args) == _outcome(base64_text.event_text, *args), args
+                    for data, n in ((b, len(b)), (b + b"\x01\x02\x03\x04", len(b)), (b, len(b) + 1), (b, -1)):
+                        args = (data, n, pos, checksum, "260101  9:05:00", 42, "x\ty é", encode)
+                        assert _outcome(_cb64.event_text, *args) == _outcome(base64_text.event_text, *args), args
 
 
 FILES = ([CORPUS / row["file"] for row in manifest_rows()]
@@ -82,7 +86,9 @@ def test_the_twins_agree_on_every_event_of_the_corpus_and_fixtures():
             if ev.type_code == 15:      # the FDE is framed by binwriter.frame (LOG_EVENT_BINLOG_IN_USE_F)
                 continue
             b = binwriter.bare_bytes(ev)
-            args = (b, ev.pos, ev.checksum is not None, "260101  9:05:00", ev.server_id, ev.type, True)
+            args = (b, len(b), ev.pos, ev.checksum is not None, "260101  9:05:00", ev.server_id, ev.type, True)
             assert _cb64.event_text(*args) == base64_text.event_text(*args), (path, ev.pos)
+            n = len(ev.raw) - 4 if ev.checksum is not None else len(ev.raw)     # the bytes as read
+            assert _cb64.event_text(ev.raw, n, *args[2:]) == base64_text.event_text(*args), (path, ev.pos)
             seen += 1
     assert seen > 10000

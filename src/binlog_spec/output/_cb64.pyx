@@ -68,13 +68,15 @@ def base64_lines(bytes data):
     return _encode(<const unsigned char*>PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
 
 
-def event_text(bytes bare, Py_ssize_t pos, bint checksum, str when, server_id, str summary, bint encode):
+def event_text(bytes data, Py_ssize_t n, Py_ssize_t pos, bint checksum, str when, server_id, str summary,
+               bint encode):
     """See base64_text.event_text."""
-    cdef Py_ssize_t n = PyBytes_GET_SIZE(bare)
+    if not 0 <= n <= PyBytes_GET_SIZE(data):
+        raise ValueError("n is beyond the bytes given")
     cdef Py_ssize_t size = n + (4 if checksum else 0)
     cdef bytes framed = PyBytes_FromStringAndSize(NULL, size)
     cdef unsigned char* f = <unsigned char*>PyBytes_AS_STRING(framed)
-    cdef const unsigned char* b = <const unsigned char*>PyBytes_AS_STRING(bare)
+    cdef const unsigned char* b = <const unsigned char*>PyBytes_AS_STRING(data)
     cdef uint32_t end, crc = 0
     if n < binwriter.H or b[OFS_TYPE] == FDE:
         raise ValueError("event_text frames the bare bytes of a whole event, not of an FDE")

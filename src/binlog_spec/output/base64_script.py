@@ -71,6 +71,7 @@ _BLOCK_EVENTS = frozenset(ROWS_EVENTS) | {_TABLE_MAP, _ROWS_QUERY}
 _OFS_END, _END_END = binwriter.OFS_END_LOG_POS, binwriter.OFS_END_LOG_POS + 4
 _event_text = base64_text.text
 _GTID_VALUES = ("flags2", "domain_id", "seq_no")
+_XID_VALUES = ("xid",)
 #: The types the lane (Base64Script.lines_of) writes itself, when they pass through unchanged.
 _LANE = frozenset(ROWS_EVENTS) | {_TABLE_MAP, _XID, _MARIADB_GTID, _ANNOTATE}
 #: The lane writes a BINLOG block as one string below this many base64 characters.
@@ -257,8 +258,18 @@ class Base64Script:
                 yield from self._lane_flush(block, fde)
                 block = []
             header = ev.header
-            comment = _event_text(binwriter.bare_bytes(ev), ev.pos, fde.len_checksum == 4, _when(header.timestamp, tz),
-                                  header.server_id, _one_line(summary.summarize(ev)), False)[0]
+            raw = ev.raw
+            try:
+                if code == _XID:
+                    text = summary.xid_summary(ev.body_values(_XID_VALUES)[0])
+                elif code == _MARIADB_GTID:
+                    text = summary.mariadb_gtid_summary(domain_id, header.server_id, seq_no, flags2)
+                else:
+                    text = _one_line(summary.summarize(ev))
+            except KeyError:        # a field missing: what summarize says of it
+                text = _one_line(summary.summarize(ev))
+            comment = _event_text(raw, len(raw) - 4 if ev.checksum is not None else len(raw), ev.pos,
+                                  fde.len_checksum == 4, _when(header.timestamp, tz), header.server_id, text, False)[0]
             if code == _XID:
                 yield f"{comment}\nCOMMIT{DELIMITER}"
             elif code == _MARIADB_GTID:
@@ -284,7 +295,7 @@ class Base64Script:
         try:
             for ev, bare in block:
                 header = ev.header
-                comment, data = _event_text(bare, ev.pos, checksum, _when(header.timestamp, tz), header.server_id,
+                comment, data = _event_text(bare, len(bare), ev.pos, checksum, _when(header.timestamp, tz), header.server_id,
                                             _one_line(summary.summarize(ev)), True)
                 comments.append(comment)
                 encoded.append(data)
@@ -344,7 +355,8 @@ class Base64Script:
         (base64_text.event_text, compiled where built)."""
         ev = item.event
         header = ev.header
-        return _event_text(item.bare, item.pos, item.fde.len_checksum == 4, _when(header.timestamp, self.options.tz),
+        bare = item.bare
+        return _event_text(bare, len(bare), item.pos, item.fde.len_checksum == 4, _when(header.timestamp, self.options.tz),
                            header.server_id, _one_line(summary.summarize(ev)), encode)
 
     def _item(self, item: Item) -> list[str]:

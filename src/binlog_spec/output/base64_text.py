@@ -24,12 +24,16 @@ def base64_lines(data: bytes) -> str:
     return "\n".join([text[i:i + LINE] for i in range(0, len(text), LINE)])
 
 
-def event_text(bare: bytes, pos: int, checksum: bool, when: str, server_id: int, summary: str,
+def event_text(data: bytes, n: int, pos: int, checksum: bool, when: str, server_id: int, summary: str,
                encode: bool) -> tuple[str, str | None]:
     """(the two ``#`` comment lines, and with `encode` the base64 lines of the framed bytes, else None)
-    of an event (not an FDE) given as bare bytes (binlog.writer), framed at `pos` (size, end_log_pos,
+    of an event (not an FDE) whose bare bytes (binlog.writer) are data[:n] but for their size field
+    (its bytes as read: n is the length without a CRC32 trailer), framed at `pos` (size, end_log_pos,
     and the CRC32 appended when `checksum`): ``# at POS`` then ``#WHEN server id ID  end_log_pos END
     [CRC32 0x........ ]<TAB>SUMMARY``."""
+    if not 0 <= n <= len(data):
+        raise ValueError("n is beyond the bytes given")
+    bare = data[:n]
     if len(bare) < binwriter.H or bare[binwriter.OFS_TYPE] == binwriter.ET.format_description_event:
         raise ValueError("event_text frames the bare bytes of a whole event, not of an FDE")
     framed = binwriter.frame(bare, pos, checksum)
