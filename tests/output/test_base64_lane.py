@@ -1,4 +1,4 @@
-"""The base64 script's lane (Base64Script.lines_of: the events that pass through unchanged written
+"""The base64 script's lane (base64_lane.lines_of: the events that pass through unchanged written
 without Items) writes what the Item path (lines over Rewriter.items) writes: the same lines, the same
 warnings, the same error at the same place, on every corpus and fixture binlog and on mutated ones,
 forward, with schemas renamed, without GTIDs, and from several files in one run."""
@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import binlog_spec
+from binlog_spec.output import base64_lane
 from binlog_spec.output import base64_script as base64script
 from binlog_spec.output.rewriter import Rewriter, WriteOptions
 
@@ -35,7 +36,7 @@ def _script(paths, write: WriteOptions, options: base64script.Base64Options, lan
     with Rewriter(write) as rewriter:
         printer = base64script.Base64Script(options, rewriter)
         events = binlog_spec.read_events([str(p) for p in paths])
-        got = printer.lines_of(events, rewriter) if lane else printer.lines(rewriter.items(events))
+        got = base64_lane.lines_of(printer, events, rewriter) if lane else printer.lines(rewriter.items(events))
         try:
             for line in got:
                 lines.append(line)

@@ -469,22 +469,15 @@ def body_values(body: KaitaiStruct, names: tuple[str, ...]) -> tuple | None:
     """The values of plain integer or byte fields of a body (the seq fields `body_fields` gives as they
     are read), without building the dict. None when the body lacks one or one is of another kind
     (an enum, a struct): ask `body_fields`."""
-    get = _GETTERS.get(names)
-    if get is None:
-        get = _GETTERS[names] = operator.attrgetter(*names) if len(names) > 1 else \
-            lambda body, _get=operator.attrgetter(names[0]): (_get(body),)
+    get = _GETTERS.get(names) or _GETTERS.setdefault(names, operator.attrgetter(*names, "_io"))
     try:
-        values = get(body)
+        values = get(body)[:-1]     # (the stream last: a tuple for one name too)
     except AttributeError:
         return None
-    for v in values:
-        if type(v) is not int and type(v) is not bytes:
-            return None
-    return values
+    return values if all(type(v) is int or type(v) is bytes for v in values) else None
 
 
-#: body_values' getters, by the names asked for.
-_GETTERS: dict[tuple[str, ...], Callable] = {}
+_GETTERS: dict[tuple[str, ...], Callable] = {}     # body_values' getters, by the names asked for
 
 
 def statement_bytes(body: KaitaiStruct) -> bytes | None:

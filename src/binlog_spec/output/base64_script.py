@@ -42,7 +42,6 @@ from binlog_spec.output import event_text as summary
 from binlog_spec.rows import values
 from binlog_spec.rows.charsets import COLLATION_IDS
 from binlog_spec.output import verbose
-from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.writer import Item
 from binlog_spec.output.rewriter import Rewriter
 from binlog_spec.output.base64_parts import NOT_NONE, UNKNOWN, Part, deferred
@@ -71,11 +70,6 @@ _BLOCK_EVENTS = frozenset(ROWS_EVENTS) | {_TABLE_MAP, _ROWS_QUERY}
 _OFS_END, _END_END = binwriter.OFS_END_LOG_POS, binwriter.OFS_END_LOG_POS + 4
 _event_text = base64_text.text
 _GTID_VALUES = ("flags2", "domain_id", "seq_no")
-_XID_VALUES = ("xid",)
-#: The types the lane (Base64Script.lines_of) writes itself, when they pass through unchanged.
-_LANE = frozenset(ROWS_EVENTS) | {_TABLE_MAP, _XID, _MARIADB_GTID, _ANNOTATE}
-#: The lane writes a BINLOG block as one string below this many base64 characters.
-_JOINED = 1 << 16
 _INTVAR_NAMES = {1: "LAST_INSERT_ID", 2: "INSERT_ID", "LAST_INSERT_ID_EVENT": "LAST_INSERT_ID",
                  "INSERT_ID_EVENT": "INSERT_ID"}
 
@@ -198,122 +192,6 @@ class Base64Script:
         elif self.part is not None:     # a GTID in an earlier piece
             yield deferred("mysql_gtids", None, [automatic])
         yield from footer(self.mariadb)
-
-    # -- the lane: unchanged events without Items -----------------------------
-    def lines_of(self, events: Iterable[Event], rewriter: Rewriter) -> Iterator[str]:
-        """The script of input events: what lines(rewriter.items(events)) writes. Forward, the events
-        that pass through unchanged and whose lines need no session change (XID, MariaDB GTID,
-        ANNOTATE_ROWS, and the TABLE_MAP and rows events of a statement) are written by the lane,
-        without Items; the others go through rewriter.forward_step and _item as ever."""
-        if rewriter.options.rollback or self.decoder is not None:
-            return self.lines(rewriter.items(events))
-        return self.lines(self._lane(events, rewriter))
-
-    def _lane(self, events: Iterable[Event], rewriter: Rewriter) -> Iterator[Item | str]:
-        """Items for lines(), and the text of the events the lane writes itself."""
-        block: list[tuple[Event, bytes]] = []       # the lane's BINLOG block, (event, bare bytes)
-        looked_at = rewriter._looked_at
-        skip_gtids = self.options.skip_gtids
-        renaming = bool(rewriter.options.rewrite_db)    # (TABLE_MAP is looked at to rename its schema)
-        tz = self.options.tz
-        for ev in events:
-            fde = rewriter.out_fde
-            code = ev.header.type_code
-            if fde is None or code not in _LANE or ev.error is not None or rewriter.pending is not None \
-                    or self.block or (code in looked_at and (code != _TABLE_MAP or renaming)):
-                if block:           # the Items the lane held, as _item would hold them
-                    self.block.extend(Item(bare, e.file, e.pos, fde, source=e) for e, bare in block)
-                    block = []
-                yield from rewriter.forward_step(ev)
-                continue
-            if code in _BLOCK_EVENTS:
-                if code == _TABLE_MAP:
-                    if block and block[-1][0].header.type_code in ROWS_EVENTS:
-                        yield from self._lane_flush(block, fde)
-                        block = []
-                    item = rewriter.transform(ev)      # (its table kept for the rewriter)
-                    block.append((ev, item.bare))
-                    continue
-                bare = binwriter.bare_bytes(ev)
-                if not binwriter.has_stmt_end(bare, fde, ev.file, ev.pos):
-                    self.block.extend(Item(b, e.file, e.pos, fde, source=e) for e, b in block)
-                    block = []
-                    yield from rewriter.forward_step(ev)
-                    continue
-                block.append((ev, bare))
-                yield from self._lane_flush(block, fde)
-                block = []
-                continue
-            if code == _MARIADB_GTID:
-                flags2, domain_id, seq_no = ev.body_values(_GTID_VALUES)
-                s = self.session
-                if skip_gtids or s.skip_parallel != int(not flags2 & FL_ALLOW_PARALLEL) or \
-                        s.gtid_domain != domain_id or s.gtid_server != ev.header.server_id:
-                    if block:
-                        self.block.extend(Item(b, e.file, e.pos, fde, source=e) for e, b in block)
-                        block = []
-                    yield from rewriter.forward_step(ev)
-                    continue
-            if block:
-                yield from self._lane_flush(block, fde)
-                block = []
-            header = ev.header
-            raw = ev.raw
-            try:
-                if code == _XID:
-                    text = summary.xid_summary(ev.body_values(_XID_VALUES)[0])
-                elif code == _MARIADB_GTID:
-                    text = summary.mariadb_gtid_summary(domain_id, header.server_id, seq_no, flags2)
-                else:
-                    text = _one_line(summary.summarize(ev))
-            except KeyError:        # a field missing: what summarize says of it
-                text = _one_line(summary.summarize(ev))
-            comment = _event_text(raw, len(raw) - 4 if ev.checksum is not None else len(raw), ev.pos,
-                                  fde.len_checksum == 4, _when(header.timestamp, tz), header.server_id, text, False)[0]
-            if code == _XID:
-                yield f"{comment}\nCOMMIT{DELIMITER}"
-            elif code == _MARIADB_GTID:
-                lines = [comment, f"/*M!100001 SET @@session.gtid_seq_no={seq_no}*/{DELIMITER}"]
-                if not flags2 & FL_STANDALONE:
-                    lines += ("START TRANSACTION", DELIMITER)
-                yield "\n".join(lines)
-            else:       # ANNOTATE_ROWS
-                start = (fde.len_common_header or spec.LEN_EVENT_HEADER) + fde.post_header_len(code)
-                lines = [comment]
-                lines += self._statement_lines(ev.raw[start:len(ev.raw) - 4 if ev.checksum is not None else None],
-                                               code)
-                yield "\n".join(lines)
-        if block:
-            self.block.extend(Item(b, e.file, e.pos, rewriter.out_fde, source=e) for e, b in block)
-        yield from rewriter.forward_end()
-
-    def _lane_flush(self, block: list[tuple[Event, bytes]], fde) -> Iterator[str]:
-        """The lane's BINLOG block, as _flush writes it."""
-        tz, checksum = self.options.tz, fde.len_checksum == 4
-        comments: list[str] = []
-        encoded = ["", "BINLOG '"]
-        try:
-            for ev, bare in block:
-                header = ev.header
-                comment, data = _event_text(bare, len(bare), ev.pos, checksum, _when(header.timestamp, tz), header.server_id,
-                                            _one_line(summary.summarize(ev)), True)
-                comments.append(comment)
-                encoded.append(data)
-        except Exception:       # written by _flush: the lines before the fault, then the fault
-            self.block.extend(Item(b, e.file, e.pos, fde, source=e) for e, b in block)
-            try:
-                self._flush()
-            except Exception:
-                yield from self._out
-                self._out.clear()
-                raise
-            raise AssertionError("the lane's block failed where _flush did not") from None
-        encoded.append(f"'{DELIMITER}")
-        comments += encoded
-        if sum(map(len, encoded)) < _JOINED:
-            yield "\n".join(comments)
-        else:           # a large block: lines() hands on lines, and its consumer batches them
-            yield from comments
 
     def _changed(self, name: str, value, *lines: str) -> Iterator[str]:
         """A setting that differs from the session's: its lines (deferred when the session's is UNKNOWN)."""
