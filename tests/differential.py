@@ -25,7 +25,9 @@ COMMANDS: list[list[str]] = [
     ["events", "--format", "jsonl"],
     ["rows", "--format", "jsonl"],
     ["sql", "--sql2"],
+    ["sql"],
     ["sql", "-vv"],
+    ["sql", "--rollback"],
     ["analyze", "--format", "json"],
     # the compiled loop's own close of a transaction, and the reference's for one of the top lists or flagged
     ["analyze", "--format", "json", "--top", "1", "--big-trx-bytes", "400", "--bucket", "1"],

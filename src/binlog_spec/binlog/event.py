@@ -131,6 +131,19 @@ class Event:
             return spec.rows_head(self._body)
         return None
 
+    def body_values(self, names: tuple[str, ...]) -> tuple:
+        """The values of plain integer or byte fields, read off the parsed body without building
+        `fields` when it has not been built yet (spec.body_values); else `fields`' (KeyError where it
+        lacks one). Byte fields that `fields` turns into text are given as the bytes."""
+        if self._late is not None:
+            self._parsed()
+        if self._fields is None and not self._overrides and self.error is None:
+            values = spec.body_values(self._body, names)
+            if values is not None:
+                return values
+        f = self.fields
+        return tuple(f[name] for name in names)
+
     def body_bytes(self) -> bytes:
         """The event's body as stored: its bytes after the common header, less the checksum."""
         raw = self.raw

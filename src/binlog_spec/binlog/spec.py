@@ -6,6 +6,7 @@ bytes, lists and dicts keyed by the field names of ``formats/binlog.ksy``.
 from __future__ import annotations
 
 import inspect
+import operator
 import struct
 import zlib
 from dataclasses import dataclass
@@ -462,6 +463,21 @@ def rows_head(body: KaitaiStruct) -> tuple[int, int] | None:
     """(table_id, rows_flags) of a rows event body, the values `body_fields` gives them, without
     building the dict. None when the body is no RowsEvent."""
     return (body.table_id, body.rows_flags) if type(body) is Binlog.RowsEvent else None
+
+
+def body_values(body: KaitaiStruct, names: tuple[str, ...]) -> tuple | None:
+    """The values of plain integer or byte fields of a body (the seq fields `body_fields` gives as they
+    are read), without building the dict. None when the body lacks one or one is of another kind
+    (an enum, a struct): ask `body_fields`."""
+    get = _GETTERS.get(names) or _GETTERS.setdefault(names, operator.attrgetter(*names, "_io"))
+    try:
+        values = get(body)[:-1]     # (the stream last: a tuple for one name too)
+    except AttributeError:
+        return None
+    return values if all(type(v) is int or type(v) is bytes for v in values) else None
+
+
+_GETTERS: dict[tuple[str, ...], Callable] = {}     # body_values' getters, by the names asked for
 
 
 def statement_bytes(body: KaitaiStruct) -> bytes | None:

@@ -72,11 +72,10 @@ DROPPED_EVENTS = frozenset({ET.rotate_event, ET.stop_event, ET.heartbeat_log_eve
 def bare_bytes(ev: Event) -> bytes:
     """The event's bytes without its CRC32 trailer, its size field set to that length."""
     raw = ev.raw
-    if ev.checksum is not None:
-        raw = raw[:-4]
-    if int.from_bytes(raw[OFS_LEN:OFS_LEN + 4], "little") != len(raw):
-        raw = _with_len(bytearray(raw))
-    return bytes(raw)
+    n = len(raw) - 4 if ev.checksum is not None else len(raw)
+    if int.from_bytes(raw[OFS_LEN:OFS_LEN + 4], "little") != n:
+        return b"".join((raw[:OFS_LEN], n.to_bytes(4, "little"), raw[OFS_LEN + 4:n]))
+    return bytes(raw[:n]) if n != len(raw) or type(raw) is not bytes else raw
 
 
 def _with_len(b: bytearray) -> bytes:

@@ -311,7 +311,7 @@ def run_sql(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from binlog_spec.output import base64_parts
+    from binlog_spec.output import base64_lane, base64_parts
     from binlog_spec.output import base64_script as base64script
     from binlog_spec.output.rewriter import Rewriter
 
@@ -333,7 +333,7 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         continued = display_name(args.files[0]) if args.piece_index else None
     with Rewriter(options, continued) as rewriter:
         printer = base64script.Base64Script(opts, rewriter, part)
-        _write_lines(printer.lines(rewriter.items(events)), _text_output(out))
+        _write_lines(base64_lane.lines_of(printer, events, rewriter), _text_output(out))
         _report_not_undone(_not_undone_of(rewriter), err)
     ending = base64_parts.Ending(printer.state() if part else {}, printer.warnings, printer.row_errors)
     if not jobs.hand_back(args, "base64", ending):

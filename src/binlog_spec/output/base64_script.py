@@ -28,7 +28,6 @@ comments are UTC (the tools print the local time zone).
 """
 from __future__ import annotations
 
-import binascii
 import functools
 import struct
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from typing import Iterable, Iterator
 from binlog_spec.binlog import writer as binwriter
 from binlog_spec.rows import decoder as rows
 from binlog_spec.binlog import spec, timezones
+from binlog_spec.output import base64_text
 from binlog_spec.output import event_text as summary
 from binlog_spec.rows import values
 from binlog_spec.rows.charsets import COLLATION_IDS
@@ -68,6 +68,8 @@ _ANNOTATE = int(ET.annotate_rows_event)
 #: The events kept for a BINLOG block: [ROWS_QUERY] TABLE_MAP... rows...
 _BLOCK_EVENTS = frozenset(ROWS_EVENTS) | {_TABLE_MAP, _ROWS_QUERY}
 _OFS_END, _END_END = binwriter.OFS_END_LOG_POS, binwriter.OFS_END_LOG_POS + 4
+_event_text = base64_text.text
+_GTID_VALUES = ("flags2", "domain_id", "seq_no")
 _INTVAR_NAMES = {1: "LAST_INSERT_ID", 2: "INSERT_ID", "LAST_INSERT_ID_EVENT": "LAST_INSERT_ID",
                  "INSERT_ID_EVENT": "INSERT_ID"}
 
@@ -102,12 +104,8 @@ def _when(ts: int, tz: tzinfo = timezones.UTC) -> str:
     return f"{t:%y%m%d} {t.hour:2d}:{t:%M:%S}"
 
 
-def _base64(data: bytes) -> str:
-    """base64.encodebytes(data) without its last newline: lines of 76 characters (57 bytes)."""
-    text = binascii.b2a_base64(data, newline=False).decode("ascii")
-    if len(text) <= 76:
-        return text
-    return "\n".join([text[i:i + 76] for i in range(0, len(text), 76)])
+#: base64.encodebytes(data) without its last newline (base64_text: compiled where built).
+_base64 = base64_text.encode
 
 
 def _one_line(text: str) -> str:
@@ -139,6 +137,8 @@ class Base64Script:
         self.mariadb = False
         self.fde: spec.FormatDescription | None = None
         self.block: list[Item] = []
+        #: The lines of the item being written (_item and _flush append to it, `lines` hands them on).
+        self._out: list[str] = []
         #: Events that could not be written executable (LOAD DATA, incidents, ...), and what the
         #: rows decoder says of the tables whose rows it prints (-v: names unknown, ...).
         self.warnings: list[str] = []
@@ -159,17 +159,31 @@ class Base64Script:
         started = self.part is not None and not self.part.first
         if started:
             self.mariadb = self.part.mariadb
+        out = self._out
         for item in items:
+            if item.__class__ is str:      # written by the lane (lines_of)
+                yield item
+                continue
             if not started:  # the first item is the FDE: it says whose tool's lines to write
                 started = True
                 self.mariadb = item.type_code == ET.format_description_event and \
                     "mariadb" in item.fde.server_version.lower()
                 yield from header(self.mariadb)
                 yield f"# times in {timezones.zone_name(self.options.tz)}"
-            yield from self._item(item)
+            try:
+                self._item(item)
+            except Exception:
+                yield from out      # the lines made before the fault are written before it goes on
+                out.clear()
+                raise
+            if out:
+                yield from out
+                out.clear()
         if not started:
             yield from header(False)
-        yield from self._flush()
+        self._flush()
+        yield from out
+        out.clear()
         if self.part is not None and not self.part.last:
             return
         automatic = f"SET @@SESSION.GTID_NEXT= 'AUTOMATIC' /* added by mysqlbinlog */ {DELIMITER}"
@@ -204,6 +218,7 @@ class Base64Script:
         return binwriter.frame(item.bare, item.pos, binwriter.events_have_checksum(item.fde))
 
     def _comment(self, item: Item, framed: bytes) -> list[str]:
+        """The FDE's ``#`` lines (its framing is binwriter.frame's; the other events' is _text's)."""
         ev = item.event
         crc = f"CRC32 0x{int.from_bytes(framed[-4:], 'little'):08x} " if len(framed) > len(item.bare) else ""
         end = int.from_bytes(framed[_OFS_END:_END_END], "little")
@@ -213,63 +228,79 @@ class Base64Script:
                 f"#{_when(header.timestamp, self.options.tz)} server id {header.server_id}  end_log_pos {end} "
                 f"{crc}\t{text}"]
 
-    def _item(self, item: Item) -> Iterator[str]:
+    def _text(self, item: Item, encode: bool) -> tuple[str, str | None]:
+        """An event's ``#`` lines (and with `encode` the base64 of its framed bytes), not the FDE's
+        (base64_text.event_text, compiled where built)."""
+        ev = item.event
+        header = ev.header
+        bare = item.bare
+        return _event_text(bare, len(bare), item.pos, item.fde.len_checksum == 4, _when(header.timestamp, self.options.tz),
+                           header.server_id, _one_line(summary.summarize(ev)), encode)
+
+    def _item(self, item: Item) -> list[str]:
+        """The item's lines (a string may hold several, joined by newlines), appended to self._out as
+        they are made, which is returned."""
         code = item.bare[binwriter.OFS_TYPE]
         ev = item.event
+        out = self._out
         if code in _BLOCK_EVENTS and ev.error is None:
             # A BINLOG block: [ROWS_QUERY] TABLE_MAP... rows... up to the statement's end (as mysqlbinlog)
             rows_event = code in ROWS_EVENTS
             if not rows_event and self.block and self.block[-1].type_code in ROWS_EVENTS:
-                yield from self._flush()
+                self._flush()
             self.block.append(item)
             if rows_event:
                 head = ev.rows_head()
                 if (head[1] if head is not None else ev.fields.get("rows_flags", 0)) & STMT_END_F:
-                    yield from self._flush()
-            return
+                    self._flush()
+            return out
         if self.block:
-            yield from self._flush()
-        framed = self._frame(item)
-        yield from self._comment(item, framed)
+            self._flush()
+        if code == _FDE:
+            framed = self._frame(item)
+            out.extend(self._comment(item, framed))
+        else:
+            out.append(self._text(item, False)[0])
         if ev.error is not None:
             self.warnings.append(f"{item.file}:{item.pos}: malformed {ev.type} left out of the script")
-            yield f"# skipped, malformed: {' '.join(str(ev.error).split())}"
-            return
+            out.append(f"# skipped, malformed: {' '.join(str(ev.error).split())}")
+            return out
         if code == _XID:
-            yield f"COMMIT{DELIMITER}"
+            out.append(f"COMMIT{DELIMITER}")
         elif code == _MARIADB_GTID:
-            yield from self._mariadb_gtid(item)
+            out.extend(self._mariadb_gtid(item))
         elif code == _ANNOTATE:
-            yield from self._statement_comment(item)
+            out.extend(self._statement_comment(item))
         elif code in _QUERIES:
-            yield from self._query(item)
+            out.extend(self._query(item))
         elif code == _FDE:
-            yield from self._fde(item, framed)
+            out.extend(self._fde(item, framed))
         elif code in _MYSQL_GTIDS:
-            yield from self._mysql_gtid(item)
+            out.extend(self._mysql_gtid(item))
         elif code == ET.previous_gtids_log_event:
             self.mysql_gtids = True
         elif code == ET.intvar_event:
             name = _INTVAR_NAMES.get(ev.fields["var_type"])
             if name:
-                yield f"SET {name}={ev.fields['value']}{DELIMITER}"
+                out.append(f"SET {name}={ev.fields['value']}{DELIMITER}")
         elif code == ET.rand_event:
-            yield f"SET @@RAND_SEED1={ev.fields['seed1']}, @@RAND_SEED2={ev.fields['seed2']}{DELIMITER}"
+            out.append(f"SET @@RAND_SEED1={ev.fields['seed1']}, @@RAND_SEED2={ev.fields['seed2']}{DELIMITER}")
         elif code == ET.user_var_event:
-            yield self._user_var(ev.fields) + DELIMITER
+            out.append(self._user_var(ev.fields) + DELIMITER)
         elif code == ET.execute_load_query_event:
             self.warnings.append(f"{item.file}:{item.pos}: LOAD DATA cannot be replayed from a binlog script")
-            yield f"# not replayable (LOAD DATA needs its file): {' '.join(ev.fields.get('query', '').split())}"
+            out.append(f"# not replayable (LOAD DATA needs its file): {' '.join(ev.fields.get('query', '').split())}")
         elif code == ET.xa_prepare_log_event:
             f = ev.fields
             xid = f"X'{bytes(f['gtrid']).hex()}',X'{bytes(f['bqual']).hex()}',{f['format_id']}"
-            yield f"XA COMMIT {xid} ONE PHASE" if f["one_phase"] else f"XA PREPARE {xid}"
-            yield DELIMITER
+            out.append(f"XA COMMIT {xid} ONE PHASE" if f["one_phase"] else f"XA PREPARE {xid}")
+            out.append(DELIMITER)
         elif code == ET.incident_event:
             self.warnings.append(f"{item.file}:{item.pos}: incident event: the source lost events here")
         elif code == ET.transaction_payload_event:
             self.warnings.append(f"{item.file}:{item.pos}: TRANSACTION_PAYLOAD_EVENT not expanded: its "
                                  "transaction is not in the script")
+        return out
 
     def _body_start(self, item: Item) -> int:
         return item.fde.len_common_header or spec.LEN_EVENT_HEADER
@@ -278,10 +309,14 @@ class Base64Script:
         """The statement of an ANNOTATE_ROWS (``#Q>`` lines) or ROWS_QUERY event (``# `` lines)."""
         code = item.type_code
         start = self._body_start(item) + item.fde.post_header_len(code)
-        query = item.bare[start + (1 if code == _ROWS_QUERY else 0):]
+        return self._statement_lines(item.bare[start:], code)
+
+    @staticmethod
+    def _statement_lines(body: bytes, code: int) -> list[str]:
+        """The lines of _statement_comment, from the bytes after the post-header."""
+        query = body[1:] if code == _ROWS_QUERY else body
         prefix = "#Q> " if code == _ANNOTATE else "# "
-        for line in _text(query).split("\n"):
-            yield prefix + line.replace("\r", "")
+        return [prefix + line.replace("\r", "") for line in _text(query).split("\n")]
 
     # -- events --------------------------------------------------------------
     def _fde(self, item: Item, framed: bytes) -> Iterator[str]:
@@ -315,21 +350,21 @@ class Base64Script:
         yield f"SET @@SESSION.GTID_NEXT= '{gtid}'{DELIMITER}"
 
     def _mariadb_gtid(self, item: Item) -> Iterator[str]:
-        f = item.event.fields
+        flags2, domain_id, seq_no = item.event.body_values(_GTID_VALUES)
         s = self.session
-        skip_parallel = int(not f["flags2"] & FL_ALLOW_PARALLEL)
+        skip_parallel = int(not flags2 & FL_ALLOW_PARALLEL)
         if s.skip_parallel != skip_parallel:
             yield from self._changed("skip_parallel", skip_parallel,
                                      f"/*M!100101 SET @@session.skip_parallel_replication={skip_parallel}*/{DELIMITER}")
-        if s.gtid_domain != f["domain_id"]:
-            yield from self._changed("gtid_domain", f["domain_id"],
-                                     f"/*M!100001 SET @@session.gtid_domain_id={f['domain_id']}*/{DELIMITER}")
+        if s.gtid_domain != domain_id:
+            yield from self._changed("gtid_domain", domain_id,
+                                     f"/*M!100001 SET @@session.gtid_domain_id={domain_id}*/{DELIMITER}")
         if s.gtid_server != item.event.server_id:
             yield from self._changed("gtid_server", item.event.server_id,
                                      f"/*M!100001 SET @@session.server_id={item.event.server_id}*/{DELIMITER}")
         if not self.options.skip_gtids:
-            yield f"/*M!100001 SET @@session.gtid_seq_no={f['seq_no']}*/{DELIMITER}"
-        if not f["flags2"] & FL_STANDALONE:
+            yield f"/*M!100001 SET @@session.gtid_seq_no={seq_no}*/{DELIMITER}"
+        if not flags2 & FL_STANDALONE:
             yield "START TRANSACTION"
             yield DELIMITER
 
@@ -426,22 +461,23 @@ class Base64Script:
         return f"SET {name}:=_{charset} X'{data.hex()}'"
 
     # -- BINLOG blocks -------------------------------------------------------
-    def _flush(self) -> Iterator[str]:
+    def _flush(self) -> None:
+        """The BINLOG block of the events kept (their ``#`` lines, then the base64 of each), to self._out."""
         if not self.block:
             return
         block, self.block = self.block, []
-        framed = [self._frame(item) for item in block]
-        for item, data in zip(block, framed):
-            yield from self._comment(item, data)
+        out = self._out
+        encoded = ["", "BINLOG '"]
+        for item in block:
+            comment, data = self._text(item, True)
+            out.append(comment)
             if item.bare[binwriter.OFS_TYPE] == _ROWS_QUERY:
-                yield from self._statement_comment(item)
-        yield ""
-        yield "BINLOG '"
-        for data in framed:
-            yield _base64(data)
-        yield f"'{DELIMITER}"
+                out.extend(self._statement_comment(item))
+            encoded.append(data)
+        encoded.append(f"'{DELIMITER}")
+        out += encoded
         if self.decoder is not None:
-            yield from self._verbose(block)
+            out.extend(self._verbose(block))
 
     def _verbose(self, block: list[Item]) -> Iterator[str]:
         flavor = "mariadb" if self.mariadb else "mysql"

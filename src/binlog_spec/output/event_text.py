@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import datetime, timezone, tzinfo
 from typing import Callable
 
-from binlog_spec.binlog import spec
+from binlog_spec.binlog import plain_fields, spec
 from binlog_spec.binlog import timezones
 from binlog_spec.binlog.event import Event
 from binlog_spec.rows.statement_text import quote_identifier
@@ -84,7 +84,7 @@ SUMMARIES: dict[int, Callable[[dict], str]] = {
     ET.intvar_event: lambda f: f"Intvar: SET {str(f['var_type']).replace('_EVENT', '')}={f['value']}",
     ET.rand_event: lambda f: f"Rand: SET @@RAND_SEED1={f['seed1']}, @@RAND_SEED2={f['seed2']}",
     ET.user_var_event: _user_var,
-    ET.xid_event: lambda f: f"Xid = {f['xid']}",
+    ET.xid_event: lambda f: xid_summary(f["xid"]),
     ET.begin_load_query_event: lambda f: f"Begin_load_query: file_id={f['file_id']} block_len={len(f['block'])}",
     ET.append_block_event: lambda f: f"Append_block: file_id={f['file_id']} block_len={len(f['block'])}",
     ET.delete_file_event: lambda f: f"Delete_file: file_id={f['file_id']}",
@@ -130,11 +130,53 @@ SUMMARIES: dict[int, Callable[[dict], str]] = {
 _ROWS_LABELS: dict[int, str] = {code: fn.label for code, fn in SUMMARIES.items() if hasattr(fn, "label")}
 
 
+def xid_summary(xid: int) -> str:
+    """The summary of an XID_EVENT (SUMMARIES'), from its xid (one line)."""
+    return f"Xid = {xid}"
+
+
+def mariadb_gtid_summary(domain_id: int, server_id: int, seq_no: int, flags2: int) -> str:
+    """The summary of a MariaDB GTID_EVENT (SUMMARIES'), from its values (one line)."""
+    return _mariadb_gtid({"flags2": flags2, "gtid": f"{domain_id}-{server_id}-{seq_no}"})
+
+
+def _xid_head(event: Event) -> str:
+    return xid_summary(event.body_values(_XID)[0])
+
+
+def _mariadb_gtid_head(event: Event) -> str:
+    domain_id, seq_no, flags2 = event.body_values(_MARIADB_GTID)
+    return mariadb_gtid_summary(domain_id, event.header.server_id, seq_no, flags2)
+
+
+def _annotate_head(event: Event) -> str:
+    query = event.body_values(_QUERY)[0]
+    return f"Annotate_rows: {_clip(plain_fields.text(query) if type(query) is bytes else query)}"
+
+
+_XID, _MARIADB_GTID, _QUERY = ("xid",), ("domain_id", "seq_no", "flags2"), ("query",)
+#: Event code -> its summary from Event.body_values (without building `fields`): the one of SUMMARIES.
+_HEADS: dict[int, Callable[[Event], str]] = {
+    ET.xid_event: _xid_head,
+    ET.gtid_event: _mariadb_gtid_head,
+    ET.annotate_rows_event: _annotate_head,
+}
+
+
 def summarize(event: Event) -> str:
     """A one-line description of the event's body."""
     if event.error is not None:
         return f"MALFORMED: {event.error.message}"
-    fn = SUMMARIES.get(event.type_code)
+    code = event.type_code
+    head = _HEADS.get(code)
+    if head is not None:
+        try:
+            return head(event)
+        except KeyError:
+            pass            # what SUMMARIES says of it
+        if event.error is not None:     # (a body parsed only now)
+            return f"MALFORMED: {event.error.message}"
+    fn = SUMMARIES.get(code)
     if fn is None:
         return f"{event.type}: {event.size} bytes"
     label = _ROWS_LABELS.get(event.type_code)

@@ -140,6 +140,9 @@ class WriteOptions:
 _FDE, _PAYLOAD, _MARIADB_GTID, _TABLE_MAP = (int(ET.format_description_event), int(ET.transaction_payload_event),
                                              int(ET.gtid_event), int(ET.table_map_event))
 _RENAMED = (_TABLE_MAP, int(ET.query_event))
+#: The types transform looks at beyond their bytes (the others, well-formed, are written as they are).
+_LOOKED_AT = frozenset(int(c) for c in (_FDE, _PAYLOAD, _TABLE_MAP, *DROPPED_EVENTS, *FILE_HEADER_EVENTS,
+                                        *PLAIN_OF_COMPRESSED))
 
 
 class Rewriter:
@@ -163,6 +166,11 @@ class Rewriter:
         self.skipped = LineSpool()
         #: Finds where each row image ends, for invert_rows.
         self.walker = rowwalk.RowWalker(NEVER_COMPILE)
+        #: forward_step: the rows event held back until the next item says whether its statement ends.
+        self.pending: Item | None = None
+        #: The types whose events transform does more with than pass their bytes on.
+        self._looked_at = _LOOKED_AT | (frozenset(_RENAMED) if options.rewrite_db else frozenset()) | (
+            frozenset(int(c) for c in GTID_EVENTS) if options.skip_gtids else frozenset())
 
     # -- one event ---------------------------------------------------------
     def _fde_item(self, ev: Event) -> Item | None:
@@ -189,6 +197,8 @@ class Rewriter:
     def transform(self, ev: Event) -> Item | None:
         """The output form of an input event (None: not written)."""
         code = ev.header.type_code
+        if code not in self._looked_at and self.out_fde is not None and ev.error is None:
+            return Item(bare_bytes(ev), ev.file, ev.pos, self.out_fde, source=ev)   # (what the steps below give it)
         if code == _FDE:
             return self._fde_item(ev)
         if self.out_fde is None:
@@ -233,22 +243,31 @@ class Rewriter:
     def _forward(self, events: Iterable[Event]) -> Iterator[Item]:
         """Events as they come; a rows event that ends its statement without STMT_END_F (its last
         rows event was filtered out) gets the flag, or the server would not close the statement."""
-        pending: Item | None = None
+        step = self.forward_step
         for ev in events:
-            item = self.transform(ev)
-            if item is None:
-                continue
-            if pending is not None:
-                if item.type_code in ROWS_EVENTS:
-                    yield pending
-                else:
-                    yield self._ended(pending)
-                pending = None
-            if item.type_code in ROWS_EVENTS and ev.error is None and \
-                    not has_stmt_end(item.bare, item.fde, item.file, item.pos):
-                pending = item
-                continue
-            yield item
+            yield from step(ev)
+        yield from self.forward_end()
+
+    def forward_step(self, ev: Event) -> Iterator[Item]:
+        """The Items of one more input event, forward (none, it, or the rows event held back before
+        it, then it): _forward's step, for a consumer that takes the events itself. `pending` is the
+        rows event held back (its STMT_END_F is set when no rows event of its statement follows)."""
+        item = self.transform(ev)
+        if item is None:
+            return
+        pending = self.pending
+        if pending is not None:
+            self.pending = None
+            yield pending if item.type_code in ROWS_EVENTS else self._ended(pending)
+        if item.type_code in ROWS_EVENTS and ev.error is None and \
+                not has_stmt_end(item.bare, item.fde, item.file, item.pos):
+            self.pending = item
+            return
+        yield item
+
+    def forward_end(self) -> Iterator[Item]:
+        """The Items after the last input event: the rows event held back, if any."""
+        pending, self.pending = self.pending, None
         if pending is not None:
             yield self._ended(pending)
 
