@@ -19,7 +19,7 @@ from binlog_spec.binlog import spec
 from binlog_spec.binlog import timezones
 from binlog_spec.binlog.event import Event
 from binlog_spec.rows.statement_text import DML_STATEMENTS, is_ddl, leading_tokens
-from binlog_spec.binlog.event_types import QUERY_EVENTS
+from binlog_spec.binlog.event_types import QUERY_EVENTS, ROW_OPS
 from binlog_spec.stream.transactions import Transactions, implies_begin, is_begin, is_commit
 from binlog_spec.errors import BinlogError, RowRefusedError
 from binlog_spec.output.rollback import Spool
@@ -99,41 +99,48 @@ def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None, wa
     if opts.commented:
         yield f"-- times in {timezones.zone_name(opts.tz)}"
     decoder = rows.RowDecoder(schema_source, warn)
-    tx = Transactions()
+    observe, rows_of, row_ops = decoder.observe, decoder._rows, ROW_OPS
+    sql_opts, commented = opts.sql, opts.commented
     for ev in events:
-        tx.step(ev)
-        changes = list(decoder.feed(ev))
+        code = ev.type_code
         if ev.error is not None:
             yield f"-- skipped malformed {ev.type} at {ev.file}:{ev.pos}"
             continue
-        if implies_begin(ev):
-            yield "BEGIN;"
-        if ev.type_code in QUERY_EVENTS:
-            if is_begin(ev):
+        op = row_ops.get(code)
+        if op is None:       # what decoder.feed does, one generator less per event
+            observe(ev)
+            if code == ET.gtid_event and implies_begin(ev):
                 yield "BEGIN;"
-            elif is_commit(ev):
-                yield "COMMIT;" if ev.query.strip().upper().startswith("COMMIT") else ev.query.rstrip(";") + ";"
-            else:
-                db = opts.sql.rewrite_db.get(ev.fields.get("db", ""), ev.fields.get("db", ""))
-                if opts.commented:
-                    yield f"-- {_one_line(ev.query)}"
-                else:
-                    if db and not ev.flags & LOG_EVENT_SUPPRESS_USE_F:
-                        yield f"USE {quote_identifier(db)};"
-                    yield ev.query.rstrip().rstrip(";") + ";"
-        elif ev.type_code == ET.xid_event:
-            yield "COMMIT;"
-        for rc in changes:
-            try:
-                text = statement(rc, opts.sql)
-            except RowRefusedError as exc:
-                yield _refused(exc, refused)
+            if code == ET.xid_event:
+                yield "COMMIT;"
                 continue
-            if opts.commented:
-                yield _where(ev, rc.gtid, opts.tz)
-                yield f"-- {text}"
+            if code not in QUERY_EVENTS:
+                continue
+        else:
+            for rc in list(rows_of(ev, op)):
+                try:
+                    text = statement(rc, sql_opts)
+                except RowRefusedError as exc:
+                    yield _refused(exc, refused)
+                    continue
+                if commented:
+                    yield _where(ev, rc.gtid, opts.tz)
+                    yield f"-- {text}"
+                else:
+                    yield text
+            continue
+        if is_begin(ev):          # a QUERY_EVENT
+            yield "BEGIN;"
+        elif is_commit(ev):
+            yield "COMMIT;" if ev.query.strip().upper().startswith("COMMIT") else ev.query.rstrip(";") + ";"
+        else:
+            db = sql_opts.rewrite_db.get(ev.fields.get("db", ""), ev.fields.get("db", ""))
+            if commented:
+                yield f"-- {_one_line(ev.query)}"
             else:
-                yield text
+                if db and not ev.flags & LOG_EVENT_SUPPRESS_USE_F:
+                    yield f"USE {quote_identifier(db)};"
+                yield ev.query.rstrip().rstrip(";") + ";"
 
 
 def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
