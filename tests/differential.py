@@ -25,6 +25,7 @@ COMMANDS: list[list[str]] = [
     ["events", "--format", "jsonl"],
     ["rows", "--format", "jsonl"],
     ["sql", "--sql2"],
+    ["sql", "--sql2", "--rollback"],     # the statement formatter with the images swapped
     ["sql", "-vv"],
     ["analyze", "--format", "json"],
 ]

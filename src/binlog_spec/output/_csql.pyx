@@ -54,7 +54,6 @@ cdef class RowFormatter:
     cdef Py_ssize_t len, cap
     cdef tuple insert_names, insert_slots, key_names, key_slots, key_eq
     cdef dict set_slots
-    cdef list kinds_list
     cdef int *kinds
     cdef Py_ssize_t n_kinds
     cdef bytes insert_prefix, delete_prefix, update_prefix
@@ -250,6 +249,65 @@ cdef class RowFormatter:
 
     def insert(self, dict image not None):
         """build_insert's text of an image that holds every column an INSERT writes; else None."""
+        return self._insert(image)
+
+    def delete(self, dict image not None):
+        """build_delete's text of a row found by its key; else None."""
+        return self._delete(image)
+
+    def update(self, dict before not None, dict after not None, bint full):
+        """build_update's text (no REPLACE) of a row found by its key; None when it is not that case, or
+        when `full` and the after image lacks a column an INSERT writes (statements._check)."""
+        return self._update(before, after, full)
+
+    def texts(self, list changes not None, table, op, int kind, bint swap, bint full, type diffs not None):
+        """The texts of the leading row changes of `changes` that are the common case, and how many: each
+        of `table` (identical) and operation `op`, written as `kind` (0 INSERT of the after image, 1 DELETE
+        of the before image, 2 UPDATE), with `swap` (a rollback) the images swapped first, and none then
+        whose after image holds a value of type `diffs` (statements._refuse_diff_rollback). It stops at
+        the first row that is not the common case, or whose text raises: `statement` writes (or raises)
+        that one and the rest."""
+        cdef list out = []
+        cdef Py_ssize_t k, n = len(changes), pos
+        cdef object rc, before, after, text
+        cdef PyObject *key
+        cdef PyObject *value
+        for k in range(n):
+            rc = changes[k]
+            try:
+                if rc.table_def is not table or rc.op != op:
+                    break
+                before, after = rc.before, rc.after
+                if swap:
+                    if type(after) is dict:
+                        pos = 0
+                        while PyDict_Next(after, &pos, &key, &value):
+                            if type(<object>value) is diffs:
+                                return out, k
+                    before, after = after, before
+                if kind == 0:
+                    if type(after) is not dict:
+                        break
+                    text = self._insert(after)
+                elif kind == 1:
+                    if type(before) is not dict:
+                        break
+                    text = self._delete(before)
+                else:
+                    if type(before) is not dict or type(after) is not dict:
+                        break
+                    text = self._update(before, after, full)
+            except Exception:       # statement() raises it again, after the texts before it
+                self.len = 0
+                break
+            if text is None:
+                break
+            out.append(text)
+        else:
+            return out, n
+        return out, k
+
+    cdef object _insert(self, dict image):
         cdef Py_ssize_t k
         cdef PyObject *got
         self.len = 0
@@ -269,8 +327,7 @@ cdef class RowFormatter:
             return None
         return self._take()
 
-    def delete(self, dict image not None):
-        """build_delete's text of a row found by its key; else None."""
+    cdef object _delete(self, dict image):
         self.len = 0
         try:
             self._put_bytes(self.delete_prefix)
@@ -281,9 +338,7 @@ cdef class RowFormatter:
             return None
         return self._take()
 
-    def update(self, dict before not None, dict after not None, bint full):
-        """build_update's text (no REPLACE) of a row found by its key; None when it is not that case, or
-        when `full` and the after image lacks a column an INSERT writes (statements._check)."""
+    cdef object _update(self, dict before, dict after, bint full):
         cdef Py_ssize_t pos = 0, k = 0
         cdef PyObject *key
         cdef PyObject *value

@@ -23,7 +23,7 @@ from binlog_spec.binlog.event_types import QUERY_EVENTS, ROW_OPS
 from binlog_spec.stream.transactions import Transactions, implies_begin, is_begin, is_commit
 from binlog_spec.errors import BinlogError, RowRefusedError
 from binlog_spec.output.rollback import Spool
-from binlog_spec.output.statements import SqlOptions, statement
+from binlog_spec.output.statements import SqlOptions, leading_statements, statement
 from binlog_spec.rows.statement_text import quote_identifier
 
 ET = spec.EventType
@@ -117,7 +117,15 @@ def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None, wa
             if code not in QUERY_EVENTS:
                 continue
         else:
-            for rc in list(rows_of(ev, op)):
+            changes = list(rows_of(ev, op))
+            texts, done = leading_statements(changes, sql_opts)    # the compiled formatter's, if it runs
+            if commented:
+                for rc, text in zip(changes, texts):
+                    yield _where(ev, rc.gtid, opts.tz)
+                    yield f"-- {text}"
+            else:
+                yield from texts
+            for rc in changes[done:] if done else changes:
                 try:
                     text = statement(rc, sql_opts)
                 except RowRefusedError as exc:
@@ -157,7 +165,11 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
             starts, _ends = tx.step(ev)
             if starts:
                 spool.begin()
-            for rc in decoder.feed(ev):
+            changes = list(decoder.feed(ev))
+            texts, done = leading_statements(changes, sql_opts)    # the compiled formatter's, if it runs
+            for rc, text in zip(changes, texts):
+                spool.add_text(f"-- {text}\t{_where(ev, rc.gtid, opts.tz)}" if opts.commented else text)
+            for rc in changes[done:] if done else changes:
                 try:
                     text = statement(rc, sql_opts)
                 except RowRefusedError as exc:

@@ -165,9 +165,9 @@ def formatter(t: TableDef, opts: SqlOptions):
 def _make_formatter(module: Any, t: TableDef, opts: SqlOptions):
     """The pieces of build_insert, build_delete and build_update that do not depend on the row, made by
     the same functions, and a kind per column (sql_text.literal's fast cases, or the callback)."""
-    if not t.has_names:
-        return None
     names, writable = t.names, _columns(t)
+    if not t.has_names or not all(0 <= i < len(names) for i in t.row_key):
+        return None
     verb, target = "REPLACE" if opts.replace else "INSERT", _target(t, opts)
     if opts.complete_insert or any(t.generated):
         insert = f"{verb} INTO {target} ({', '.join(quote_identifier(n) for _, n in writable)}) VALUES ("
@@ -182,6 +182,26 @@ def _make_formatter(module: Any, t: TableDef, opts: SqlOptions):
             lambda i, value: _lit(t, i, value, opts), lambda i, name, value: _set_value(t, i, name, value, opts))
     except ValueError:      # a name that is not ASCII: the builders write it
         return None
+
+
+#: Operation -> the formatter's kind of statement (_csql.RowFormatter.texts).
+_KINDS = {rows.INSERT: 0, rows.DELETE: 1, rows.UPDATE: 2}
+
+
+def leading_statements(changes: list[RowChange], opts: SqlOptions) -> tuple[list[str], int]:
+    """The statements (`statement`'s texts) of the leading row changes of one rows event that the
+    compiled formatter writes, and how many; `statement` writes the rest, from the first it does not
+    (that one may raise). ([], 0) when the compiled core does not run."""
+    if csql is None or not changes:
+        return [], 0
+    rc = changes[0]
+    fast = formatter(rc.table_def, opts)
+    if fast is None:
+        return [], 0
+    op = _INVERSE[rc.op] if opts.rollback else rc.op
+    if op == rows.UPDATE and opts.replace:
+        return [], 0
+    return fast.texts(changes, rc.table_def, rc.op, _KINDS[op], opts.rollback, opts.rollback, JsonDiffs)
 
 
 def statement(rc: RowChange, opts: SqlOptions) -> str:
