@@ -291,3 +291,19 @@ def test_a_rollback_stops_at_a_partial_json_update(csql, monkeypatch):
     assert done == 1 and texts == ["UPDATE `d`.`t` SET `id`=1, `v`=CAST('{\"a\": 1}' AS JSON) WHERE `id`=1;"]
     with pytest.raises(SqlGenerationError, match="partial"):
         statement(changes[1], SqlOptions(rollback=True))
+
+
+def test_a_large_value_and_a_reentrant_call_are_written_right(csql):
+    big = "x" * (3 << 20)
+    t = table(TEXT)
+    fast = statements.formatter(t, SqlOptions())
+    assert fast.insert({"id": 1, "v": big}) == f"INSERT INTO `d`.`t` VALUES (1, '{big}');"
+    assert fast.insert({"id": 2, "v": "y"}) == "INSERT INTO `d`.`t` VALUES (2, 'y');"
+    inner = []
+
+    def literal_calling_back(i, value):     # another statement asked for while one is being written
+        inner.append(fast2.insert({"a": 1}))
+        return "7"
+    fast2 = csql.RowFormatter([csql.KINDS["value"]], "INSERT INTO `t` VALUES (", [(0, "a")], "DELETE FROM `t` WHERE ",
+                              [(0, "a", "`a`=")], "UPDATE `t` SET ", {"a": (0, "`a`=")}, literal_calling_back, None)
+    assert fast2.insert({"a": Decimal(7)}) == "INSERT INTO `t` VALUES (7);" and inner == [None]

@@ -43,6 +43,8 @@ cdef enum:
 KINDS = {"value": K_VALUE, "call": K_CALL}
 
 cdef const char *HEX = b"0123456789ABCDEF"
+#: The buffer's size, and the size above which it is given back after a statement.
+cdef Py_ssize_t FIRST_BUFFER = 4096, BIG_BUFFER = 1 << 20
 
 
 class NotCommon(Exception):
@@ -58,6 +60,7 @@ cdef class RowFormatter:
     cdef Py_ssize_t n_kinds
     cdef bytes insert_prefix, delete_prefix, update_prefix
     cdef object literal, set_value
+    cdef bint busy
 
     def __cinit__(self):
         self.buf = NULL
@@ -74,7 +77,7 @@ cdef class RowFormatter:
         cdef Py_ssize_t k
         self.n_kinds = len(kinds)
         self.kinds = <int *>PyMem_Malloc(max(self.n_kinds, 1) * sizeof(int))
-        self.cap = 4096
+        self.cap = FIRST_BUFFER
         self.buf = <char *>PyMem_Malloc(self.cap)
         if self.kinds == NULL or self.buf == NULL:
             raise MemoryError()
@@ -308,6 +311,44 @@ cdef class RowFormatter:
         return out, k
 
     cdef object _insert(self, dict image):
+        if self.busy:
+            return None
+        self.busy = True
+        try:
+            return self._insert_text(image)
+        finally:
+            self._done()
+
+    cdef object _delete(self, dict image):
+        if self.busy:
+            return None
+        self.busy = True
+        try:
+            return self._delete_text(image)
+        finally:
+            self._done()
+
+    cdef object _update(self, dict before, dict after, bint full):
+        if self.busy:
+            return None
+        self.busy = True
+        try:
+            return self._update_text(before, after, full)
+        finally:
+            self._done()
+
+    cdef void _done(self) noexcept:
+        """The buffer free for the next statement (None is returned while a statement is being written: a
+        callback that lets another thread in), and back to its first size after a large value."""
+        cdef char *small
+        self.busy = False
+        self.len = 0
+        if self.cap > BIG_BUFFER:
+            small = <char *>PyMem_Realloc(self.buf, FIRST_BUFFER)
+            if small != NULL:
+                self.buf, self.cap = small, FIRST_BUFFER
+
+    cdef object _insert_text(self, dict image):
         cdef Py_ssize_t k
         cdef PyObject *got
         self.len = 0
@@ -327,7 +368,7 @@ cdef class RowFormatter:
             return None
         return self._take()
 
-    cdef object _delete(self, dict image):
+    cdef object _delete_text(self, dict image):
         self.len = 0
         try:
             self._put_bytes(self.delete_prefix)
@@ -338,7 +379,7 @@ cdef class RowFormatter:
             return None
         return self._take()
 
-    cdef object _update(self, dict before, dict after, bint full):
+    cdef object _update_text(self, dict before, dict after, bint full):
         cdef Py_ssize_t pos = 0, k = 0
         cdef PyObject *key
         cdef PyObject *value
