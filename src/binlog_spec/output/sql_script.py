@@ -158,6 +158,7 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
     undo go to `not_undone`; a row whose undo cannot be written exactly is left out as in `forward`."""
     sql_opts = SqlOptions(**{**opts.sql.__dict__, "rollback": True})
     decoder = rows.RowDecoder(schema_source, warn)
+    observe, rows_of, row_ops = decoder.observe, decoder._rows, ROW_OPS
     tx = Transactions()
     spool = Spool()
     try:
@@ -165,7 +166,14 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
             starts, _ends = tx.step(ev)
             if starts:
                 spool.begin()
-            changes = list(decoder.feed(ev))
+            op = row_ops.get(ev.type_code) if ev.error is None else None
+            if op is None:       # what decoder.feed does, one generator less per event
+                observe(ev)
+                if ev.error is None and ev.type_code in QUERY_EVENTS and not is_begin(ev) and not is_commit(ev):
+                    if not_undone is not None:
+                        not_undone.add(f"{ev.file}:{ev.pos}", ev.query)
+                continue
+            changes = list(rows_of(ev, op))
             texts, done = leading_statements(changes, sql_opts)    # the compiled formatter's, if it runs
             for rc, text in zip(changes, texts):
                 spool.add_text(f"-- {text}\t{_where(ev, rc.gtid, opts.tz)}" if opts.commented else text)
@@ -179,9 +187,6 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
                     spool.add_text(f"-- {text}\t{_where(ev, rc.gtid, opts.tz)}")
                 else:
                     spool.add_text(text)
-            if (ev.error is None and ev.type_code in QUERY_EVENTS and not is_begin(ev) and not is_commit(ev)):
-                if not_undone is not None:
-                    not_undone.add(f"{ev.file}:{ev.pos}", ev.query)
         yield from HEADER
         if opts.commented:
             yield f"-- times in {timezones.zone_name(opts.tz)}"
