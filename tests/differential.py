@@ -26,6 +26,7 @@ COMMANDS: list[list[str]] = [
     ["rows", "--format", "jsonl"],
     ["sql", "--sql2"],
     ["sql"],
+    ["sql", "--sql2", "--rollback"],     # the statement formatter with the images swapped
     ["sql", "-vv"],
     ["sql", "--rollback"],
     ["analyze", "--format", "json"],

@@ -27,6 +27,7 @@ MODULES: tuple[str, ...] = (
     "binlog_spec.binlog._cframe",       # the framing loop with its CRC32 check (binlog/framing.py walk_events)
     "binlog_spec.analysis._canalyze",   # analyze's loop over the window (reference: Analyzer.feed of every event)
     "binlog_spec.output._cb64",         # the base64 script's per-event text (output/base64_text.py)
+    "binlog_spec.output._csql",         # SQL statements of row changes (output/statements.py formatter)
 )
 
 #: Compiled module name -> the module (loaded) or the reason it is not running.

@@ -19,11 +19,11 @@ from binlog_spec.binlog import spec
 from binlog_spec.binlog import timezones
 from binlog_spec.binlog.event import Event
 from binlog_spec.rows.statement_text import DML_STATEMENTS, is_ddl, leading_tokens
-from binlog_spec.binlog.event_types import QUERY_EVENTS
+from binlog_spec.binlog.event_types import QUERY_EVENTS, ROW_OPS
 from binlog_spec.stream.transactions import Transactions, implies_begin, is_begin, is_commit
 from binlog_spec.errors import BinlogError, RowRefusedError
 from binlog_spec.output.rollback import Spool
-from binlog_spec.output.statements import SqlOptions, statement
+from binlog_spec.output.statements import SqlOptions, leading_statements, statement
 from binlog_spec.rows.statement_text import quote_identifier
 
 ET = spec.EventType
@@ -99,41 +99,56 @@ def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None, wa
     if opts.commented:
         yield f"-- times in {timezones.zone_name(opts.tz)}"
     decoder = rows.RowDecoder(schema_source, warn)
-    tx = Transactions()
+    observe, rows_of, row_ops = decoder.observe, decoder._rows, ROW_OPS
+    sql_opts, commented = opts.sql, opts.commented
     for ev in events:
-        tx.step(ev)
-        changes = list(decoder.feed(ev))
+        code = ev.type_code
         if ev.error is not None:
             yield f"-- skipped malformed {ev.type} at {ev.file}:{ev.pos}"
             continue
-        if implies_begin(ev):
-            yield "BEGIN;"
-        if ev.type_code in QUERY_EVENTS:
-            if is_begin(ev):
+        op = row_ops.get(code)
+        if op is None:       # what decoder.feed does, one generator less per event
+            observe(ev)
+            if code == ET.gtid_event and implies_begin(ev):
                 yield "BEGIN;"
-            elif is_commit(ev):
-                yield "COMMIT;" if ev.query.strip().upper().startswith("COMMIT") else ev.query.rstrip(";") + ";"
-            else:
-                db = opts.sql.rewrite_db.get(ev.fields.get("db", ""), ev.fields.get("db", ""))
-                if opts.commented:
-                    yield f"-- {_one_line(ev.query)}"
-                else:
-                    if db and not ev.flags & LOG_EVENT_SUPPRESS_USE_F:
-                        yield f"USE {quote_identifier(db)};"
-                    yield ev.query.rstrip().rstrip(";") + ";"
-        elif ev.type_code == ET.xid_event:
-            yield "COMMIT;"
-        for rc in changes:
-            try:
-                text = statement(rc, opts.sql)
-            except RowRefusedError as exc:
-                yield _refused(exc, refused)
+            if code == ET.xid_event:
+                yield "COMMIT;"
                 continue
-            if opts.commented:
-                yield _where(ev, rc.gtid, opts.tz)
-                yield f"-- {text}"
+            if code not in QUERY_EVENTS:
+                continue
+        else:
+            changes = list(rows_of(ev, op))
+            texts, done = leading_statements(changes, sql_opts)    # the compiled formatter's, if it runs
+            if commented:
+                for rc, text in zip(changes, texts):
+                    yield _where(ev, rc.gtid, opts.tz)
+                    yield f"-- {text}"
             else:
-                yield text
+                yield from texts
+            for rc in changes[done:] if done else changes:
+                try:
+                    text = statement(rc, sql_opts)
+                except RowRefusedError as exc:
+                    yield _refused(exc, refused)
+                    continue
+                if commented:
+                    yield _where(ev, rc.gtid, opts.tz)
+                    yield f"-- {text}"
+                else:
+                    yield text
+            continue
+        if is_begin(ev):          # a QUERY_EVENT
+            yield "BEGIN;"
+        elif is_commit(ev):
+            yield "COMMIT;" if ev.query.strip().upper().startswith("COMMIT") else ev.query.rstrip(";") + ";"
+        else:
+            db = sql_opts.rewrite_db.get(ev.fields.get("db", ""), ev.fields.get("db", ""))
+            if commented:
+                yield f"-- {_one_line(ev.query)}"
+            else:
+                if db and not ev.flags & LOG_EVENT_SUPPRESS_USE_F:
+                    yield f"USE {quote_identifier(db)};"
+                yield ev.query.rstrip().rstrip(";") + ";"
 
 
 def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
@@ -143,6 +158,7 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
     undo go to `not_undone`; a row whose undo cannot be written exactly is left out as in `forward`."""
     sql_opts = SqlOptions(**{**opts.sql.__dict__, "rollback": True})
     decoder = rows.RowDecoder(schema_source, warn)
+    observe, rows_of, row_ops = decoder.observe, decoder._rows, ROW_OPS
     tx = Transactions()
     spool = Spool()
     try:
@@ -150,7 +166,18 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
             starts, _ends = tx.step(ev)
             if starts:
                 spool.begin()
-            for rc in decoder.feed(ev):
+            op = row_ops.get(ev.type_code) if ev.error is None else None
+            if op is None:       # what decoder.feed does, one generator less per event
+                observe(ev)
+                if ev.error is None and ev.type_code in QUERY_EVENTS and not is_begin(ev) and not is_commit(ev):
+                    if not_undone is not None:
+                        not_undone.add(f"{ev.file}:{ev.pos}", ev.query)
+                continue
+            changes = list(rows_of(ev, op))
+            texts, done = leading_statements(changes, sql_opts)    # the compiled formatter's, if it runs
+            for rc, text in zip(changes, texts):
+                spool.add_text(f"-- {text}\t{_where(ev, rc.gtid, opts.tz)}" if opts.commented else text)
+            for rc in changes[done:] if done else changes:
                 try:
                     text = statement(rc, sql_opts)
                 except RowRefusedError as exc:
@@ -160,9 +187,6 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
                     spool.add_text(f"-- {text}\t{_where(ev, rc.gtid, opts.tz)}")
                 else:
                     spool.add_text(text)
-            if (ev.error is None and ev.type_code in QUERY_EVENTS and not is_begin(ev) and not is_commit(ev)):
-                if not_undone is not None:
-                    not_undone.add(f"{ev.file}:{ev.pos}", ev.query)
         yield from HEADER
         if opts.commented:
             yield f"-- times in {timezones.zone_name(opts.tz)}"

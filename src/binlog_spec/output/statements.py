@@ -1,9 +1,16 @@
-"""Row changes to SQL statements; rollback reuses the same builders with the images swapped."""
+"""Row changes to SQL statements; rollback reuses the same builders with the images swapped.
+
+The builders below are the reference. Where the compiled core runs (binlog_spec.compiled), `statement`
+first asks the table's compiled formatter (output/_csql.pyx, made once per table and options by
+`formatter`, its pieces precomputed here with these same functions) for the text of the common case, and
+falls back to the builders for anything else; the text is the same.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from binlog_spec import compiled
 from binlog_spec.rows import decoder as rows
 from binlog_spec.rows.decoder import RowChange
 from binlog_spec.output.sql_text import InexactMatch, json_diff_sql, literal, match
@@ -11,6 +18,11 @@ from binlog_spec.rows.statement_text import quote_identifier, quote_table
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.rows.json_binary import JsonDiffs
 from binlog_spec.errors import RowRefusedError, SqlGenerationError
+from binlog_spec.binlog import spec
+
+#: The compiled formatter's module, or None (the builders alone run then). Tests set it to None to run
+#: the pure path in the same process.
+csql = compiled.load("binlog_spec.output._csql")
 
 
 @dataclass(frozen=True)
@@ -128,12 +140,90 @@ def _refuse_diff_rollback(rc: RowChange) -> None:
                 "cannot be undone", file=rc.file, offset=rc.pos)
 
 
+#: Columns whose every non-NULL value the compiled formatter hands to `_lit` (sql_text.literal writes
+#: their ints and texts its own way).
+_CALLED_TYPES = frozenset({spec.ColumnType.json, spec.ColumnType.bit})
+#: (id(table), id(options)) -> (table, options, its compiled formatter or None); bounded.
+_FORMATTERS: dict[tuple[int, int], tuple[TableDef, SqlOptions, Any]] = {}
+_MAX_FORMATTERS = 1024
+
+
+def formatter(t: TableDef, opts: SqlOptions):
+    """The compiled formatter (_csql.RowFormatter) of this table's statements under these options, made
+    once; None when the compiled core does not run, or the table's names are unknown or not ASCII."""
+    key = (id(t), id(opts))
+    got = _FORMATTERS.get(key)
+    if got is not None and got[0] is t and got[1] is opts:
+        return got[2]
+    made = _make_formatter(csql, t, opts) if csql is not None else None
+    if len(_FORMATTERS) >= _MAX_FORMATTERS:
+        _FORMATTERS.clear()
+    _FORMATTERS[key] = (t, opts, made)
+    return made
+
+
+def _make_formatter(module: Any, t: TableDef, opts: SqlOptions):
+    """The pieces of build_insert, build_delete and build_update that do not depend on the row, made by
+    the same functions, and a kind per column (sql_text.literal's fast cases, or the callback)."""
+    names, writable = t.names, _columns(t)
+    if not t.has_names or not all(0 <= i < len(names) for i in t.row_key):
+        return None
+    verb, target = "REPLACE" if opts.replace else "INSERT", _target(t, opts)
+    if opts.complete_insert or any(t.generated):
+        insert = f"{verb} INTO {target} ({', '.join(quote_identifier(n) for _, n in writable)}) VALUES ("
+    else:
+        insert = f"{verb} INTO {target} VALUES ("
+    kinds = [module.KINDS["call" if c.type_code in _CALLED_TYPES else "value"] for c in t.columns]
+    try:
+        return module.RowFormatter(
+            kinds, insert, writable, f"DELETE FROM {target} WHERE ",
+            [(i, names[i], f"{quote_identifier(names[i])}=") for i in t.row_key], f"UPDATE {target} SET ",
+            {n: (i, f"{quote_identifier(n)}=") for i, n in writable},
+            lambda i, value: _lit(t, i, value, opts), lambda i, name, value: _set_value(t, i, name, value, opts))
+    except ValueError:      # a name that is not ASCII: the builders write it
+        return None
+
+
+#: Operation -> the formatter's kind of statement (_csql.RowFormatter.texts).
+_KINDS = {rows.INSERT: 0, rows.DELETE: 1, rows.UPDATE: 2}
+
+
+def leading_statements(changes: list[RowChange], opts: SqlOptions) -> tuple[list[str], int]:
+    """The statements (`statement`'s texts) of the leading row changes of one rows event that the
+    compiled formatter writes, and how many; `statement` writes the rest, from the first it does not
+    (that one may raise). ([], 0) when the compiled core does not run."""
+    if csql is None or not changes:
+        return [], 0
+    rc = changes[0]
+    fast = formatter(rc.table_def, opts)
+    if fast is None:
+        return [], 0
+    op = _INVERSE[rc.op] if opts.rollback else rc.op
+    if op == rows.UPDATE and opts.replace:
+        return [], 0
+    return fast.texts(changes, rc.table_def, rc.op, _KINDS[op], opts.rollback, opts.rollback, JsonDiffs)
+
+
 def statement(rc: RowChange, opts: SqlOptions) -> str:
     """The SQL of one row change; with opts.rollback, the SQL that undoes it."""
     op, before, after = rc.op, rc.before, rc.after
     if opts.rollback:
         _refuse_diff_rollback(rc)
         op, before, after = _INVERSE[op], after, before
+    if csql is not None:
+        fast = formatter(rc.table_def, opts)
+        if fast is not None:
+            text = None
+            if op == rows.INSERT:
+                if type(after) is dict:
+                    text = fast.insert(after)
+            elif op == rows.DELETE:
+                if type(before) is dict:
+                    text = fast.delete(before)
+            elif not opts.replace and type(before) is dict and type(after) is dict:
+                text = fast.update(before, after, opts.rollback)
+            if text is not None:
+                return text
     if op == rows.INSERT:
         # A forward INSERT of a MINIMAL or NOBLOB image names the columns it has: the others take their
         # defaults, as on a replica. Undoing a DELETE needs the whole row.

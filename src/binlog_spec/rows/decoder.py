@@ -284,6 +284,15 @@ class RowDecoder:
         return names, rows or None
 
     def feed(self, ev: Event) -> Iterator[RowChange]:
+        op = ROW_OPS.get(ev.type_code) if ev.error is None else None
+        if op is not None:
+            yield from self._rows(ev, op)
+        else:
+            self.observe(ev)
+
+    def observe(self, ev: Event) -> None:
+        """What an event other than a rows event tells the decoder (feed without the generator: the
+        caller handles rows events with `_rows`)."""
         code = ev.type_code
         if ev.error is not None:
             return
@@ -301,8 +310,6 @@ class RowDecoder:
             self.gtid = ev.fields.get("gtid")
         elif code == ET.anonymous_gtid_log_event:
             self.gtid = None
-        elif code in ROW_OPS:
-            yield from self._rows(ev, ROW_OPS[code])
         elif self.schema_source is not None and code in (ET.query_event, ET.query_compressed_event):
             self.schema_source.observe_query(ev.fields.get("db", ""), ev.fields["query"], server_collation(ev))
             _tell_schema_notes(self.schema_source, ev, self.warn)
