@@ -25,6 +25,7 @@ MODULES: tuple[str, ...] = (
     "binlog_spec.binlog._cstream",      # KaitaiStream's read API (spec.py rebinds the generated parsers' name)
     "binlog_spec.rows._crows",          # row images to Python values (rows/image_plan.py plans, rows/decoder.py calls)
     "binlog_spec.binlog._cframe",       # the framing loop with its CRC32 check (binlog/framing.py walk_events)
+    "binlog_spec.spark._cvariant",      # row images to Spark VARIANT bytes and Arrow columns (spark/variant.py)
 )
 
 #: Compiled module name -> the module (loaded) or the reason it is not running.

@@ -92,11 +92,13 @@ def table_fields(table: TableDef) -> list[tuple[str, DataType]]:
 class _Batcher:
     """Rows (tuples in the schema's order) to Arrow record batches of `size` rows: no dict per row;
     each column is converted by pyarrow at once (a VARIANT column from its (value, metadata) pairs,
-    a DECIMAL(20,0) from Python ints)."""
+    a DECIMAL(20,0) from Python ints). With `raw_variants`, the rows hold the VARIANT columns' values
+    themselves (row images, None: NULL), which `variant_column` encodes a column at a time."""
 
-    def __init__(self, schema: StructType, size: int):
+    def __init__(self, schema: StructType, size: int, raw_variants: bool = False):
         self.arrow = to_arrow_schema(schema, timezone="UTC")
         self.types = list(self.arrow.types)
+        self.variants = [raw_variants and isinstance(f.dataType, VariantType) for f in schema.fields]
         self.rows: list[tuple] = []
         self.size = size
 
@@ -109,8 +111,26 @@ class _Batcher:
         if not self.rows:
             return None
         rows, self.rows = self.rows, []
-        arrays = [pa.array(column, type=t) for column, t in zip(zip(*rows), self.types)]
+        arrays = [variant_column(column, t) if raw else pa.array(column, type=t)
+                  for column, t, raw in zip(zip(*rows), self.types, self.variants)]
         return pa.RecordBatch.from_arrays(arrays, schema=self.arrow)
+
+
+def variant_column(images, arrow_type: pa.DataType, fast=spark_variant.fast) -> pa.Array:
+    """The VARIANT column (Arrow struct<value, metadata>) of `images` (values; None: NULL): by the
+    compiled encoder (`fast`, spark/_cvariant.pyx) straight into the column's buffers, no Python object
+    per value; without it, pyarrow's conversion of the pure encoder's pairs (the reference)."""
+    if fast is None:
+        encode = spark_variant.encode
+        return pa.array([None if i is None else encode(i) for i in images], type=arrow_type)
+    if type(images) is not list:
+        images = list(images)
+    valid, voff, vdata, moff, mdata, nulls = fast.encode_column(images)
+    n = len(images)
+    value = pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(voff), pa.py_buffer(vdata)], null_count=0)
+    meta = pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(moff), pa.py_buffer(mdata)], null_count=0)
+    return pa.Array.from_buffers(arrow_type, n, [None if valid is None else pa.py_buffer(valid)], null_count=nulls,
+                                 children=[value, meta])
 
 
 def _us(seconds: int) -> int:
@@ -186,10 +206,12 @@ def read_split(cfg: Config, schema: StructType, split: stream_splits.Split, tabl
     event: a file read whole or in pieces gives the same records, none twice.
     """
     preds = preds or Predicates()
-    batcher = _Batcher(schema, cfg.batch_rows)
+    raw = cfg.mode == "rows" and cfg.images != "json"      # row images encoded a column at a time
+    batcher = _Batcher(schema, cfg.batch_rows, raw)
     records = {"events": _event_records, "rows": _row_records, "transactions": _tx_records,
                "table": _table_records}[cfg.mode]
-    it = records(cfg, split, preds, table, run_files or [])
+    it = records(cfg, split, preds, table, run_files or [], raw) if raw else records(cfg, split, preds, table,
+                                                                                     run_files or [])
     skip = cfg.on_error == "skip"
     add = batcher.add
     try:
@@ -350,7 +372,19 @@ def _each_change(groups) -> Iterator[tuple[Any, Any, Any]]:
                 yield rc, ev, xid
 
 
-def _row_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
+def _row_records(cfg, split, preds, table, run_files, raw_images: bool = False) -> Iterator[tuple]:
+    """The rows mode's records; with `raw_images`, the images as they are (read_split's batcher encodes
+    them a column at a time), else their column values."""
+    if raw_images:
+        for changes, ev, xid in _row_changes(cfg, split, preds, False, run_files):
+            if type(changes) is Fault:
+                yield changes
+                continue
+            end = ev.end_log_pos
+            for rc in changes:
+                yield (rc.file, rc.pos, end, rc.timestamp * 1_000_000, rc.server_id, rc.gtid, xid, rc.schema,
+                       rc.table, rc.op, rc.before, rc.after, rc.row_index)
+        return
     encode = _encoder(cfg)
     for changes, ev, xid in _row_changes(cfg, split, preds, False, run_files):
         if type(changes) is Fault:
