@@ -131,9 +131,11 @@ def _head_events(buf: bytes, pos: int, size: int) -> str | None:
     return None
 
 
-def plan_ranges(file_index: int, ref: FileRef, head: Head, split_size: int) -> list[Split]:
-    """The file cut into byte ranges of `split_size`, each resolved by its reader (`Split.resync`)."""
-    starts = list(range(0, ref.size, split_size))
+def plan_ranges(file_index: int, ref: FileRef, head: Head, split_size: int,
+                starts: list[int] | None = None) -> list[Split]:
+    """The file cut into byte ranges of `split_size` (or starting at `starts`: 0 first, increasing), each
+    resolved by its reader (`Split.resync`)."""
+    starts = list(range(0, ref.size, split_size)) if starts is None else starts
     ends: list[int | None] = [*starts[1:], None]
     return [Split(file_index, ref, s, e, head.fde_pos, head.fde_size, resync=True) for s, e in zip(starts, ends)]
 
@@ -252,6 +254,29 @@ def boundary_at(ref: FileRef, head: Head, offset: int) -> int:
     file's size when there is none)."""
     with ref.open() as f:
         return _Resync(f, ref, head).boundary_at(offset)
+
+
+def event_counts(ref: FileRef, head: Head, offsets: list[int], span: int) -> list[tuple[int, int]]:
+    """A sample of the event density at each offset: (events, bytes) of the events that start in
+    [p, p + span) from the first verified event p at or after the offset, their headers walked
+    ((0, 0) where none is found). The file is opened once."""
+    out = []
+    with ref.open() as f:
+        r = _Resync(f, ref, head)
+        for offset in offsets:
+            start = pos = r.first_event(offset)
+            if start is None:
+                out.append((0, 0))
+                continue
+            n, stop = 0, min(start + span, r.size)
+            while pos < stop:
+                header = r.win.get(pos, H)
+                if len(header) < H or not r.sane(header, pos):
+                    break
+                pos += _U32.unpack_from(header, OFS_LEN)[0]
+                n += 1
+            out.append((n, pos - start))
+    return out
 
 
 def resolved_starts(ref: FileRef, head: Head, offsets: list[int]) -> list[int]:
