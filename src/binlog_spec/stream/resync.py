@@ -327,28 +327,32 @@ def _checked_events(split: Split, piece: Split, head: Head, options: ReadOptions
     """The events of `piece` (a resolved resync split, or its part from a resume point on), checked
     against the neighbour's resync (`iter_resync_events`); `keep_prefix`: the FDE put in front of the
     piece is yielded too (else left out: a resumed piece's)."""
-    last: tuple[int, int, int] | None = None       # (pos, size, type code) of the last outer event
+    last = None                                    # the last outer event
+    start, fde_pos = piece.start, head.fde_pos
+    # a boundary met at or past the range's end must be the resolved end (none when the piece ends the file)
+    past = split.end if split.end is not None and piece.end is not None else None
     for ev in iter_split_events(piece, options):
-        if ev.is_inner or (piece.start > 0 and ev.pos < piece.start):
+        pos = ev.pos
+        if ev.is_inner or pos < start:
             if keep_prefix or ev.is_inner:
                 yield ev
             continue
         code = ev.type_code
-        if code == FDE and ev.pos != head.fde_pos:
+        if code == FDE and pos != fde_pos:
             raise ResyncError("a FORMAT_DESCRIPTION_EVENT past the head of the file: resync planning cannot "
-                              "read it; use .option('planning', 'scan')", file=split.ref.name, offset=ev.pos)
-        if split.end is not None and piece.end is not None:
-            met = ev.pos if code in GTID_CODES else ev.pos + ev.size if code == XID else None
-            if met is not None and split.end <= met < piece.end:
+                              "read it; use .option('planning', 'scan')", file=split.ref.name, offset=pos)
+        if past is not None:
+            met = pos if code in GTID_CODES else pos + ev.size if code == XID else None
+            if met is not None and past <= met < piece.end:
                 raise ResyncError(f"linear reading meets a transaction boundary at {met}, past the range's end "
                                   f"{split.end}, before the boundary the next split resyncs to, {piece.end}",
                                   file=split.ref.name, offset=met)
-        last = (ev.pos, ev.size, code)
+        last = ev
         yield ev
     if piece.end is None:
         return
-    ok = last is not None and last[0] + last[1] == piece.end
-    if ok and last[2] != XID:
+    ok = last is not None and last.pos + last.size == piece.end
+    if ok and last.type_code != XID:
         with split.ref.open() as f:
             header = _read_at(f, piece.end, H)
         ok = len(header) == H and header[OFS_TYPE] in GTID_CODES
