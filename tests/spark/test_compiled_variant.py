@@ -110,3 +110,18 @@ def test_a_column_built_at_once_equals_the_column_of_the_pure_encoders_pairs(ima
     assert got.type == want.type and got.null_count == want.null_count
     assert got.equals(want)
     assert got.to_pylist() == want.to_pylist()
+
+
+def test_the_compiled_encoder_loads_without_pyspark_so_the_version_names_it():
+    """binlog_spec.spark imports its modules when their names are asked for: loading spark/_cvariant
+    (binlog_spec.compiled, `binlog-spec --version`) imports neither pyspark nor pyarrow."""
+    import subprocess
+    import sys
+    code = ("import sys; from binlog_spec import compiled; d = compiled.describe(); "
+            "print(d, 'pyspark' in sys.modules, 'pyarrow' in sys.modules)")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "BINLOG_SPEC_PURE"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.split(") ")[1].split() == ["False", "False"] and "_cvariant" in out, out
+    from binlog_spec.spark import DefaultSource, read_split, register   # the lazy names resolve
+    from binlog_spec.spark.source import BinlogDataSource
+    assert DefaultSource is BinlogDataSource and callable(read_split) and callable(register)
