@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import struct
 import subprocess
@@ -84,6 +85,36 @@ def child(master: str, paths: list[str], split: str, runs: int, images: str = "v
             "rows": count, "partitions": parts}
 
 
+def tree_cpu(root: int | None = None) -> dict[str, float]:
+    """CPU seconds (user + system) of a process tree by kind: "jvm" (java) and "python" (the rest: the
+    driver, pyspark's daemon and workers); each live process counts its own time and that of its
+    children it has reaped (/proc/PID/stat utime, stime, cutime, cstime)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    root = root or os.getpid()
+    kids: dict[int, list[int]] = {}
+    stats: dict[int, tuple[str, float]] = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            raw = Path(f"/proc/{d}/stat").read_text()
+        except OSError:
+            continue
+        comm = raw[raw.index("(") + 1:raw.rindex(")")]
+        f = raw[raw.rindex(")") + 2:].split()
+        kids.setdefault(int(f[1]), []).append(int(d))
+        stats[int(d)] = (comm, sum(int(x) for x in f[11:15]) / tick)
+    out = {"jvm": 0.0, "python": 0.0}
+    todo = [root]
+    while todo:
+        pid = todo.pop()
+        if pid in stats:
+            comm, cpu = stats[pid]
+            out["jvm" if comm == "java" else "python"] += cpu
+        todo.extend(kids.get(pid, []))
+    return out
+
+
 def paired_child(master: str, paths: list[str], split: str, runs: int) -> dict:
     """In one SparkSession: `runs` pairs of (one-core CLI run, Spark noop write of the rows mode), in
     turn, each with the load average before it."""
@@ -101,11 +132,18 @@ def paired_child(master: str, paths: list[str], split: str, runs: int) -> dict:
     pairs = []
     for _ in range(runs):
         la = os.getloadavg()[0]
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         c = cli([Path(p) for p in paths], 1)[0]
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        c0 = tree_cpu()
         df = load()
         t = time.perf_counter()
         df.write.format("noop").mode("overwrite").save()
-        pairs.append({"cli": c, "spark": time.perf_counter() - t, "load": la})
+        s = time.perf_counter() - t
+        c1 = tree_cpu()
+        pairs.append({"cli": c, "spark": s, "load": la,
+                      "cli_cpu": r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime,
+                      "spark_cpu_python": c1["python"] - c0["python"], "spark_cpu_jvm": c1["jvm"] - c0["jvm"]})
     df = load()
     out = {"master": master, "split": split, "pairs": pairs, "rows": df.count(), "partitions": df.rdd.getNumPartitions()}
     spark.stop()
@@ -139,6 +177,9 @@ def render_oltp(r: dict) -> str:
              f"| CLI `rows --format jsonl --jobs 1`, one core | {cli_s:.2f} | {r['rows'] / cli_s:,.0f} | 1.00 |",
              f"| Spark local[2], rows mode, noop sink (planning included) | {spark_s:.2f} | {r['rows'] / spark_s:,.0f} | "
              f"{cli_s / spark_s:.2f} (pairs: median {med(ratios):.2f}, {min(ratios):.2f}-{max(ratios):.2f}) |", "",
+             *([f"CPU seconds per run (medians): CLI {med(x['cli_cpu'] for x in r['pairs']):.2f}; Spark "
+                f"{med(x['spark_cpu_python'] for x in r['pairs']):.2f} Python + "
+                f"{med(x['spark_cpu_jvm'] for x in r['pairs']):.2f} JVM.", ""] if "cli_cpu" in r["pairs"][0] else []),
              f"Planning alone (`binlog_spec.spark.plan`, {p['pieces']} pieces): {p['plan_s']:.2f} s. The read of every "
              f"piece one after the other, in one Python process (`read_split`, no Spark): {p['read_s']:.2f} s, "
              f"{r['rows'] / p['read_s']:,.0f} rows/s."]

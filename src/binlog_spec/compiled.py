@@ -28,6 +28,7 @@ MODULES: tuple[str, ...] = (
     "binlog_spec.analysis._canalyze",   # analyze's loop over the window (reference: Analyzer.feed of every event)
     "binlog_spec.output._cb64",         # the base64 script's per-event text (output/base64_text.py)
     "binlog_spec.output._csql",         # SQL statements of row changes (output/statements.py formatter)
+    "binlog_spec.spark._cvariant",      # row images to Spark VARIANT bytes and Arrow columns (spark/variant.py)
 )
 
 #: Compiled module name -> the module (loaded) or the reason it is not running.

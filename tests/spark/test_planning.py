@@ -47,9 +47,14 @@ def test_a_folder_of_300_binlogs_plans_without_opening_a_file(tmp_path, monkeypa
     assert [s.if_binlog for s in notes] == [True] and sum(s.if_binlog for s in splits) == 1
     assert list(stream_splits.iter_split_events(notes[0])) == []      # its reader leaves it out
     opened.clear()
-    # a file larger than splitSize: its head only
-    splits = _plan(tmp_path / "binlog.000001", mode="events", splitSize="256k")
+    # a file larger than splitSize: its head only (splitBy=bytes), or its head and then a sample of its
+    # event density (splitBy=cost, the default)
+    splits = _plan(tmp_path / "binlog.000001", mode="events", splitSize="256k", splitBy="bytes")
     assert opened == [str(tmp_path / "binlog.000001")] and all(s.resync for s in splits)
+    assert len(splits) == -(-os.path.getsize(MYSQL8) // (256 << 10))
+    opened.clear()
+    splits = _plan(tmp_path / "binlog.000001", mode="events", splitSize="256k")
+    assert opened == [str(tmp_path / "binlog.000001")] * 2 and all(s.resync for s in splits)
     assert len(splits) == -(-os.path.getsize(MYSQL8) // (256 << 10))
 
 
@@ -133,8 +138,58 @@ def test_a_piece_whose_range_starts_inside_a_ddl_transaction_has_that_ddl_in_its
     table = query.split("`")[1]
     assert pos not in scan.boundaries and max(b for b in scan.boundaries if b < pos) > pos - 100
     monkeypatch.setattr(planning, "DDL_HOOK", False)
-    splits = plan(Config.from_options({"path": MYSQL8, "splitSize": str(pos)}))
+    splits = plan(Config.from_options({"path": MYSQL8, "splitSize": str(pos), "splitBy": "bytes"}))
     at = next(s for s in splits if s.start == pos)
     before = next(s for s in splits if s.start == 0)
     assert stream_splits.restore(at.schema_state, SchemaTracker).columns(db, table) is not None
     assert stream_splits.restore(before.schema_state, SchemaTracker).columns(db, table) is None
+
+
+# ------------------------------------------------------------------------------ cut by cost
+def test_pieces_are_cut_by_estimated_cost_more_of_them_where_events_are_dense(monkeypatch):
+    """A file whose second half holds ten times as many events per byte: as many pieces as splitSize
+    gives, most of them in the dense half (cost_starts, the densities given)."""
+    from binlog_spec.spark import planning
+    size = 64 << 20
+    ref = type("Ref", (), {"size": size})()
+
+    def counts(_ref, _head, offsets, _span):
+        return [(10 if o < size // 2 else 100, 32768) for o in offsets]
+
+    monkeypatch.setattr(resync, "event_counts", counts)
+    starts = planning.cost_starts(ref, None, 8 << 20)
+    assert len(starts) == 8 and starts[0] == 0 and starts == sorted(set(starts)) and starts[-1] < size
+    in_dense = [s for s in starts if s >= size // 2]
+    assert len(in_dense) >= 5, starts
+    # equal densities: equal bytes, as before
+    monkeypatch.setattr(resync, "event_counts", lambda _r, _h, offsets, _s: [(50, 32768)] * len(offsets))
+    assert planning.cost_starts(ref, None, 8 << 20) == [i * (8 << 20) for i in range(8)]
+
+
+def test_event_counts_walk_the_headers_from_the_first_verified_event():
+    ref = stream_splits.LocalFile.of(TYPES)
+    head = resync.read_head(ref)
+    events = [e for e in stream_splits.iter_split_events(stream_splits.Split(0, ref, 0, None)) if not e.is_inner]
+    offsets = [0, ref.size // 3, ref.size // 2 + 17, ref.size - 10]
+    got = resync.event_counts(ref, head, offsets, 4096)
+    for offset, (n, nbytes) in zip(offsets, got):
+        after = [e for e in events if e.pos >= max(offset, head.end)]
+        if not after:
+            assert (n, nbytes) == (0, 0)
+            continue
+        start = after[0].pos
+        walked = [e for e in after if e.pos < start + 4096]
+        assert (n, nbytes) == (len(walked), walked[-1].pos + walked[-1].size - start), offset
+
+
+def test_resync_pieces_cut_by_cost_give_the_rows_of_the_whole_file():
+    cfg_whole = Config.from_options({"path": TYPES, "splitSize": "0"})
+    want = _rows(cfg_whole, plan(cfg_whole))
+    for size in ("7k", "13k", "40k"):
+        cfg = Config.from_options({"path": TYPES, "splitSize": size})
+        splits = plan(cfg)
+        by_bytes = plan(Config.from_options({"path": TYPES, "splitSize": size, "splitBy": "bytes"}))
+        assert len(splits) == len(by_bytes) > 1 and all(s.resync for s in splits)
+        assert [s.start for s in splits] != [s.start for s in by_bytes], size
+        assert _rows(cfg, splits) == want, size
+    assert sum(want.values()) > 100

@@ -62,6 +62,7 @@ def _reference(cfg: Config, schema, split, table) -> pa.Table:
 @pytest.mark.parametrize("mode, path, options", [
     ("rows", TYPES, {}), ("rows", MYSQL8, {"splitSize": "512k"}), ("rows", JSON_DOCS, {}),
     ("rows", TYPES, {"images": "json"}), ("rows", NO_TABLE_MAP, {"onError": "skip"}),
+    ("rows", MYSQL8, {"batchRows": "7", "onError": "skip"}), ("rows", TYPES, {"batchRows": "1"}),
     ("events", TYPES, {}), ("events", MYSQL8, {"splitSize": "1m", "images": "json"}),
     ("transactions", TYPES, {}), ("transactions", MYSQL8, {"splitSize": "1m"}),
     ("table", TYPES, {"table": "coltypes.json_docs"}), ("table", TYPES, {"table": "coltypes.blobs"}),

@@ -25,24 +25,38 @@ binlog_spec.stream.splits, shared with the CLI. This module registers the source
 """
 from __future__ import annotations
 
+import importlib
 from typing import Sequence
 
 from binlog_spec.errors import BinlogSparkError, ColumnTypeChangedError
-from binlog_spec.spark.options import NAME, PUSHDOWN_CONF, Config
-from binlog_spec.spark.planning import plan, sequence_key
-from binlog_spec.spark.records import output_schema, read_split
-from binlog_spec.spark.source import BinlogDataSource, BinlogPushdownReader, BinlogReader
-from binlog_spec.spark.ddl import read_binlog
+
+#: The package's names, each imported from its module when first asked for (PEP 562): importing the
+#: package needs neither pyspark nor pyarrow, so that binlog_spec.compiled can load spark/_cvariant
+#: (and `binlog-spec --version` name it) where pyspark is not installed.
+_LAZY = {"NAME": "options", "PUSHDOWN_CONF": "options", "Config": "options", "plan": "planning",
+         "sequence_key": "planning", "output_schema": "records", "read_split": "records",
+         "BinlogDataSource": "source", "BinlogPushdownReader": "source", "BinlogReader": "source",
+         "read_binlog": "ddl",
+         #: For a module named ``pyspark_binlog`` (Spark's automatic registration looks for ``DefaultSource``).
+         "DefaultSource": "source"}
 
 
-#: For a module named ``pyspark_binlog`` (Spark's automatic registration looks for ``DefaultSource``).
-DefaultSource = BinlogDataSource
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), "BinlogDataSource" if name == "DefaultSource"
+                    else name)
+    globals()[name] = value
+    return value
 
 
 def register(spark, pushdown: bool = False) -> None:
     """Register the ``binlog`` format in a SparkSession. `pushdown` also turns on Spark's Python
     data source filter pushdown (``spark.sql.python.filterPushdown.enabled``), which a read
     uses only with ``.option("pushFilters", "true")`` (see `_pushdown_allowed`)."""
+    from binlog_spec.spark.options import PUSHDOWN_CONF
+    from binlog_spec.spark.source import BinlogDataSource
     spark.dataSource.register(BinlogDataSource)
     if pushdown:
         spark.conf.set(PUSHDOWN_CONF, "true")

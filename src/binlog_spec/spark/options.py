@@ -98,6 +98,9 @@ class Config:
     #: each split instead of the planning pass's.
     ddl_file: str | None = None
     planning: str = "auto"
+    #: How a file cut by resync is cut: "cost" (pieces of equal estimated reading cost, the event
+    #: density sampled in the driver: planning.cost_starts) or "bytes" (of splitSize, its head read only).
+    split_by: str = "cost"
     read: ReadOptions = ReadOptions()
     images: str = "variant"
     before_image: bool = False
@@ -170,6 +173,9 @@ class Config:
         planning = str(_opt(options, "planning", default="auto")).lower()
         if planning not in PLANNINGS:
             raise BinlogSparkError(f"planning must be one of {', '.join(PLANNINGS)}, not {planning!r}")
+        split_by = str(_opt(options, "splitBy", default="cost")).lower()
+        if split_by not in ("cost", "bytes"):
+            raise BinlogSparkError(f"splitBy must be cost or bytes, not {split_by!r}")
         return cls(
             paths=tuple(str(p) for p in paths), mode=mode, table=typed, filters=filters, ops=ops,
             split_size=_size(_opt(options, "splitSize", default=DEFAULT_SPLIT_SIZE)), on_error=on_error,
@@ -177,7 +183,7 @@ class Config:
             path_glob=_opt(options, "pathGlobFilter"), schema_file=_opt(options, "schema"),
             schema_database=_opt(options, "schemaDatabase", default=""), replay_ddl=replay,
             ddl_file=_opt(options, "ddl"),
-            planning=planning,
+            planning=planning, split_by=split_by,
             read=ReadOptions(verify_checksums=_bool(_opt(options, "verifyChecksums"), True),
                              expand_payloads=_bool(_opt(options, "expandPayloads"), True),
                              strict=_bool(_opt(options, "strict"), False)),

@@ -129,7 +129,8 @@ def plan(cfg: Config) -> list[stream_splits.Split]:
     splits: list[stream_splits.Split] = []
     for i, ref in enumerate(refs):
         if cuts[i] == "resync" and not (needs_ddl and DDL_HOOK):
-            splits.extend(resync.plan_ranges(i, ref, cuts.heads[i], cfg.split_size))
+            starts = cost_starts(ref, cuts.heads[i], cfg.split_size) if cfg.split_by == "cost" else None
+            splits.extend(resync.plan_ranges(i, ref, cuts.heads[i], cfg.split_size, starts))
         elif cuts[i] in ("resync", "scan"):
             splits.extend(stream_splits.plan_splits(i, ref, scans.get(i), cfg.split_size))
         else:
@@ -176,6 +177,43 @@ def schema_states(cfg: Config, refs: list, splits: list[stream_splits.Split], st
     return stream_splits.with_schema_states(splits, statements_of, tracker_of,
                                             carries=lambda i: last_of_sequence[keys[i]] != i,
                                             start_of=lambda s: starts.get((s.file_index, s.start), s.start))
+
+
+#: Cutting by cost: the reading cost of an event, in bytes of row images (measured on the OLTP workload,
+#: compiled core: about 10 µs per event of single-row transactions, 12 ns per byte of 1000-row INSERTs).
+EVENT_COST = 800
+#: Samples of the event density per piece (at most MAX_SAMPLES per file), each SAMPLE_SPAN bytes of headers.
+SAMPLES_PER_PIECE, MAX_SAMPLES, SAMPLE_SPAN = 2, 32, 32 << 10
+
+
+def cost_starts(ref, head: resync.Head, split_size: int) -> list[int]:
+    """The starts of the ranges a file cut by resync is read in: as many as splitSize gives, of equal
+    estimated cost rather than equal bytes (a stretch of small transactions costs many times a stretch
+    of large rows events of the same size). The cost of each of k equal stretches is its bytes times
+    (1 + EVENT_COST x its events per byte), the density sampled at the stretch's start
+    (`resync.event_counts`: k small reads in the driver, 2 per piece, at most 32); the cuts fall
+    where the cumulative cost reaches each piece's share, linearly within a stretch. Any cut is correct: each reader
+    resolves its range to transaction boundaries."""
+    size = ref.size
+    n = -(-size // split_size)
+    if n <= 1:
+        return [0]
+    k = min(MAX_SAMPLES, SAMPLES_PER_PIECE * n)
+    edges = [size * j // k for j in range(k + 1)]
+    counts = resync.event_counts(ref, head, edges[:-1], SAMPLE_SPAN)
+    costs = [(e1 - e0) * (1 + EVENT_COST * events / got if got else 1)
+             for e0, e1, (events, got) in zip(edges, edges[1:], counts)]
+    total = sum(costs)
+    starts, done, j = [0], 0.0, 0
+    for piece in range(1, n):
+        target = total * piece / n
+        while j < k - 1 and done + costs[j] < target:
+            done += costs[j]
+            j += 1
+        cut = edges[j] + int((edges[j + 1] - edges[j]) * min(1.0, (target - done) / costs[j]))
+        if starts[-1] < cut < size:
+            starts.append(cut)
+    return starts
 
 
 def _resolved_starts(splits: list[stream_splits.Split], heads: dict[int, resync.Head]) -> dict[tuple[int, int], int]:

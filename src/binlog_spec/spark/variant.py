@@ -16,7 +16,8 @@ The byte layout is the one pyspark's own ``VariantBuilder.build(json_text)``
 writes (dictionary in first-seen order, object fields sorted by name, data in
 insertion order, smallest offset widths); ``tests/test_spark.py`` checks the
 two are byte-identical over the corpus. This module is pure Python and needs
-neither pyspark nor pyarrow.
+neither pyspark nor pyarrow; where the compiled core is built, `encode` is its twin
+`binlog_spec.spark._cvariant.encode` (the same bytes; tests/spark/test_compiled_variant.py).
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ import operator
 import struct
 from typing import Any
 
+from binlog_spec import compiled
 from binlog_spec.output import jsonenc
 
 # Basic types and primitive type ids (org.apache.spark.types.variant.VariantUtil).
@@ -319,4 +321,12 @@ def _encode_flat(d: dict) -> tuple[bytes, bytes] | None:
     return prefixes[size] + table + b"".join(parts), metadata
 
 
-__all__ = ["encode"]
+#: The pure-Python encoder: the reference, and what the compiled one hands what it does not take.
+encode_pure = encode
+#: The compiled twin (spark/_cvariant.pyx: the same bytes, `encode_column` for whole Arrow columns), or
+#: None where it is not built or the pure core is requested (binlog_spec.compiled).
+fast = compiled.load("binlog_spec.spark._cvariant")
+if fast is not None:
+    encode = fast.encode  # noqa: F811 - the compiled twin replaces the reference
+
+__all__ = ["encode", "encode_pure", "fast"]

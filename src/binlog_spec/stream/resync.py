@@ -131,9 +131,11 @@ def _head_events(buf: bytes, pos: int, size: int) -> str | None:
     return None
 
 
-def plan_ranges(file_index: int, ref: FileRef, head: Head, split_size: int) -> list[Split]:
-    """The file cut into byte ranges of `split_size`, each resolved by its reader (`Split.resync`)."""
-    starts = list(range(0, ref.size, split_size))
+def plan_ranges(file_index: int, ref: FileRef, head: Head, split_size: int,
+                starts: list[int] | None = None) -> list[Split]:
+    """The file cut into byte ranges of `split_size` (or starting at `starts`: 0 first, increasing), each
+    resolved by its reader (`Split.resync`)."""
+    starts = list(range(0, ref.size, split_size)) if starts is None else starts
     ends: list[int | None] = [*starts[1:], None]
     return [Split(file_index, ref, s, e, head.fde_pos, head.fde_size, resync=True) for s, e in zip(starts, ends)]
 
@@ -254,6 +256,29 @@ def boundary_at(ref: FileRef, head: Head, offset: int) -> int:
         return _Resync(f, ref, head).boundary_at(offset)
 
 
+def event_counts(ref: FileRef, head: Head, offsets: list[int], span: int) -> list[tuple[int, int]]:
+    """A sample of the event density at each offset: (events, bytes) of the events that start in
+    [p, p + span) from the first verified event p at or after the offset, their headers walked
+    ((0, 0) where none is found). The file is opened once."""
+    out = []
+    with ref.open() as f:
+        r = _Resync(f, ref, head)
+        for offset in offsets:
+            start = pos = r.first_event(offset)
+            if start is None:
+                out.append((0, 0))
+                continue
+            n, stop = 0, min(start + span, r.size)
+            while pos < stop:
+                header = r.win.get(pos, H)
+                if len(header) < H or not r.sane(header, pos):
+                    break
+                pos += _U32.unpack_from(header, OFS_LEN)[0]
+                n += 1
+            out.append((n, pos - start))
+    return out
+
+
 def resolved_starts(ref: FileRef, head: Head, offsets: list[int]) -> list[int]:
     """`boundary_at` of each offset (0 stays 0), the file opened once: where the readers of ranges
     starting there start (for the schema state at a split's start, `splits.with_schema_states`)."""
@@ -302,28 +327,32 @@ def _checked_events(split: Split, piece: Split, head: Head, options: ReadOptions
     """The events of `piece` (a resolved resync split, or its part from a resume point on), checked
     against the neighbour's resync (`iter_resync_events`); `keep_prefix`: the FDE put in front of the
     piece is yielded too (else left out: a resumed piece's)."""
-    last: tuple[int, int, int] | None = None       # (pos, size, type code) of the last outer event
+    last = None                                    # the last outer event
+    start, fde_pos = piece.start, head.fde_pos
+    # a boundary met at or past the range's end must be the resolved end (none when the piece ends the file)
+    past = split.end if split.end is not None and piece.end is not None else None
     for ev in iter_split_events(piece, options):
-        if ev.is_inner or (piece.start > 0 and ev.pos < piece.start):
+        pos = ev.pos
+        if ev.is_inner or pos < start:
             if keep_prefix or ev.is_inner:
                 yield ev
             continue
         code = ev.type_code
-        if code == FDE and ev.pos != head.fde_pos:
+        if code == FDE and pos != fde_pos:
             raise ResyncError("a FORMAT_DESCRIPTION_EVENT past the head of the file: resync planning cannot "
-                              "read it; use .option('planning', 'scan')", file=split.ref.name, offset=ev.pos)
-        if split.end is not None and piece.end is not None:
-            met = ev.pos if code in GTID_CODES else ev.pos + ev.size if code == XID else None
-            if met is not None and split.end <= met < piece.end:
+                              "read it; use .option('planning', 'scan')", file=split.ref.name, offset=pos)
+        if past is not None:
+            met = pos if code in GTID_CODES else pos + ev.size if code == XID else None
+            if met is not None and past <= met < piece.end:
                 raise ResyncError(f"linear reading meets a transaction boundary at {met}, past the range's end "
                                   f"{split.end}, before the boundary the next split resyncs to, {piece.end}",
                                   file=split.ref.name, offset=met)
-        last = (ev.pos, ev.size, code)
+        last = ev
         yield ev
     if piece.end is None:
         return
-    ok = last is not None and last[0] + last[1] == piece.end
-    if ok and last[2] != XID:
+    ok = last is not None and last.pos + last.size == piece.end
+    if ok and last.type_code != XID:
         with split.ref.open() as f:
             header = _read_at(f, piece.end, H)
         ok = len(header) == H and header[OFS_TYPE] in GTID_CODES

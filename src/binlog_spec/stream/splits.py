@@ -360,13 +360,23 @@ def iter_split_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> I
         yield from resync.iter_resync_events(split, options)
         return
     reader = SplitReader(split, options)
-    mapped = bool(reader._starts)
+    starts = reader._starts
     try:
+        if not starts:
+            yield from reader
+            return
+        # positions come in order: the range of the last one is tried first (`real` for the others)
+        k, (v0, p0) = 0, starts[0]
+        nxt = starts[1][0] if len(starts) > 1 else None
         for ev in reader:
-            if mapped:
-                ev.pos = reader.real(ev.pos)
-                if ev.payload_pos is not None:
-                    ev.payload_pos = ev.pos
+            pos = ev.pos
+            if nxt is not None and pos >= nxt:
+                k = bisect.bisect_right(starts, (pos, float("inf"))) - 1
+                v0, p0 = starts[k]
+                nxt = starts[k + 1][0] if k + 1 < len(starts) else None
+            ev.pos = pos = p0 + pos - v0 if pos >= v0 else reader.real(pos)
+            if ev.payload_pos is not None:
+                ev.payload_pos = pos
             yield ev
     except BinlogError as exc:
         exc.offset = reader.real(exc.offset)
