@@ -20,7 +20,7 @@ from binlog_spec import compiled
 from binlog_spec.errors import BinlogError
 from binlog_spec.output import jsonenc
 from binlog_spec.rows import decoder as rows
-from binlog_spec.spark import records
+from binlog_spec.spark import batches
 from binlog_spec.spark import variant as spark_variant
 
 from conftest import CORPUS, FIXTURES
@@ -104,7 +104,7 @@ def _pure_column(images: list) -> pa.Array:
                                        for i in range(0, 400, 3))),
 ], ids=["edge", "nulls", "empty", "same", "mixed", "types-full"])
 def test_a_column_built_at_once_equals_the_column_of_the_pure_encoders_pairs(images):
-    got = records.variant_column(images, VARIANT, fast)
+    got = batches.variant_column(images, VARIANT, fast)
     want = _pure_column(images)
     got.validate(full=True)
     assert got.type == want.type and got.null_count == want.null_count

@@ -3,7 +3,6 @@ opened, and which files are cut by resync or by the header pass."""
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from pathlib import Path
 

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pyspark.sql.variant_utils import VariantBuilder  # noqa: E402
 
 from binlog_spec.output import jsonenc  # noqa: E402
-from binlog_spec.spark import records, variant as spark_variant  # noqa: E402
+from binlog_spec.spark import batches, records, variant as spark_variant  # noqa: E402
 from binlog_spec.spark.options import Config  # noqa: E402
 from binlog_spec.spark.planning import find_table, plan  # noqa: E402
 from binlog_spec.spark.pushdown import Predicates  # noqa: E402
@@ -33,7 +33,7 @@ RECORDS = {"events": records._event_records, "rows": records._row_records, "tran
 def _reference(cfg: Config, schema, split, table) -> pa.Table:
     """The split's records as the batches a dict per row gives (pa.RecordBatch.from_pylist), a VARIANT
     as its {"value", "metadata"} struct; a fault as its `_corrupt_record` row (onError=skip)."""
-    arrow = records._Batcher(schema, 1).arrow
+    arrow = batches.Batcher(schema, 1).arrow
     names = arrow.names
     variant = {f.name for f in arrow if pa.types.is_struct(f.type) and f.type.names == ["value", "metadata"]}
     dicts = []
@@ -46,7 +46,7 @@ def _reference(cfg: Config, schema, split, table) -> pa.Table:
         dicts.append(d)
 
     class Corrupt:
-        arrow = records._Batcher(schema, 1).arrow
+        arrow = batches.Batcher(schema, 1).arrow
 
     try:
         for row in RECORDS[cfg.mode](cfg, split, Predicates(), table, []):
@@ -77,7 +77,7 @@ def test_batches_built_by_column_equal_the_batches_of_a_dict_per_row(mode, path,
     rows = 0
     for split in splits:
         got = pa.Table.from_batches(list(records.read_split(cfg, schema, split, table)),
-                                    schema=records._Batcher(schema, 1).arrow)
+                                    schema=batches.Batcher(schema, 1).arrow)
         want = _reference(cfg, schema, split, table)
         assert got.num_rows == want.num_rows
         assert got.equals(want), (mode, path, split.start)

@@ -6,7 +6,6 @@ import dataclasses
 import datetime as dt
 from typing import Any, Iterator
 import pyarrow as pa
-from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import (ArrayType, BooleanType, DataType, DecimalType, DoubleType, IntegerType, LongType,
                                StringType, StructField, StructType, TimestampType, VariantType)
 
@@ -16,6 +15,7 @@ from binlog_spec.stream import resync
 from binlog_spec.stream import splits as stream_splits
 from binlog_spec.spark import types as spark_types
 from binlog_spec.spark import variant as spark_variant
+from binlog_spec.spark.batches import Batcher, ChangeBatcher
 from binlog_spec.binlog import spec
 from binlog_spec.errors import BinlogError, ColumnTypeChangedError
 from binlog_spec.stream.transactions import Transactions
@@ -87,98 +87,6 @@ def output_schema(cfg: Config, table: TableDef | None = None) -> StructType:
 
 def table_fields(table: TableDef) -> list[tuple[str, DataType]]:
     return [(name, spark_types.column_type(col)) for name, col in zip(table.names, table.columns)]
-
-
-class _Batcher:
-    """Rows (tuples in the schema's order) to Arrow record batches of `size` rows: no dict per row;
-    each column is converted by pyarrow at once (a VARIANT column from its (value, metadata) pairs,
-    a DECIMAL(20,0) from Python ints). With `raw_variants`, the rows hold the VARIANT columns' values
-    themselves (row images, None: NULL), which `variant_column` encodes a column at a time."""
-
-    def __init__(self, schema: StructType, size: int, raw_variants: bool = False):
-        self.arrow = to_arrow_schema(schema, timezone="UTC")
-        self.types = list(self.arrow.types)
-        self.variants = [raw_variants and isinstance(f.dataType, VariantType) for f in schema.fields]
-        self.rows: list[tuple] = []
-        self.size = size
-
-    def add(self, row: tuple) -> pa.RecordBatch | None:
-        rows = self.rows
-        rows.append(row)
-        return self.flush() if len(rows) >= self.size else None
-
-    def flush(self) -> pa.RecordBatch | None:
-        if not self.rows:
-            return None
-        rows, self.rows = self.rows, []
-        arrays = [variant_column(column, t) if raw else pa.array(column, type=t)
-                  for column, t, raw in zip(zip(*rows), self.types, self.variants)]
-        return pa.RecordBatch.from_arrays(arrays, schema=self.arrow)
-
-
-class _ChangeBatcher(_Batcher):
-    """The rows mode's batches (VARIANT images raw, `variant_column`) built a column at a time: the
-    row changes of a rows event are added at once (`add_changes`), the columns that are the event's
-    repeated, with no tuple per row; a row of its own (a fault's) is added value by value."""
-
-    def __init__(self, schema: StructType, size: int):
-        super().__init__(schema, size, True)
-        self.cols: list[list] = [[] for _ in self.types]
-        self.n = 0
-
-    def add(self, row: tuple) -> pa.RecordBatch | None:
-        for col, v in zip(self.cols, row):
-            col.append(v)
-        self.n += 1
-        return self.flush() if self.n >= self.size else None
-
-    def add_changes(self, changes: list, end_log_pos: int | None, xid, tail: tuple) -> Iterator[pa.RecordBatch]:
-        """The row changes of one rows event (with the XID of its transaction; `tail`: the values of the
-        columns after row_index, for every row)."""
-        rc = changes[0]         # the event's: the same in each of its row changes
-        same = (rc.file, rc.pos, end_log_pos, rc.timestamp * 1_000_000, rc.server_id, rc.gtid, xid, rc.schema,
-                rc.table, rc.op)
-        done, total = 0, len(changes)
-        while done < total:
-            cols = self.cols            # new lists after each flush
-            take = min(total - done, self.size - self.n)
-            part = changes[done:done + take] if done or take < total else changes
-            for col, v in zip(cols, same):
-                col.extend([v] * take) if take > 1 else col.append(v)
-            cols[10].extend([c.before for c in part])
-            cols[11].extend([c.after for c in part])
-            cols[12].extend([c.row_index for c in part])
-            for col, v in zip(cols[13:], tail):
-                col.extend([v] * take)
-            done += take
-            self.n += take
-            if self.n >= self.size:
-                yield self.flush()
-
-    def flush(self) -> pa.RecordBatch | None:
-        if not self.n:
-            return None
-        cols, self.cols, self.n = self.cols, [[] for _ in self.types], 0
-        arrays = [variant_column(column, t) if raw else pa.array(column, type=t)
-                  for column, t, raw in zip(cols, self.types, self.variants)]
-        return pa.RecordBatch.from_arrays(arrays, schema=self.arrow)
-
-
-def variant_column(images, arrow_type: pa.DataType, fast=spark_variant.fast) -> pa.Array:
-    """The VARIANT column (Arrow struct<value, metadata>) of `images` (values; None: NULL): by the
-    compiled encoder (`fast`, spark/_cvariant.pyx) straight into the column's buffers, no Python object
-    per value; without it, pyarrow's conversion of the pure encoder's pairs (the reference)."""
-    if fast is None:
-        encode = spark_variant.encode
-        return pa.array([None if i is None else encode(i) for i in images], type=arrow_type)
-    if type(images) is not list:
-        images = list(images)
-    valid, voff, vdata, moff, mdata, nulls = fast.encode_column(images)
-    n = len(images)
-    value = pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(voff), pa.py_buffer(vdata)], null_count=0)
-    meta = pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(moff), pa.py_buffer(mdata)], null_count=0)
-    return pa.Array.from_buffers(arrow_type, n, [None if valid is None else pa.py_buffer(valid)], null_count=nulls,
-                                 children=[value, meta])
 
 
 def _us(seconds: int) -> int:
@@ -256,17 +164,17 @@ def read_split(cfg: Config, schema: StructType, split: stream_splits.Split, tabl
     preds = preds or Predicates()
     skip = cfg.on_error == "skip"
     if cfg.mode == "rows" and cfg.images != "json":       # row images encoded a column at a time
-        batcher: _Batcher = _ChangeBatcher(schema, cfg.batch_rows)
+        batcher: Batcher = ChangeBatcher(schema, cfg.batch_rows)
         it = _row_changes(cfg, split, preds, False, run_files or [])
     else:
-        batcher = _Batcher(schema, cfg.batch_rows)
+        batcher = Batcher(schema, cfg.batch_rows)
         records = {"events": _event_records, "rows": _row_records, "transactions": _tx_records,
                    "table": _table_records}[cfg.mode]
         it = records(cfg, split, preds, table, run_files or [])
     add = batcher.add
     tail = (None,) if skip else ()
     try:
-        if type(batcher) is _ChangeBatcher:
+        if type(batcher) is ChangeBatcher:
             add_changes = batcher.add_changes
             for changes, ev, xid in it:     # as _row_records makes its rows, a rows event at a time
                 if type(changes) is Fault:
@@ -296,7 +204,7 @@ def read_split(cfg: Config, schema: StructType, split: stream_splits.Split, tabl
         yield batch
 
 
-def _corrupt_row(batcher: _Batcher, cfg: Config, split: stream_splits.Split,
+def _corrupt_row(batcher: Batcher, cfg: Config, split: stream_splits.Split,
                  exc: Exception | resync.Skipped) -> tuple:
     """The `_corrupt_record` row of a fault: the file, the offset, the message (a Skipped's names the
     bytes skipped too); NULL elsewhere."""
@@ -437,7 +345,7 @@ def _each_change(groups) -> Iterator[tuple[Any, Any, Any]]:
 
 def _row_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
     """The rows mode's records, a tuple per row change (read_split makes the same columns a rows event
-    at a time: `_ChangeBatcher`)."""
+    at a time: `ChangeBatcher`)."""
     encode = _encoder(cfg)
     for changes, ev, xid in _row_changes(cfg, split, preds, False, run_files):
         if type(changes) is Fault:
