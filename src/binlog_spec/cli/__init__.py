@@ -28,10 +28,21 @@ from binlog_spec.cli.commands import (EVENT_FORMATS, EXIT_BAD_INPUT, EXIT_CONFLI
                                       EXIT_USAGE, EXIT_WARNINGS, ROW_FORMATS, run_analyze, run_events, run_rows, run_sql)
 
 
+class _Version(argparse.Action):
+    """`--version` on one line (argparse's own action wraps it at the terminal's width)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0,
+                         help=help or "print the version and which core runs, then exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(f"{parser.prog} {binlog_spec.__version__}, {compiled.describe()}\n")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="binlog-spec", description="Read MySQL/MariaDB binary logs offline.")
-    ap.add_argument("--version", action="version",
-                    version=f"%(prog)s {binlog_spec.__version__}, " + compiled.describe().replace("%", "%%"))
+    ap.add_argument("--version", action=_Version)
     ap.add_argument("--debug", action="store_true", help="on an internal error, print the Python traceback")
     sub = ap.add_subparsers(dest="command", required=True)
     ev = sub.add_parser("events", help="list every event", description="List every event, one per line.")
