@@ -53,6 +53,8 @@ _REC_MASK = (1 << REC_BITS) - 1
 RECENT = 1 << 16
 #: Bits of the bitmap of undone key hashes (one byte per 8).
 BITMAP_BITS = 1 << 25
+#: Undone transactions held once read back for a report (the conflicts of one share it).
+TX_CACHE = 1024
 #: Bytes read back from the spool of keys at a time (a key is confirmed by reading it alone).
 KEY_WINDOW = 4096
 #: The events the check reads (the others only mark where transactions are).
@@ -163,9 +165,29 @@ def _shown(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+class _NaN:
+    """A float NaN key value: equal to every other (as its text is), one hash."""
+
+    def __repr__(self) -> str:
+        return "nan"
+
+
+_NAN = _NaN()
+
+
 def _norm(value):
     """A key value as compared: text without trailing spaces, case folded (PAD SPACE, _ci)."""
-    return value.rstrip(" ").casefold() if type(value) is str else value
+    if type(value) is str:
+        return value.rstrip(" ").casefold()
+    return _NAN if type(value) is float and value != value else value
+
+
+def _hash(key: tuple) -> int:
+    """The index's hash of a key (ConflictCheck._key): its values' own, else its text's."""
+    try:
+        return hash(key)
+    except TypeError:           # a value of no hash (a JSON document's dict)
+        return hash(ConflictCheck._exact(key))
 
 
 class ConflictCheck:
@@ -190,6 +212,7 @@ class ConflictCheck:
         #: The input has been read to its end (`count` is final).
         self.done = False
         self._keycols: dict[int, tuple] = {}
+        self._tx_cache: dict[int, Tx] = {}      # undone transactions read back (at most TX_CACHE)
 
     # -- the stream ------------------------------------------------------------------------------
     def watch(self, events: Iterable[Event], select: Callable[[Iterable[Event]], Iterable[Event]]
@@ -215,9 +238,11 @@ class ConflictCheck:
                 del where[id(entry[0])]
                 self._see(entry[0], entry[1], entry[2])
 
+        source = iter(events)
+
         def read() -> Iterator[Event]:
             step, wanted = tracker.step, _READ
-            for ev in events:
+            for ev in source:
                 if closed[0] and pending:    # the filters have decided the transaction before
                     settle(flush=True)
                 starts, ends = step(ev)
@@ -242,9 +267,13 @@ class ConflictCheck:
                         other[1] = False
                 settle()
             yield ev
-        for _ in raw:                        # past the window: read to the end
-            settle(flush=True)
         settle(flush=True)
+        step, wanted, see = tracker.step, _READ, self._see
+        for ev in source:                    # past the window: read to the end, nothing undone
+            if step(ev)[0]:
+                self.current = Tx(tracker.gtid, ev.file, ev.pos, ev.timestamp)
+            if ev.type_code in wanted:
+                see(ev, False, self.current)
         self.done = True
 
     # -- one event, in order ------------------------------------------------------------------------
@@ -305,12 +334,18 @@ class ConflictCheck:
         return out
 
     @staticmethod
-    def _exact(where: tuple[str, str], names: tuple[str, ...], vals: tuple) -> bytes:
+    def _key(where: tuple[str, str], names: tuple[str, ...], vals: tuple) -> tuple:
+        """A key as compared: (table, column names, values normalized); its hash is the index's, its
+        `_exact` bytes what is spooled and confirmed (equal keys: equal hashes)."""
         for v in vals:
-            if type(v) is str:
+            if type(v) is str or type(v) is float:
                 vals = tuple(_norm(x) for x in vals)
                 break
-        return repr((where, names, vals)).encode("utf-8", "backslashreplace")
+        return (where, names, vals)
+
+    @staticmethod
+    def _exact(key: tuple) -> bytes:
+        return repr(key).encode("utf-8", "backslashreplace")
 
     def _tx_number(self, tx: Tx | None) -> int:
         if tx is None:
@@ -338,15 +373,16 @@ class ConflictCheck:
             self._whole_table(where, no, code)
             return
         head = _KEY.pack(no, code)
+        keyed, exact_of, keys_of, add, index_add = self._key, self._exact, self._keys_of, keys.add, index.add
         for rc in changes:
-            for names, vals in self._keys_of(rc, cols):
-                exact = self._exact(where, names, vals)
+            for names, vals in keys_of(rc, cols):
+                key = keyed(where, names, vals)
                 rec = keys.count
                 if rec > _REC_MASK:
                     raise BinlogError("the conflict check holds at most 2**30 undone rows", file=ev.file,
                                       offset=ev.pos, event_type=ev.type)
-                keys.add(head + exact)
-                index.add(hash(exact), rec)
+                add(head + exact_of(key))
+                index_add(_hash(key), rec)
         self.reported.extend(bytes(keys.count - first))
         if where not in self.touched and keys.count > first:
             self.touched[where] = first
@@ -361,7 +397,12 @@ class ConflictCheck:
     def _undone_of(self, rec: int) -> tuple[Tx, str, bytes]:
         data = self.keys.read(rec)
         no, code = _KEY.unpack_from(data)
-        return pickle.loads(self.txs.read(no)), _OP_NAMES[code], data[_KEY.size:]
+        tx = self._tx_cache.get(no)
+        if tx is None:
+            if len(self._tx_cache) >= TX_CACHE:
+                self._tx_cache.clear()
+            tx = self._tx_cache[no] = pickle.loads(self.txs.read(no))
+        return tx, _OP_NAMES[code], data[_KEY.size:]
 
     def _later(self, ev: Event, op: str, tx: Tx | None) -> None:
         table = self._table(ev)
@@ -382,26 +423,29 @@ class ConflictCheck:
                 self._table_conflict("row", where, ev, tx, None, rec=whole, later_op=_OPS[op])
             return
         cols, _ = self._key_columns(table)
-        candidates, read_key = self.index.candidates, self.keys.read
+        candidates, read_key, keyed, keys_of = self.index.candidates, self.keys.read, self._key, self._keys_of
         for rc in changes:
-            for names, vals in self._keys_of(rc, cols):
-                exact = self._exact(where, names, vals)
-                recs = candidates(hash(exact))
+            for names, vals in keys_of(rc, cols):
+                key = keyed(where, names, vals)
+                recs = candidates(_hash(key))
                 if not recs:
                     continue
-                for rec in sorted(recs):
+                exact = self._exact(key)
+                if len(recs) > 1:
+                    recs.sort()
+                for rec in recs:
                     if read_key(rec)[_KEY.size:] == exact:
                         if not self.reported[rec]:
-                            self._row_conflict(rec, where, tuple(zip(names, vals)), names is not cols, ev,
-                                               rc.op, tx)
+                            self._row_conflict(rec, recs, exact, where, tuple(zip(names, vals)), names is not cols,
+                                               ev, rc.op, tx)
                         break
 
-    def _row_conflict(self, rec: int, where, shown, whole: bool, ev: Event, op: str, tx: Tx | None) -> None:
-        # every spooled record of the same key is marked: one conflict per row
+    def _row_conflict(self, rec: int, recs: list[int], exact: bytes, where, shown, whole: bool, ev: Event,
+                      op: str, tx: Tx | None) -> None:
+        # every spooled record of the same key (among `recs`, its hash's) is marked: one conflict per row
         self.reported[rec] = 1
-        exact = self.keys.read(rec)[_KEY.size:]
-        for other in self.index.candidates(hash(exact)):
-            if self.keys.read(other)[_KEY.size:] == exact:
+        for other in recs:
+            if other != rec and self.keys.read(other)[_KEY.size:] == exact:
                 self.reported[other] = 1
         undone, undone_op, _ = self._undone_of(rec)
         key = (tuple(quote_identifier(c) for c, _ in shown), tuple(_shown(v) for _, v in shown))
