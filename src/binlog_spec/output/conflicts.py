@@ -182,14 +182,6 @@ def _norm(value):
     return _NAN if type(value) is float and value != value else value
 
 
-def _hash(key: tuple) -> int:
-    """The index's hash of a key (ConflictCheck._key): its values' own, else its text's."""
-    try:
-        return hash(key)
-    except TypeError:           # a value of no hash (a JSON document's dict)
-        return hash(ConflictCheck._exact(key))
-
-
 class ConflictCheck:
     """Watches the events of a rollback's files (`watch`); then `count` conflicts, `conflicts()`.
 
@@ -282,13 +274,11 @@ class ConflictCheck:
         op = ROW_OPS.get(code) if ev.error is None else None
         if op is None:
             if kept or not self.touched or code not in QUERY_EVENTS or ev.error is not None:
-                for _ in self.decoder.feed(ev):
-                    pass
+                self.decoder.observe(ev)
                 return
             if not is_begin(ev) and not is_commit(ev):
                 self._statement(ev, tx)
-            for _ in self.decoder.feed(ev):     # (the DDL replayed after it is checked)
-                pass
+            self.decoder.observe(ev)            # (the DDL replayed after it is checked)
             return
         if kept:
             self._undone(ev, op, tx)
@@ -313,35 +303,45 @@ class ConflictCheck:
         return got[1], got[0]
 
     @staticmethod
-    def _keys_of(rc, cols: tuple[str, ...] | None) -> list[tuple]:
-        """The keys a row change writes or finds: (column names, values) per image, the key's columns
-        (NOT NULL: a None is a column the image lacks) or, without a key, the whole image's."""
-        before, after = rc.before, rc.after
-        if after is not None and before is not None and len(after) < len(before):
-            after = {**before, **after}      # an image without the columns the update left alone
+    def _row_keys(changes, where: tuple[str, str], cols: tuple[str, ...] | None) -> list[tuple]:
+        """(row change, column names, values, key as compared, its hash) of every key the row changes
+        write or find: one per image (both of an UPDATE's unless the same), the key's columns (NOT NULL:
+        a None is a column the image lacks) or, without a key, the whole image's. The key as compared
+        is (table, column names, values normalized: text without trailing spaces, case folded); its
+        hash is the index's (the text's for a value of no hash), its `_exact` bytes what is spooled and
+        confirmed."""
         out = []
-        for image in (before, after):
-            if image is None:
-                continue
-            if cols is not None:
-                vals = tuple(map(image.get, cols))
-                if None not in vals:
-                    out.append((cols, vals))
+        append = out.append
+        for rc in changes:
+            before, after = rc.before, rc.after
+            if after is not None and before is not None and len(after) < len(before):
+                after = {**before, **after}      # an image without the columns the update left alone
+            first = None
+            for image in (before, after):
+                if image is None:
                     continue
-            out.append((tuple(image), tuple(image.values())))
-        if len(out) == 2 and out[0] == out[1]:
-            out.pop()
+                names = cols
+                if cols is not None:
+                    vals = tuple(map(image.get, cols))
+                    if None in vals:
+                        names, vals = tuple(image), tuple(image.values())
+                else:
+                    names, vals = tuple(image), tuple(image.values())
+                if first is not None and first[0] == names and first[1] == vals:
+                    continue
+                norm = vals
+                for v in vals:
+                    if type(v) is str or type(v) is float:
+                        norm = tuple(_norm(x) for x in vals)
+                        break
+                key = (where, names, norm)
+                try:
+                    h = hash(key)
+                except TypeError:           # a value of no hash (a JSON document's dict)
+                    h = hash(repr(key).encode("utf-8", "backslashreplace"))
+                first = (names, vals)
+                append((rc, names, vals, key, h))
         return out
-
-    @staticmethod
-    def _key(where: tuple[str, str], names: tuple[str, ...], vals: tuple) -> tuple:
-        """A key as compared: (table, column names, values normalized); its hash is the index's, its
-        `_exact` bytes what is spooled and confirmed (equal keys: equal hashes)."""
-        for v in vals:
-            if type(v) is str or type(v) is float:
-                vals = tuple(_norm(x) for x in vals)
-                break
-        return (where, names, vals)
 
     @staticmethod
     def _exact(key: tuple) -> bytes:
@@ -373,16 +373,15 @@ class ConflictCheck:
             self._whole_table(where, no, code)
             return
         head = _KEY.pack(no, code)
-        keyed, exact_of, keys_of, add, index_add = self._key, self._exact, self._keys_of, keys.add, index.add
-        for rc in changes:
-            for names, vals in keys_of(rc, cols):
-                key = keyed(where, names, vals)
-                rec = keys.count
-                if rec > _REC_MASK:
-                    raise BinlogError("the conflict check holds at most 2**30 undone rows", file=ev.file,
-                                      offset=ev.pos, event_type=ev.type)
-                add(head + exact_of(key))
-                index_add(_hash(key), rec)
+        found = self._row_keys(changes, where, cols)
+        if first + len(found) > _REC_MASK + 1:
+            raise BinlogError("the conflict check holds at most 2**30 undone rows", file=ev.file,
+                              offset=ev.pos, event_type=ev.type)
+        add, index_add, rec = keys.add, index.add, first
+        for _, _, _, key, h in found:
+            add(head + repr(key).encode("utf-8", "backslashreplace"))
+            index_add(h, rec)
+            rec += 1
         self.reported.extend(bytes(keys.count - first))
         if where not in self.touched and keys.count > first:
             self.touched[where] = first
@@ -423,22 +422,20 @@ class ConflictCheck:
                 self._table_conflict("row", where, ev, tx, None, rec=whole, later_op=_OPS[op])
             return
         cols, _ = self._key_columns(table)
-        candidates, read_key, keyed, keys_of = self.index.candidates, self.keys.read, self._key, self._keys_of
-        for rc in changes:
-            for names, vals in keys_of(rc, cols):
-                key = keyed(where, names, vals)
-                recs = candidates(_hash(key))
-                if not recs:
-                    continue
-                exact = self._exact(key)
-                if len(recs) > 1:
-                    recs.sort()
-                for rec in recs:
-                    if read_key(rec)[_KEY.size:] == exact:
-                        if not self.reported[rec]:
-                            self._row_conflict(rec, recs, exact, where, tuple(zip(names, vals)), names is not cols,
-                                               ev, rc.op, tx)
-                        break
+        candidates, read_key = self.index.candidates, self.keys.read
+        for rc, names, vals, key, h in self._row_keys(changes, where, cols):
+            recs = candidates(h)
+            if not recs:
+                continue
+            exact = self._exact(key)
+            if len(recs) > 1:
+                recs.sort()
+            for rec in recs:
+                if read_key(rec)[_KEY.size:] == exact:
+                    if not self.reported[rec]:
+                        self._row_conflict(rec, recs, exact, where, tuple(zip(names, vals)), names is not cols,
+                                           ev, rc.op, tx)
+                    break
 
     def _row_conflict(self, rec: int, recs: list[int], exact: bytes, where, shown, whole: bool, ev: Event,
                       op: str, tx: Tx | None) -> None:
