@@ -38,6 +38,7 @@ from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import DELETE, INSERT, QUERY_EVENTS, ROW_OPS, UPDATE
 from binlog_spec.errors import BinlogError
+from binlog_spec.output.conflict_keys import KeyReader, exact, row_keys
 from binlog_spec.output.rollback import Spool
 from binlog_spec.rows.decoder import RowDecoder
 from binlog_spec.rows.statement_text import DML_STATEMENTS, quote_identifier
@@ -165,23 +166,6 @@ def _shown(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-class _NaN:
-    """A float NaN key value: equal to every other (as its text is), one hash."""
-
-    def __repr__(self) -> str:
-        return "nan"
-
-
-_NAN = _NaN()
-
-
-def _norm(value):
-    """A key value as compared: text without trailing spaces, case folded (PAD SPACE, _ci)."""
-    if type(value) is str:
-        return value.rstrip(" ").casefold()
-    return _NAN if type(value) is float and value != value else value
-
-
 class ConflictCheck:
     """Watches the events of a rollback's files (`watch`); then `count` conflicts, `conflicts()`.
 
@@ -205,6 +189,7 @@ class ConflictCheck:
         self.done = False
         self._keycols: dict[int, tuple] = {}
         self._tx_cache: dict[int, Tx] = {}      # undone transactions read back (at most TX_CACHE)
+        self.quick = KeyReader()                # the keys of rows events read straight from their images
 
     # -- the stream ------------------------------------------------------------------------------
     def watch(self, events: Iterable[Event], select: Callable[[Iterable[Event]], Iterable[Event]]
@@ -302,50 +287,7 @@ class ConflictCheck:
             self._keycols[id(table)] = got
         return got[1], got[0]
 
-    @staticmethod
-    def _row_keys(changes, where: tuple[str, str], cols: tuple[str, ...] | None) -> list[tuple]:
-        """(row change, column names, values, key as compared, its hash) of every key the row changes
-        write or find: one per image (both of an UPDATE's unless the same), the key's columns (NOT NULL:
-        a None is a column the image lacks) or, without a key, the whole image's. The key as compared
-        is (table, column names, values normalized: text without trailing spaces, case folded); its
-        hash is the index's (the text's for a value of no hash), its `_exact` bytes what is spooled and
-        confirmed."""
-        out = []
-        append = out.append
-        for rc in changes:
-            before, after = rc.before, rc.after
-            if after is not None and before is not None and len(after) < len(before):
-                after = {**before, **after}      # an image without the columns the update left alone
-            first = None
-            for image in (before, after):
-                if image is None:
-                    continue
-                names = cols
-                if cols is not None:
-                    vals = tuple(map(image.get, cols))
-                    if None in vals:
-                        names, vals = tuple(image), tuple(image.values())
-                else:
-                    names, vals = tuple(image), tuple(image.values())
-                if first is not None and first[0] == names and first[1] == vals:
-                    continue
-                norm = vals
-                for v in vals:
-                    if type(v) is str or type(v) is float:
-                        norm = tuple(_norm(x) for x in vals)
-                        break
-                key = (where, names, norm)
-                try:
-                    h = hash(key)
-                except TypeError:           # a value of no hash (a JSON document's dict)
-                    h = hash(repr(key).encode("utf-8", "backslashreplace"))
-                first = (names, vals)
-                append((rc, names, vals, key, h))
-        return out
-
-    @staticmethod
-    def _exact(key: tuple) -> bytes:
-        return repr(key).encode("utf-8", "backslashreplace")
+    _exact = staticmethod(exact)
 
     def _tx_number(self, tx: Tx | None) -> int:
         if tx is None:
@@ -355,25 +297,37 @@ class ConflictCheck:
             self._numbered = (tx, self.txs.count - 1)
         return self._numbered[1]
 
+    def _keys(self, ev: Event, op: str, table, where: tuple[str, str]) -> list[tuple] | None:
+        """conflict_keys.row_keys of the event's row changes (read straight from the images when the
+        fast path takes them); None: its rows cannot be decoded."""
+        cols, _ = self._key_columns(table)
+        found = self.quick.keys(ev, op, table, where, cols)
+        if found is not None:
+            return found
+        try:
+            return row_keys(list(self.decoder.feed(ev)), where, cols)
+        except BinlogError:
+            return None
+
     def _undone(self, ev: Event, op: str, tx: Tx | None) -> None:
         table = self._table(ev)
-        try:
-            changes = list(self.decoder.feed(ev))
-        except BinlogError:
-            changes = None
         if table is None:
+            try:
+                for _ in self.decoder.feed(ev):     # (what the decoder learns of it)
+                    pass
+            except BinlogError:
+                pass
             return                      # the rollback meets the same fault
         where = (table.schema, table.table)
+        found = self._keys(ev, op, table, where)
         no = self._tx_number(tx)
         code = _OP_CODES[op]
-        cols, _ = self._key_columns(table)
         keys, index = self.keys, self.index
         first = keys.count
-        if changes is None:             # its rows cannot be read: every later change of the table conflicts
+        if found is None:               # its rows cannot be read: every later change of the table conflicts
             self._whole_table(where, no, code)
             return
         head = _KEY.pack(no, code)
-        found = self._row_keys(changes, where, cols)
         if first + len(found) > _REC_MASK + 1:
             raise BinlogError("the conflict check holds at most 2**30 undone rows", file=ev.file,
                               offset=ev.pos, event_type=ev.type)
@@ -411,9 +365,8 @@ class ConflictCheck:
         if where not in self.touched:
             return                       # a table the rollback writes no rows of: its rows are not read
         whole = self.touched.get(where + ("*",))
-        try:
-            changes = list(self.decoder.feed(ev))
-        except BinlogError:
+        found = self._keys(ev, op, table, where)
+        if found is None:
             self._table_conflict("unreadable", where, ev, tx, None)
             return
         if whole is not None:
@@ -423,7 +376,7 @@ class ConflictCheck:
             return
         cols, _ = self._key_columns(table)
         candidates, read_key = self.index.candidates, self.keys.read
-        for rc, names, vals, key, h in self._row_keys(changes, where, cols):
+        for row_op, names, vals, key, h in found:
             recs = candidates(h)
             if not recs:
                 continue
@@ -434,7 +387,7 @@ class ConflictCheck:
                 if read_key(rec)[_KEY.size:] == exact:
                     if not self.reported[rec]:
                         self._row_conflict(rec, recs, exact, where, tuple(zip(names, vals)), names is not cols,
-                                           ev, rc.op, tx)
+                                           ev, row_op, tx)
                     break
 
     def _row_conflict(self, rec: int, recs: list[int], exact: bytes, where, shown, whole: bool, ev: Event,
