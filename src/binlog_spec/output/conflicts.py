@@ -399,18 +399,20 @@ class ConflictCheck:
                 self.reported[other] = 1
         undone, undone_op, _ = self._undone_of(rec)
         key = (tuple(quote_identifier(c) for c, _ in shown), tuple(_shown(v) for _, v in shown))
-        self._add(Conflict("row", where[0], where[1], key, whole, undone, undone_op,
-                           tx or Tx(None, ev.file, ev.pos, ev.timestamp), _OPS[op], (ev.file, ev.pos)))
+        self._add("row", where, key, whole, undone, undone_op, tx, ev, _OPS[op], None)
 
     def _table_conflict(self, kind: str, where, ev: Event, tx: Tx | None, statement: str | None,
                         rec: int | None = None, later_op: str | None = None) -> None:
         undone, undone_op, _ = self._undone_of(self.touched[where] if rec is None else rec)
-        self._add(Conflict(kind, where[0], where[1], None, rec is not None, undone, undone_op,
-                           tx or Tx(None, ev.file, ev.pos, ev.timestamp), later_op or kind, (ev.file, ev.pos),
-                           statement))
+        self._add(kind, where, None, rec is not None, undone, undone_op, tx, ev, later_op or kind, statement)
 
-    def _add(self, conflict: Conflict) -> None:
-        self.found.add(pickle.dumps(conflict))
+    def _add(self, kind: str, where, key, whole: bool, undone: Tx, undone_op: str, tx: Tx | None, ev: Event,
+             later_op: str, statement: str | None) -> None:
+        """A Conflict spooled as the tuple of its fields (`conflicts` makes it again)."""
+        later = (None, ev.file, ev.pos, ev.timestamp) if tx is None else (tx.gtid, tx.file, tx.pos, tx.timestamp)
+        self.found.add(pickle.dumps((kind, where[0], where[1], key, whole,
+                                     (undone.gtid, undone.file, undone.pos, undone.timestamp), undone_op, later,
+                                     later_op, (ev.file, ev.pos), statement), pickle.HIGHEST_PROTOCOL))
         self.count += 1
 
     def _statement(self, ev: Event, tx: Tx | None) -> None:
@@ -435,7 +437,8 @@ class ConflictCheck:
     # -- the result --------------------------------------------------------------------------------
     def conflicts(self) -> Iterator[Conflict]:
         for data in self.found.records():
-            yield pickle.loads(data)
+            f = pickle.loads(data)
+            yield Conflict(f[0], f[1], f[2], f[3], f[4], Tx(*f[5]), f[6], Tx(*f[7]), f[8], f[9], f[10])
 
     def close(self) -> None:
         for spool in (self.txs, self.keys, self.found):
