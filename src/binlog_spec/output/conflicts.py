@@ -60,6 +60,8 @@ TX_CACHE = 1024
 KEY_WINDOW = 4096
 #: The events the check reads (the others only mark where transactions are).
 _READ = frozenset(int(c) for c in (*ROW_OPS, *QUERY_EVENTS, ET.table_map_event, ET.format_description_event))
+#: The events that change nothing of the transaction they are in (Transactions.step: in a BEGIN).
+_INSIDE = frozenset(int(c) for c in (*ROW_OPS, ET.table_map_event))
 #: A spooled undone key: its transaction's number, the change (I, U, D), then its exact value.
 _KEY = struct.Struct("<Ic")
 #: Statement words whose later run on a touched table is a conflict of its own kind.
@@ -245,11 +247,13 @@ class ConflictCheck:
                 settle()
             yield ev
         settle(flush=True)
-        step, wanted, see = tracker.step, _READ, self._see
+        step, wanted, see, inside = tracker.step, _READ, self._see, _INSIDE
         for ev in source:                    # past the window: read to the end, nothing undone
-            if step(ev)[0]:
+            code = ev.type_code
+            # (a rows event or TABLE_MAP inside a BEGIN neither starts nor ends it: Transactions.step)
+            if not (code in inside and tracker.mode == "begin") and step(ev)[0]:
                 self.current = Tx(tracker.gtid, ev.file, ev.pos, ev.timestamp)
-            if ev.type_code in wanted:
+            if code in wanted:
                 see(ev, False, self.current)
         self.done = True
 
