@@ -109,10 +109,6 @@ class KeyReader:
         plan = self._plan(table, op, n, before_bitmap, after_bitmap if op == UPDATE else None)
         if not plan:
             return None
-        try:
-            check_rows(table, n, before_bitmap, after_bitmap if op == UPDATE else None, len(buf))
-        except BinlogError:
-            return None
         got = self.crows.image_keys(buf, *plan)
         if got is None:
             return None
@@ -152,7 +148,11 @@ class KeyReader:
         """(before image decoder, after image decoder or None, key places in each), or None: the
         layout is not one the fast path takes."""
         names, key = table.names, table.row_key
-        if not key or len(set(names)) != len(names) or n > len(table.columns):
+        if not key or len(set(names)) != len(names):
+            return None
+        try:        # the decoder's check of the shape (with rows: the strictest; none passes it too)
+            check_rows(table, n, before_bitmap, after_bitmap, 1)
+        except BinlogError:
             return None
         present_b = present_columns(before_bitmap, n)
         present_a = present_columns(after_bitmap, n) if after_bitmap is not None else None
