@@ -13,8 +13,8 @@ with neither by its whole image. An undone INSERT writes its after image's key (
 a DELETE its before image's (the undo puts it back), an UPDATE both. A later row change conflicts
 when its before or after image's key is one of them (one conflict per row: the first later change).
 A later TRUNCATE, DDL or statement-based DML on a table the rollback writes rows of cannot be checked
-row by row: it is a conflict of its own kind. Text key values are compared without trailing spaces
-and case (as a PAD SPACE, case-insensitive collation does: a conflict more, never one less).
+row by row: it is a conflict of its own kind. The keys are output.conflict_keys' (text compared without
+trailing spaces and case: a conflict more, never one less; integer keys read straight from the images).
 
 Memory stays bounded as the rollback spool's does: every undone key goes to a `Spool` on disk (its
 exact value and its transaction); memory holds a 64-bit entry per key (34 bits of its hash, 30 of its
