@@ -13,8 +13,8 @@ with neither by its whole image. An undone INSERT writes its after image's key (
 a DELETE its before image's (the undo puts it back), an UPDATE both. A later row change conflicts
 when its before or after image's key is one of them (one conflict per row: the first later change).
 A later TRUNCATE, DDL or statement-based DML on a table the rollback writes rows of cannot be checked
-row by row: it is a conflict of its own kind. Text key values are compared without trailing spaces
-and case (as a PAD SPACE, case-insensitive collation does: a conflict more, never one less).
+row by row: it is a conflict of its own kind. The keys are output.conflict_keys' (text compared without
+trailing spaces and case: a conflict more, never one less; integer keys read straight from the images).
 
 Memory stays bounded as the rollback spool's does: every undone key goes to a `Spool` on disk (its
 exact value and its transaction); memory holds a 64-bit entry per key (34 bits of its hash, 30 of its
@@ -38,6 +38,7 @@ from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import DELETE, INSERT, QUERY_EVENTS, ROW_OPS, UPDATE
 from binlog_spec.errors import BinlogError
+from binlog_spec.output.conflict_keys import KeyReader, exact, row_keys
 from binlog_spec.output.rollback import Spool
 from binlog_spec.rows.decoder import RowDecoder
 from binlog_spec.rows.statement_text import DML_STATEMENTS, quote_identifier
@@ -53,10 +54,14 @@ _REC_MASK = (1 << REC_BITS) - 1
 RECENT = 1 << 16
 #: Bits of the bitmap of undone key hashes (one byte per 8).
 BITMAP_BITS = 1 << 25
+#: Undone transactions held once read back for a report (the conflicts of one share it).
+TX_CACHE = 1024
 #: Bytes read back from the spool of keys at a time (a key is confirmed by reading it alone).
 KEY_WINDOW = 4096
 #: The events the check reads (the others only mark where transactions are).
 _READ = frozenset(int(c) for c in (*ROW_OPS, *QUERY_EVENTS, ET.table_map_event, ET.format_description_event))
+#: The events that change nothing of the transaction they are in (Transactions.step: in a BEGIN).
+_INSIDE = frozenset(int(c) for c in (*ROW_OPS, ET.table_map_event))
 #: A spooled undone key: its transaction's number, the change (I, U, D), then its exact value.
 _KEY = struct.Struct("<Ic")
 #: Statement words whose later run on a touched table is a conflict of its own kind.
@@ -163,11 +168,6 @@ def _shown(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _norm(value):
-    """A key value as compared: text without trailing spaces, case folded (PAD SPACE, _ci)."""
-    return value.rstrip(" ").casefold() if type(value) is str else value
-
-
 class ConflictCheck:
     """Watches the events of a rollback's files (`watch`); then `count` conflicts, `conflicts()`.
 
@@ -190,6 +190,8 @@ class ConflictCheck:
         #: The input has been read to its end (`count` is final).
         self.done = False
         self._keycols: dict[int, tuple] = {}
+        self._tx_cache: dict[int, Tx] = {}      # undone transactions read back (at most TX_CACHE)
+        self.quick = KeyReader()                # the keys of rows events read straight from their images
 
     # -- the stream ------------------------------------------------------------------------------
     def watch(self, events: Iterable[Event], select: Callable[[Iterable[Event]], Iterable[Event]]
@@ -215,9 +217,11 @@ class ConflictCheck:
                 del where[id(entry[0])]
                 self._see(entry[0], entry[1], entry[2])
 
+        source = iter(events)
+
         def read() -> Iterator[Event]:
             step, wanted = tracker.step, _READ
-            for ev in events:
+            for ev in source:
                 if closed[0] and pending:    # the filters have decided the transaction before
                     settle(flush=True)
                 starts, ends = step(ev)
@@ -242,9 +246,15 @@ class ConflictCheck:
                         other[1] = False
                 settle()
             yield ev
-        for _ in raw:                        # past the window: read to the end
-            settle(flush=True)
         settle(flush=True)
+        step, wanted, see, inside = tracker.step, _READ, self._see, _INSIDE
+        for ev in source:                    # past the window: read to the end, nothing undone
+            code = ev.type_code
+            # (a rows event or TABLE_MAP inside a BEGIN neither starts nor ends it: Transactions.step)
+            if not (code in inside and tracker.mode == "begin") and step(ev)[0]:
+                self.current = Tx(tracker.gtid, ev.file, ev.pos, ev.timestamp)
+            if code in wanted:
+                see(ev, False, self.current)
         self.done = True
 
     # -- one event, in order ------------------------------------------------------------------------
@@ -253,13 +263,11 @@ class ConflictCheck:
         op = ROW_OPS.get(code) if ev.error is None else None
         if op is None:
             if kept or not self.touched or code not in QUERY_EVENTS or ev.error is not None:
-                for _ in self.decoder.feed(ev):
-                    pass
+                self.decoder.observe(ev)
                 return
             if not is_begin(ev) and not is_commit(ev):
                 self._statement(ev, tx)
-            for _ in self.decoder.feed(ev):     # (the DDL replayed after it is checked)
-                pass
+            self.decoder.observe(ev)            # (the DDL replayed after it is checked)
             return
         if kept:
             self._undone(ev, op, tx)
@@ -283,34 +291,7 @@ class ConflictCheck:
             self._keycols[id(table)] = got
         return got[1], got[0]
 
-    @staticmethod
-    def _keys_of(rc, cols: tuple[str, ...] | None) -> list[tuple]:
-        """The keys a row change writes or finds: (column names, values) per image, the key's columns
-        (NOT NULL: a None is a column the image lacks) or, without a key, the whole image's."""
-        before, after = rc.before, rc.after
-        if after is not None and before is not None and len(after) < len(before):
-            after = {**before, **after}      # an image without the columns the update left alone
-        out = []
-        for image in (before, after):
-            if image is None:
-                continue
-            if cols is not None:
-                vals = tuple(map(image.get, cols))
-                if None not in vals:
-                    out.append((cols, vals))
-                    continue
-            out.append((tuple(image), tuple(image.values())))
-        if len(out) == 2 and out[0] == out[1]:
-            out.pop()
-        return out
-
-    @staticmethod
-    def _exact(where: tuple[str, str], names: tuple[str, ...], vals: tuple) -> bytes:
-        for v in vals:
-            if type(v) is str:
-                vals = tuple(_norm(x) for x in vals)
-                break
-        return repr((where, names, vals)).encode("utf-8", "backslashreplace")
+    _exact = staticmethod(exact)
 
     def _tx_number(self, tx: Tx | None) -> int:
         if tx is None:
@@ -320,33 +301,45 @@ class ConflictCheck:
             self._numbered = (tx, self.txs.count - 1)
         return self._numbered[1]
 
+    def _keys(self, ev: Event, op: str, table, where: tuple[str, str]) -> list[tuple] | None:
+        """conflict_keys.row_keys of the event's row changes (read straight from the images when the
+        fast path takes them); None: its rows cannot be decoded."""
+        cols, _ = self._key_columns(table)
+        found = self.quick.keys(ev, op, table, where, cols)
+        if found is not None:
+            return found
+        try:
+            return row_keys(list(self.decoder.feed(ev)), where, cols)
+        except BinlogError:
+            return None
+
     def _undone(self, ev: Event, op: str, tx: Tx | None) -> None:
         table = self._table(ev)
-        try:
-            changes = list(self.decoder.feed(ev))
-        except BinlogError:
-            changes = None
         if table is None:
+            try:
+                for _ in self.decoder.feed(ev):     # (what the decoder learns of it)
+                    pass
+            except BinlogError:
+                pass
             return                      # the rollback meets the same fault
         where = (table.schema, table.table)
+        found = self._keys(ev, op, table, where)
         no = self._tx_number(tx)
         code = _OP_CODES[op]
-        cols, _ = self._key_columns(table)
         keys, index = self.keys, self.index
         first = keys.count
-        if changes is None:             # its rows cannot be read: every later change of the table conflicts
+        if found is None:               # its rows cannot be read: every later change of the table conflicts
             self._whole_table(where, no, code)
             return
         head = _KEY.pack(no, code)
-        for rc in changes:
-            for names, vals in self._keys_of(rc, cols):
-                exact = self._exact(where, names, vals)
-                rec = keys.count
-                if rec > _REC_MASK:
-                    raise BinlogError("the conflict check holds at most 2**30 undone rows", file=ev.file,
-                                      offset=ev.pos, event_type=ev.type)
-                keys.add(head + exact)
-                index.add(hash(exact), rec)
+        if first + len(found) > _REC_MASK + 1:
+            raise BinlogError("the conflict check holds at most 2**30 undone rows", file=ev.file,
+                              offset=ev.pos, event_type=ev.type)
+        add, index_add, rec = keys.add, index.add, first
+        for _, _, _, key, h in found:
+            add(head + repr(key).encode("utf-8", "backslashreplace"))
+            index_add(h, rec)
+            rec += 1
         self.reported.extend(bytes(keys.count - first))
         if where not in self.touched and keys.count > first:
             self.touched[where] = first
@@ -361,7 +354,12 @@ class ConflictCheck:
     def _undone_of(self, rec: int) -> tuple[Tx, str, bytes]:
         data = self.keys.read(rec)
         no, code = _KEY.unpack_from(data)
-        return pickle.loads(self.txs.read(no)), _OP_NAMES[code], data[_KEY.size:]
+        tx = self._tx_cache.get(no)
+        if tx is None:
+            if len(self._tx_cache) >= TX_CACHE:
+                self._tx_cache.clear()
+            tx = self._tx_cache[no] = pickle.loads(self.txs.read(no))
+        return tx, _OP_NAMES[code], data[_KEY.size:]
 
     def _later(self, ev: Event, op: str, tx: Tx | None) -> None:
         table = self._table(ev)
@@ -371,9 +369,8 @@ class ConflictCheck:
         if where not in self.touched:
             return                       # a table the rollback writes no rows of: its rows are not read
         whole = self.touched.get(where + ("*",))
-        try:
-            changes = list(self.decoder.feed(ev))
-        except BinlogError:
+        found = self._keys(ev, op, table, where)
+        if found is None:
             self._table_conflict("unreadable", where, ev, tx, None)
             return
         if whole is not None:
@@ -383,40 +380,43 @@ class ConflictCheck:
             return
         cols, _ = self._key_columns(table)
         candidates, read_key = self.index.candidates, self.keys.read
-        for rc in changes:
-            for names, vals in self._keys_of(rc, cols):
-                exact = self._exact(where, names, vals)
-                recs = candidates(hash(exact))
-                if not recs:
-                    continue
-                for rec in sorted(recs):
-                    if read_key(rec)[_KEY.size:] == exact:
-                        if not self.reported[rec]:
-                            self._row_conflict(rec, where, tuple(zip(names, vals)), names is not cols, ev,
-                                               rc.op, tx)
-                        break
+        for row_op, names, vals, key, h in found:
+            recs = candidates(h)
+            if not recs:
+                continue
+            exact = self._exact(key)
+            if len(recs) > 1:
+                recs.sort()
+            for rec in recs:
+                if read_key(rec)[_KEY.size:] == exact:
+                    if not self.reported[rec]:
+                        self._row_conflict(rec, recs, exact, where, tuple(zip(names, vals)), names is not cols,
+                                           ev, row_op, tx)
+                    break
 
-    def _row_conflict(self, rec: int, where, shown, whole: bool, ev: Event, op: str, tx: Tx | None) -> None:
-        # every spooled record of the same key is marked: one conflict per row
+    def _row_conflict(self, rec: int, recs: list[int], exact: bytes, where, shown, whole: bool, ev: Event,
+                      op: str, tx: Tx | None) -> None:
+        # every spooled record of the same key (among `recs`, its hash's) is marked: one conflict per row
         self.reported[rec] = 1
-        exact = self.keys.read(rec)[_KEY.size:]
-        for other in self.index.candidates(hash(exact)):
-            if self.keys.read(other)[_KEY.size:] == exact:
+        for other in recs:
+            if other != rec and self.keys.read(other)[_KEY.size:] == exact:
                 self.reported[other] = 1
         undone, undone_op, _ = self._undone_of(rec)
         key = (tuple(quote_identifier(c) for c, _ in shown), tuple(_shown(v) for _, v in shown))
-        self._add(Conflict("row", where[0], where[1], key, whole, undone, undone_op,
-                           tx or Tx(None, ev.file, ev.pos, ev.timestamp), _OPS[op], (ev.file, ev.pos)))
+        self._add("row", where, key, whole, undone, undone_op, tx, ev, _OPS[op], None)
 
     def _table_conflict(self, kind: str, where, ev: Event, tx: Tx | None, statement: str | None,
                         rec: int | None = None, later_op: str | None = None) -> None:
         undone, undone_op, _ = self._undone_of(self.touched[where] if rec is None else rec)
-        self._add(Conflict(kind, where[0], where[1], None, rec is not None, undone, undone_op,
-                           tx or Tx(None, ev.file, ev.pos, ev.timestamp), later_op or kind, (ev.file, ev.pos),
-                           statement))
+        self._add(kind, where, None, rec is not None, undone, undone_op, tx, ev, later_op or kind, statement)
 
-    def _add(self, conflict: Conflict) -> None:
-        self.found.add(pickle.dumps(conflict))
+    def _add(self, kind: str, where, key, whole: bool, undone: Tx, undone_op: str, tx: Tx | None, ev: Event,
+             later_op: str, statement: str | None) -> None:
+        """A Conflict spooled as the tuple of its fields (`conflicts` makes it again)."""
+        later = (None, ev.file, ev.pos, ev.timestamp) if tx is None else (tx.gtid, tx.file, tx.pos, tx.timestamp)
+        self.found.add(pickle.dumps((kind, where[0], where[1], key, whole,
+                                     (undone.gtid, undone.file, undone.pos, undone.timestamp), undone_op, later,
+                                     later_op, (ev.file, ev.pos), statement), pickle.HIGHEST_PROTOCOL))
         self.count += 1
 
     def _statement(self, ev: Event, tx: Tx | None) -> None:
@@ -441,7 +441,8 @@ class ConflictCheck:
     # -- the result --------------------------------------------------------------------------------
     def conflicts(self) -> Iterator[Conflict]:
         for data in self.found.records():
-            yield pickle.loads(data)
+            f = pickle.loads(data)
+            yield Conflict(f[0], f[1], f[2], f[3], f[4], Tx(*f[5]), f[6], Tx(*f[7]), f[8], f[9], f[10])
 
     def close(self) -> None:
         for spool in (self.txs, self.keys, self.found):

@@ -312,3 +312,120 @@ def rows(decoder, ev, bytes buf not None, dict template not None, ImageDecoder i
             index += 1
     except value_error as exc:
         raise malformed(ev, index, exc) from None
+
+
+cdef Py_ssize_t _key_image(ImageDecoder image, const unsigned char *p, Py_ssize_t pos, Py_ssize_t end,
+                           const Py_ssize_t *slot, list out) except -2:
+    """Steps over the image at p[pos] (position after it), putting its key columns' integers in `out`
+    (`slot[k]`: column k's place in the key, or -1); -1 when the image is not as the plan expects."""
+    cdef Py_ssize_t nulls = pos, k, size, length
+    cdef long long *prm
+    cdef unsigned long long u
+    cdef long long s
+    cdef int kind
+    if pos < 0 or pos + image.n_null > end:
+        return -1
+    pos += image.n_null
+    for k in range(image.n):
+        if p[nulls + (k >> 3)] >> (k & 7) & 1:
+            if slot[k] >= 0:
+                return -1               # a NULL key column: the row is named by its whole image
+            continue
+        kind = image.kinds[k]
+        prm = image.params + 3 * k
+        if kind == K_INT:
+            size = prm[0]
+        elif kind == K_TEXT:
+            size = prm[0]
+            if slot[k] >= 0 or pos + size > end:
+                return -1
+            length = <Py_ssize_t>_le(p + pos, <int>size)
+            if length > end - pos - size:
+                return -1
+            pos += size + length
+            continue
+        elif kind == K_FLOAT:
+            size = 4
+        elif kind == K_DOUBLE:
+            size = 8
+        elif kind == K_YEAR:
+            size = 1
+        elif kind == K_DATE:
+            size = 3
+        elif kind == K_DATETIME2:
+            size = 5 + (prm[0] + 1) // 2
+        elif kind == K_TIMESTAMP2:
+            size = 4 + (prm[0] + 1) // 2
+        else:
+            return -1
+        if pos + size > end:
+            return -1
+        if slot[k] >= 0:
+            if kind != K_INT:
+                return -1
+            u = _le(p + pos, <int>size)
+            if prm[1]:
+                if size < 8 and u >> (8 * size - 1):
+                    s = <long long>u - (<long long>1 << (8 * size))
+                else:
+                    s = <long long>u
+                out[slot[k]] = s
+            else:
+                out[slot[k]] = u
+        pos += size
+    return pos
+
+
+cdef Py_ssize_t *_slots(ImageDecoder image, tuple key) except NULL:
+    cdef Py_ssize_t *slot = <Py_ssize_t *>PyMem_Malloc(max(image.n, 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t k, j
+    if slot == NULL:
+        raise MemoryError()
+    for k in range(image.n):
+        slot[k] = -1
+    for j in range(len(key)):
+        k = key[j]
+        if 0 <= k < image.n:
+            slot[k] = j
+    return slot
+
+
+def image_keys(bytes buf not None, ImageDecoder image_b not None, ImageDecoder image_a, tuple key_b not None,
+               tuple key_a):
+    """The integer key of every image of a rows event's rows, read straight from the images without
+    decoding the other columns (output.conflicts: the rows a rollback undoes, and the later ones): a
+    list of tuples, each image's in order (an UPDATE's before then after image), or None when an image
+    is not as the plans expect (bytes short, a NULL key column, a kind this does not step over): the
+    caller decodes the event then. `key_b`: the key columns' places among `image_b`'s present columns
+    (all present, all K_INT); `key_a` (an UPDATE: `image_a`'s, -1 for a column its after image lacks:
+    the before image's value)."""
+    cdef const unsigned char *p = <const unsigned char *>PyBytes_AS_STRING(buf)
+    cdef Py_ssize_t end = len(buf), pos = 0, n_key = len(key_b), j
+    cdef Py_ssize_t *slot_b = NULL
+    cdef Py_ssize_t *slot_a = NULL
+    cdef list out = [], kb, ka
+    if image_b.n == 0 or (image_a is not None and image_a.n == 0):
+        return None                     # an image of no bytes would never end the rows
+    try:
+        slot_b = _slots(image_b, key_b)
+        if image_a is not None:
+            slot_a = _slots(image_a, key_a)
+        while pos < end:
+            kb = [None] * n_key
+            pos = _key_image(image_b, p, pos, end, slot_b, kb)
+            if pos < 0:
+                return None
+            out.append(tuple(kb))
+            if image_a is not None:
+                ka = [None] * n_key
+                pos = _key_image(image_a, p, pos, end, slot_a, ka)
+                if pos < 0:
+                    return None
+                for j in range(n_key):
+                    if key_a[j] < 0:
+                        ka[j] = kb[j]
+                out.append(tuple(ka))
+        return out
+    finally:
+        PyMem_Free(slot_b)
+        PyMem_Free(slot_a)
