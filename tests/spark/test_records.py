@@ -246,3 +246,32 @@ def test_with_strict_a_body_that_does_not_match_its_layout_is_skipped_to_the_nex
                                             strict="true")
             assert sorted(map(_key, pieces)) == sorted(map(_key, whole)), (size, planning)
             assert piece_faults == whole_faults, (size, planning)
+
+
+def test_a_worker_freezes_what_it_imported_once_and_still_collects_what_reading_leaves():
+    """BinlogReader.read moves what a Python worker holds when it first reads out of the cyclic
+    collector's sight (gc.freeze), once per process; the garbage cycles of reading are collected as
+    before. In a process of its own: a frozen heap stays frozen."""
+    import subprocess
+    code = (
+        "import gc, json, sys, weakref\n"
+        "from binlog_spec.spark.source import BinlogDataSource\n"
+        "ds = BinlogDataSource({'paths': json.dumps([sys.argv[1]]), 'splitSize': '64k'})\n"
+        "r = ds.reader(ds.schema())\n"
+        "parts = r.partitions()\n"
+        "assert len(parts) > 1 and gc.get_freeze_count() == 0\n"
+        "n = sum(b.num_rows for b in r.read(parts[0]))\n"
+        "frozen = gc.get_freeze_count()\n"
+        "assert frozen > 0, frozen\n"
+        "n += sum(b.num_rows for p in parts[1:] for b in r.read(p))\n"
+        "assert gc.get_freeze_count() == frozen, (gc.get_freeze_count(), frozen)\n"
+        "class Cycle: pass\n"
+        "c = Cycle(); c.me = c; w = weakref.ref(c); del c\n"
+        "gc.collect()\n"
+        "assert w() is None\n"
+        "print(n)\n")
+    out = subprocess.run([sys.executable, "-c", code, MYSQL8], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    cfg = Config.from_options({"paths": json.dumps([MYSQL8])})
+    schema = records.output_schema(cfg)
+    assert int(out.stdout) == sum(b.num_rows for s in plan(cfg) for b in records.read_split(cfg, schema, s)) > 0

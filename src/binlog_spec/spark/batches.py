@@ -61,6 +61,14 @@ class ChangeBatcher(Batcher):
         same = (rc.file, rc.pos, end_log_pos, rc.timestamp * 1_000_000, rc.server_id, rc.gtid, xid, rc.schema,
                 rc.table, rc.op)
         done, total = 0, len(changes)
+        if total == 1:          # one row (an OLTP update or delete): a value per column, no slices
+            cols = self.cols
+            for col, v in zip(cols, (*same, rc.before, rc.after, rc.row_index, *tail)):
+                col.append(v)
+            self.n += 1
+            if self.n >= self.size:
+                yield self.flush()
+            return
         while done < total:
             cols = self.cols            # new lists after each flush
             take = min(total - done, self.size - self.n)

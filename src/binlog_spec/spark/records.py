@@ -276,23 +276,30 @@ def _row_changes(cfg: Config, split: stream_splits.Split, preds: Predicates, typ
     (Fault of its `Skipped`, None, None) and the rows from the boundary it resumes at.
     """
     decoder = RowDecoder()      # the TABLE_MAPs come completed (observe_schema, under the filters)
-    feed, step, ops, row_ops = decoder.feed, Transactions().step, cfg.ops, ROW_OPS
+    # observe / _rows: feed without its generator per event (RowDecoder.observe's contract)
+    observe, decode, step, ops, row_ops = decoder.observe, decoder._rows, Transactions().step, cfg.ops, ROW_OPS
+    xid_code = int(ET.xid_event)
     pending: list = []
+    append = pending.append
     xid = None
     prefix = "_" if typed else ""
     stream, events = _events(cfg, split, run_files, _split_schema(split))
+    skipped = stream.skipped
     try:
         for ev in events:
-            if stream.skipped:          # a corrupt stretch skipped: its transaction ends unfinished
+            if skipped:                 # a corrupt stretch skipped: its transaction ends unfinished
                 yield from ((g, e, None) for g, e in pending)
                 yield from ((f, None, None) for f in stream.take())
                 pending, xid, step = [], None, Transactions().step
+                append = pending.append
             starts, ends = step(ev)
-            code = ev.type_code
+            code = ev.header.type_code
             if starts and pending:
                 yield from ((g, e, None) for g, e in pending)
                 pending = []
-            op = row_ops.get(code) if ev.error is None else None
+                append = pending.append
+            error = ev.error
+            op = row_ops.get(code) if error is None else None
             if op is not None:
                 if ops and op not in ops:
                     continue
@@ -309,23 +316,23 @@ def _row_changes(cfg: Config, split: stream_splits.Split, preds: Predicates, typ
                         continue
                 changes: list = []
                 try:
-                    changes.extend(feed(ev))    # one by one: the rows before a fault are kept
+                    changes.extend(decode(ev, op))  # one by one: the rows before a fault are kept
                 except BinlogError as exc:
-                    pending.append((changes, ev))
-                    pending.append((Fault(exc), ev))
+                    append((changes, ev))
+                    append((Fault(exc), ev))
                 else:
-                    pending.append((changes, ev))
+                    append((changes, ev))
             else:
                 try:
-                    for _ in feed(ev):
-                        pass
+                    observe(ev)
                 except BinlogError as exc:
-                    pending.append((Fault(exc), ev))
-            if code == ET.xid_event and ev.error is None:
-                xid = ev.fields.get("xid")
+                    append((Fault(exc), ev))
+                if code == xid_code and error is None:
+                    xid = ev.fields.get("xid")
             if ends:
                 yield from ((g, e, xid) for g, e in pending)
                 pending, xid = [], None
+                append = pending.append
     except BaseException:
         yield from ((g, e, None) for g, e in pending)
         raise

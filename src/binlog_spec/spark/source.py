@@ -2,6 +2,8 @@
 options, planning, pushdown and records."""
 from __future__ import annotations
 
+import gc
+import os
 from typing import Iterator
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, Filter, InputPartition
@@ -64,6 +66,7 @@ class BinlogReader(DataSourceReader):
         return [BinlogPartition(s, names) for s in splits]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        _freeze_imports()
         if not isinstance(partition, BinlogPartition):  # no input file: Spark's one empty partition
             return iter(())
         p = partition
@@ -73,6 +76,21 @@ class BinlogReader(DataSourceReader):
         if self.preds.wants(file_col) and not self.preds.ok(file_col, p.split.ref.name):
             return iter(())
         return read_split(self.cfg, self.schema, p.split, self.table, self.preds, list(p.first_last))
+
+
+_FROZEN: set[int] = set()
+
+
+def _freeze_imports() -> None:
+    """Once per Python worker process: the objects alive when it first reads (pyspark's, pyarrow's, this
+    package's modules, classes and functions) moved out of the cyclic garbage collector's sight
+    (`gc.freeze`, after a full collection), so the collections that reading's garbage triggers do not
+    walk them again and again. What a read allocates is collected as before."""
+    if os.getpid() in _FROZEN:
+        return
+    _FROZEN.add(os.getpid())
+    gc.collect()
+    gc.freeze()
 
 
 class BinlogPushdownReader(BinlogReader):
