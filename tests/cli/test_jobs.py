@@ -194,3 +194,48 @@ def test_base64_pieces_tell_a_once_per_run_note_once_and_keep_the_rest_in_order(
     first.merge(Ending({"db": "b'b'", "sql_mode": "0"}, [("k1", "note 1"), "f:9: incident", ("k2", "note 2")], ["e2"]))
     assert first.lines() == ["f:4: incident", "note 1", "f:9: incident", "note 2"]
     assert first.row_errors == ["e1", "e2"] and first.state == {"db": "b'b'", "sql_mode": "0"}
+
+
+@pytest.mark.parametrize("argv", [["rows", "--format", "jsonl"], ["rows"], ["sql", "--sql2"], ["events"]])
+def test_pieces_copied_as_bytes_to_a_file_or_stdout_equal_one_process(monkeypatch, tmp_path, argv):
+    """With -o (a UTF-8 file that keeps undecodable bytes: surrogateescape) and on the real stdout, the parent
+    copies the pieces' files as bytes, not text: the bytes written, invalid UTF-8 from latin1 or binary
+    columns included, are those of one process; a header line still comes once."""
+    import subprocess
+    import sys
+    files = [FIXTURES / "types-full" / "mariadb-bin.000001", FIXTURES / "charsets-nolog" / "mariadb-bin.000001"]
+    for path in files:
+        monkeypatch.delenv(jobs.PIECE_ENV, raising=False)
+        assert main(argv + ["--jobs", "1", "-o", str(tmp_path / "one"), str(path)], io.StringIO(), io.StringIO()) == 0
+        one = (tmp_path / "one").read_bytes()
+        monkeypatch.setenv(jobs.PIECE_ENV, str(max(1, os.path.getsize(path) // 5)))
+        assert main(argv + ["--jobs", "3", "-o", str(tmp_path / "three"), str(path)], io.StringIO(),
+                    io.StringIO()) == 0
+        assert (tmp_path / "three").read_bytes() == one, (argv, path)
+        env = {**os.environ, jobs.PIECE_ENV: str(max(1, os.path.getsize(path) // 5))}
+        r = subprocess.run([sys.executable, "-m", "binlog_spec", *argv, "--jobs", "3", str(path)],
+                           capture_output=True, env=env)
+        assert r.returncode == 0 and r.stdout == one, (argv, path, r.stderr[-500:])
+
+
+@pytest.mark.parametrize("header_done", [False, True])
+def test_a_piece_with_bytes_that_are_not_utf8_is_copied_unchanged_as_bytes_or_text(tmp_path, header_done):
+    """_copy_out: a piece's file holding invalid UTF-8 (kept by surrogateescape) and a character cut by the
+    1 MiB read size is copied byte for byte to a binary-backed output, and as the same text to a StringIO
+    (the in-process runs); the header line is left out once it has been written."""
+    header = b"# binlog-spec header\n"
+    body = b"x" * ((1 << 20) - 1) + "\u00e9".encode() + b" \xff\xfe latin1 \xe9t\xe9\n" * 3
+    piece = tmp_path / "0.out"
+    piece.write_bytes(header + body)
+    mode = jobs.Mode(header=1)
+    expected = (b"" if header_done else header) + body
+    with open(tmp_path / "copy", "w", encoding="utf-8", errors="surrogateescape", newline="") as out:
+        assert jobs._same_bytes(out) is not None
+        out.write("before\n")
+        jobs._copy_out(str(piece), out, mode, header_done)
+        out.write("after\n")
+    assert (tmp_path / "copy").read_bytes() == b"before\n" + expected + b"after\n"
+    text = io.StringIO()
+    assert jobs._same_bytes(text) is None
+    jobs._copy_out(str(piece), text, mode, header_done)
+    assert text.getvalue() == expected.decode("utf-8", "surrogateescape")

@@ -35,6 +35,7 @@ in stream/.
 from __future__ import annotations
 
 import argparse
+import codecs
 import dataclasses
 import concurrent.futures
 import multiprocessing
@@ -391,7 +392,8 @@ def _bar(args, err: TextIO):
 
 
 def _copy_out(path: str, out: TextIO, mode: Mode, header_done: bool) -> bool:
-    with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
+    raw = _same_bytes(out)
+    with open(path, "rb") as f:
         skip = mode.header if header_done else 0
         printed = False
         for _ in range(mode.header):
@@ -400,16 +402,33 @@ def _copy_out(path: str, out: TextIO, mode: Mode, header_done: bool) -> bool:
                 break
             printed = True
             if not skip:
-                out.write(line)
+                out.write(line.decode("utf-8", "surrogateescape"))
             else:
                 skip -= 1
+        if raw is not None:     # the rest as bytes: what the piece wrote is what one process writes
+            out.flush()
+            write = raw.write
+        else:
+            decode, write = codecs.getincrementaldecoder("utf-8")("surrogateescape").decode, out.write
         while True:
             chunk = f.read(1 << 20)
             if not chunk:
                 break
             printed = True
-            out.write(chunk)
+            write(chunk if raw is not None else decode(chunk))
+        if raw is None:
+            write(decode(b"", final=True))
     return header_done or printed or (mode.header > 0 and not mode.when_output)
+
+
+def _same_bytes(out: TextIO):
+    """The binary stream under `out` when `out` encodes as the pieces' files do (UTF-8, surrogateescape,
+    no newline translation), so that their bytes can be copied without decoding; else None."""
+    raw = getattr(out, "buffer", None)
+    if raw is None or getattr(out, "errors", None) != "surrogateescape" or (out.encoding or "").lower().replace(
+            "-", "").replace("_", "") != "utf8" or os.linesep != "\n":
+        return None
+    return raw
 
 
 def _copy_err(path: str, err: TextIO, given: set[str]) -> None:
