@@ -84,7 +84,16 @@ def _lane(script: Base64Script, events: Iterable[Event], rewriter: Rewriter, lan
     skip_gtids = script.options.skip_gtids
     renaming = bool(rewriter.options.rewrite_db)    # (TABLE_MAP is looked at to rename its schema)
     tz = script.options.tz
-    for ev in events:
+    events = iter(events)
+    while True:
+        try:
+            ev = next(events)
+        except StopIteration:
+            break
+        except Exception:       # a fault of the input: what the compiled lane wrote before it comes first
+            yield from taken
+            taken.clear()
+            raise
         if taken:
             yield from taken
             taken.clear()
