@@ -206,3 +206,24 @@ def test_mutated_binlogs_give_the_reference_script(tmp_path):
 @pytest.mark.parametrize("path", SEEDS[:3], ids=lambda p: p.parent.name)
 def test_the_sql_command_prints_the_same_with_and_without_the_loop(path, argv, monkeypatch):
     assert _cli(path, argv, True, monkeypatch) == _cli(path, argv, False, monkeypatch)
+
+
+@needs_compiled
+def test_the_loop_takes_nothing_more_while_its_text_is_not_written():
+    """The text of one call at most is held: the reader then yields an event, and the lane writes it."""
+    path = FIXTURES / "types-full" / "mariadb-bin.000001"
+    calls = []
+    with Rewriter(WriteOptions()) as rewriter:
+        printer = base64script.Base64Script(base64script.Base64Options(), rewriter)
+        lane = base64_lane.sink(printer, rewriter)
+
+        def watching(*args):
+            held = bool(lane.taken)
+            n = lane(*args)
+            calls.append((held, n))
+            return n
+        events = api.read_events([str(path)], sink=watching)
+        for _ in base64_lane.lines_of(printer, events, rewriter, lane):
+            pass
+    assert any(n for _, n in calls)
+    assert all(n == 0 for held, n in calls if held)

@@ -105,6 +105,10 @@ from binlog_spec.binlog.event_types import FL_STANDALONE
 from binlog_spec.output.base64_session import DELIMITER
 
 cdef str COMMIT = f"COMMIT{DELIMITER}"
+#: The text handed on in strings of about this many characters (_write_lines joins 256 of them).
+cdef Py_ssize_t JOINED = 1 << 14
+#: A call takes no more events once it holds this many characters of text (the lane writes them first).
+cdef Py_ssize_t HELD = 1 << 18
 
 ET = spec.EventType
 cdef Py_ssize_t H = spec.LEN_EVENT_HEADER
@@ -227,11 +231,13 @@ cdef class Lane:
       session settings (skip_parallel, domain, server id) are the script's already;
     * ANNOTATE_ROWS_EVENTs, XID_EVENTs (a body of the post-header and the xid, no more);
     * a statement's BINLOG block: TABLE_MAP_EVENTs whose bodies the Python lane wrote before (`maps`,
-      body -> summary), then a WRITE/UPDATE/DELETE_ROWS_EVENT_V1 with STMT_END_F, taken whole or not.
+      body -> summary), then WRITE/UPDATE/DELETE_ROWS_EVENT_V1s up to the one with STMT_END_F, taken
+      whole or not (as Base64Script._flush writes it, where the Python lane hands such a block on).
 
     It stops at the first event it cannot take so; the reader then yields it to the Python lane. The
     text is appended to `taken` (one string per call, its lines joined), which the Python lane writes
-    before the next event it is given. Returns the bytes taken (0: none)."""
+    before the next event it is given; until then the loop takes nothing more (about HELD characters
+    at most are held). Returns the bytes taken (0: none)."""
 
     cdef readonly list hold, taken
     cdef object script, rewriter, when_fn, annotate_fn, rows_fn, gtid_fn, xid_fn, tz
@@ -349,8 +355,8 @@ cdef class Lane:
         cdef uint64_t seq_no
         cdef Py_ssize_t len_body_fixed
         cdef bint gtids
-        if self.hold or self.script.block or self.rewriter.pending is not None:
-            return 0
+        if self.taken or self.hold or self.script.block or self.rewriter.pending is not None:
+            return 0        # (its text not written yet: the reader yields an event, the lane writes it)
         out_fde = self.rewriter.out_fde
         if fde is not self.fde or out_fde is not self.out_fde:
             self._set_fde(fde, out_fde)
@@ -360,6 +366,7 @@ cdef class Lane:
         skip_parallel, domain, server = session.skip_parallel, session.gtid_domain, session.gtid_server
         gtids = type(skip_parallel) is int and type(domain) is int and type(server) is int
         cdef list lines = []
+        cdef Py_ssize_t chars = 0, mark = 0, held = 0
         try:
             while self._whole(p, off, n, verify):
                 e = p + off
@@ -373,8 +380,7 @@ cdef class Lane:
                     if not len_body:
                         break
                     off += len_body
-                    continue
-                if code == GTID:
+                elif code == GTID:
                     if not gtids or len_body < LEN_GTID_FIXED:
                         break
                     flags2 = body[12]
@@ -409,7 +415,18 @@ cdef class Lane:
                     lines.append(text)
                 else:
                     break
-                off += len_event
+                if code != TABLE_MAP:
+                    off += len_event
+                while mark < len(lines):
+                    chars += len(<str>lines[mark]) + 1
+                    mark += 1
+                if chars >= JOINED:         # handed on in strings of about this size (_write_lines batches them)
+                    self.taken.append("\n".join(lines))
+                    lines.clear()
+                    held += chars
+                    chars = mark = 0
+                    if held >= HELD:
+                        break
         finally:
             if lines:
                 self.taken.append("\n".join(lines))
@@ -417,14 +434,16 @@ cdef class Lane:
 
     cdef Py_ssize_t _block(self, const unsigned char* p, Py_ssize_t off, Py_ssize_t n, Py_ssize_t pos,
                            bint verify, list lines) except -1:
-        """A statement's BINLOG block from off (TABLE_MAPs, then the rows event with STMT_END_F) written
-        to lines, as base64_lane._lane_flush writes it: its bytes, or 0 where it is not taken whole."""
+        """A statement's BINLOG block from off (TABLE_MAPs, then rows events up to the one with STMT_END_F)
+        written to lines, as base64_lane._lane_flush (one rows event) and Base64Script._flush write it:
+        its bytes, or 0 where it is not taken whole."""
         cdef Py_ssize_t at = off, start = off, len_body, lph, k
         cdef const unsigned char* e
         cdef const unsigned char* f
         cdef uint32_t len_event, size, crc = 0
         cdef int code
         cdef list summaries = []
+        cdef bint rows_seen = False
         while True:
             if not self._whole(p, at, n, verify):
                 return 0
@@ -433,6 +452,8 @@ cdef class Lane:
             len_event = _u4(e + 9)
             len_body = len_event - H - self.len_checksum
             if code == TABLE_MAP:
+                if rows_seen:       # (the reference sets STMT_END_F on the rows event before it)
+                    return 0
                 summary = self.maps.get(PyBytes_FromStringAndSize(<const char*>e + H, len_body))
                 if summary is None:
                     return 0
@@ -455,11 +476,11 @@ cdef class Lane:
                 if len(self.heads) > 4096:
                     self.heads.clear()
                 self.heads[key] = head
-            if not head[1]:         # no STMT_END_F: the Python lane holds it for the next event
-                return 0
             summaries.append(head[0])
             at += len_event
-            break
+            if head[1]:             # STMT_END_F: the block ends
+                break
+            rows_seen = True        # the statement goes on: only its next rows event may follow
         encoded = ["", "BINLOG '"]
         k = 0
         while off < at:

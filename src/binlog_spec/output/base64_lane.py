@@ -109,10 +109,12 @@ def _lane(script: Base64Script, events: Iterable[Event], rewriter: Rewriter, lan
         if code in _BLOCK_EVENTS:
             if code == _TABLE_MAP:
                 if block and block[-1][0].header.type_code in ROWS_EVENTS:
-                    yield from _lane_flush(script, block, fde, remember)
+                    yield from _lane_flush(script, block, fde)
                     block.clear()
                 item = rewriter.transform(ev)      # (its table kept for the rewriter)
                 block.append((ev, item.bare))
+                if remember is not None:        # the compiled lane writes its next ones
+                    remember(fde, item.bare[spec.LEN_EVENT_HEADER:], _one_line(event_text.summarize(ev)))
                 continue
             bare = binwriter.bare_bytes(ev)
             if not binwriter.has_stmt_end(bare, fde, ev.file, ev.pos):
@@ -121,7 +123,7 @@ def _lane(script: Base64Script, events: Iterable[Event], rewriter: Rewriter, lan
                 yield from rewriter.forward_step(ev)
                 continue
             block.append((ev, bare))
-            yield from _lane_flush(script, block, fde, remember)
+            yield from _lane_flush(script, block, fde)
             block.clear()
             continue
         if code == _MARIADB_GTID:
@@ -135,7 +137,7 @@ def _lane(script: Base64Script, events: Iterable[Event], rewriter: Rewriter, lan
                 yield from rewriter.forward_step(ev)
                 continue
         if block:
-            yield from _lane_flush(script, block, fde, remember)
+            yield from _lane_flush(script, block, fde)
             block.clear()
         header = ev.header
         raw = ev.raw
@@ -172,20 +174,16 @@ def _lane(script: Base64Script, events: Iterable[Event], rewriter: Rewriter, lan
     yield from rewriter.forward_end()
 
 
-def _lane_flush(script: Base64Script, block: list[tuple[Event, bytes]], fde, remember=None) -> Iterator[str]:
-    """The lane's BINLOG block, as _flush writes it; `remember(fde, body, summary)` is told each
-    TABLE_MAP's summary (Lane.remember)."""
+def _lane_flush(script: Base64Script, block: list[tuple[Event, bytes]], fde) -> Iterator[str]:
+    """The lane's BINLOG block, as _flush writes it."""
     tz, checksum = script.options.tz, fde.len_checksum == 4
     comments: list[str] = []
     encoded = ["", "BINLOG '"]
     try:
         for ev, bare in block:
             header = ev.header
-            text = _one_line(event_text.summarize(ev))
             comment, data = _event_text(bare, len(bare), ev.pos, checksum, _when(header.timestamp, tz), header.server_id,
-                                        text, True)
-            if remember is not None and header.type_code == _TABLE_MAP and ev.error is None:
-                remember(fde, bare[spec.LEN_EVENT_HEADER:], text)
+                                        _one_line(event_text.summarize(ev)), True)
             comments.append(comment)
             encoded.append(data)
     except Exception:       # written by _flush: the lines before the fault, then the fault
