@@ -2,7 +2,8 @@
 # distutils: libraries = z
 """The base64 script's per-event text in C (output/base64_text.py is the pure-Python reference, which
 gives the same strings for the same arguments): an event framed at its position (size, end_log_pos,
-the CRC32 appended), its ``# at`` comment lines, and the base64 lines of the framed bytes."""
+the CRC32 appended), its ``# at`` comment lines, and the base64 lines of the framed bytes. And `Lane`,
+the base64 lane's loop over the reader's window (base64_lane.sink; base64_lane._lane is its reference)."""
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from libc.stdint cimport uint32_t
 from libc.string cimport memcpy
