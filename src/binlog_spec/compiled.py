@@ -26,7 +26,7 @@ MODULES: tuple[str, ...] = (
     "binlog_spec.rows._crows",          # row images to Python values (rows/image_plan.py plans, rows/decoder.py calls)
     "binlog_spec.binlog._cframe",       # the framing loop with its CRC32 check (binlog/framing.py walk_events)
     "binlog_spec.analysis._canalyze",   # analyze's loop over the window (reference: Analyzer.feed of every event)
-    "binlog_spec.output._cb64",         # the base64 script's per-event text (output/base64_text.py)
+    "binlog_spec.output._cb64",         # the base64 script's event text and its lane's loop (base64_text.py, base64_lane.py)
     "binlog_spec.output._csql",         # SQL statements of row changes (output/statements.py formatter)
     "binlog_spec.spark._cvariant",      # row images to Spark VARIANT bytes and Arrow columns (spark/variant.py)
 )

@@ -318,7 +318,6 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     warnings = [0]
     schema = schema_tracker(args) if args.verbose or args.schema else None
     check = rollback_check.conflict_check(args, schema is not None)
-    events = _events(args, err, warnings, schema=schema, check=check)
     if check is not None:
         out = rollback_check.Gate(_text_output(out), check, args.force)
     # A rollback is a new transaction: replaying it under the original GTIDs would be skipped (MySQL)
@@ -333,7 +332,12 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         continued = display_name(args.files[0]) if args.piece_index else None
     with Rewriter(options, continued) as rewriter:
         printer = base64script.Base64Script(opts, rewriter, part)
-        _write_lines(base64_lane.lines_of(printer, events, rewriter), _text_output(out))
+        # The compiled lane writes the events no filter, seek, schema or check needs to see.
+        plain = not args.filters.active and args.filters.start_position is None and piece is None \
+            and schema is None and check is None
+        lane = base64_lane.sink(printer, rewriter) if plain else None
+        events = _events(args, err, warnings, schema=schema, check=check, sink=lane)
+        _write_lines(base64_lane.lines_of(printer, events, rewriter, lane), _text_output(out))
         _report_not_undone(_not_undone_of(rewriter), err)
     ending = base64_parts.Ending(printer.state() if part else {}, printer.warnings, printer.row_errors)
     if not jobs.hand_back(args, "base64", ending):

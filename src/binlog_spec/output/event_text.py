@@ -149,9 +149,18 @@ def _mariadb_gtid_head(event: Event) -> str:
     return mariadb_gtid_summary(domain_id, event.header.server_id, seq_no, flags2)
 
 
-def _annotate_head(event: Event) -> str:
-    query = event.body_values(_QUERY)[0]
+def annotate_summary(query: bytes | str) -> str:
+    """The summary of an ANNOTATE_ROWS_EVENT (SUMMARIES'), from its query (its bytes, or the text)."""
     return f"Annotate_rows: {_clip(plain_fields.text(query) if type(query) is bytes else query)}"
+
+
+def _annotate_head(event: Event) -> str:
+    return annotate_summary(event.body_values(_QUERY)[0])
+
+
+def rows_summary(code: int, table_id: int, rows_flags: int) -> str:
+    """The summary of a rows event (SUMMARIES') of type `code`, from its post-header's values."""
+    return f"{_ROWS_LABELS[code]}: table id {table_id} flags: {_flag_names(rows_flags)}"
 
 
 _XID, _MARIADB_GTID, _QUERY = ("xid",), ("domain_id", "seq_no", "flags2"), ("query",)
@@ -183,7 +192,7 @@ def summarize(event: Event) -> str:
     if label is not None:
         head = event.rows_head()
         if head is not None:
-            return f"{label}: table id {head[0]} flags: {_flag_names(head[1])}"
+            return rows_summary(code, *head)
     try:
         return fn(event.fields)
     except KeyError as missing:
