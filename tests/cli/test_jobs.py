@@ -239,3 +239,18 @@ def test_a_piece_with_bytes_that_are_not_utf8_is_copied_unchanged_as_bytes_or_te
     assert jobs._same_bytes(text) is None
     jobs._copy_out(str(piece), text, mode, header_done)
     assert text.getvalue() == expected.decode("utf-8", "surrogateescape")
+
+
+def test_the_plain_base64_script_runs_its_compiled_loop_in_one_process(monkeypatch, cut):
+    """`sql` with no option that needs the Python lane runs in one process where the compiled core is loaded
+    (its loop takes no piece, and is faster on one core than the pieces on several); `-v` or a filter cut it."""
+    from binlog_spec.output import base64_lane
+    path = FIXTURES / "types-full" / "mariadb-bin.000001"
+    monkeypatch.setenv(jobs.PIECE_ENV, str(max(1, os.path.getsize(path) // 4)))
+    loop = base64_lane.compiled()
+    for argv, whole in ((["sql"], loop), (["sql", "-v"], False), (["sql", "--database", "*"], False),
+                        (["sql", "--skip-gtids"], False)):
+        before = dict(cut)
+        run(argv + ["--jobs", "3", str(path)])
+        assert cut["whole" if whole else "cut"] == before["whole" if whole else "cut"] + 1, argv
+    assert loop == (os.environ.get("BINLOG_SPEC_PURE") != "1")

@@ -27,7 +27,8 @@ and stderr to temporary files; the parent copies them in order and makes whole w
 
 Where this cannot be made exact, the command runs in one process (`plan` returns None): standard
 input and gzip files (no positions to cut at), the binlog output and the base64 and binlog
-rollbacks (one FDE, GTIDs renumbered over the run), `analyze` (one report of every event), --start-position and
+rollbacks (one FDE, GTIDs renumbered over the run), the plain base64 script where its compiled loop
+runs (`_base64_loop_runs`: faster on one core than the pieces on several), `analyze` (one report of every event), --start-position and
 --stop-position (byte positions, and their notes, are the whole run's). On a terminal, the parent shows the
 progress bar, by the pieces copied. This is how the CLI runs a command, so it lives in cli/; what it plans with is
 in stream/.
@@ -92,9 +93,17 @@ def mode_of(args: argparse.Namespace) -> Mode | None:
     if command == "sql" and args.output_format == "sql" and (args.commented or args.executable):
         from binlog_spec.output.sql_script import HEADER
         return Mode(header=len(HEADER) + (1 if args.commented else 0), reverse=args.rollback)
-    if command == "sql" and args.output_format == "sql" and not args.rollback:
+    if command == "sql" and args.output_format == "sql" and not args.rollback and not _base64_loop_runs(args):
         return Mode(schema=bool(args.verbose or args.schema), base64=True)
     return None
+
+
+def _base64_loop_runs(args: argparse.Namespace) -> bool:
+    """Whether the base64 script's compiled loop (output/base64_lane.py `sink`) writes this run in one
+    process: it takes no --jobs piece, and on one core it is faster than the Python lane on several."""
+    from binlog_spec.output import base64_lane
+    return base64_lane.compiled() and not (args.verbose or args.schema or args.skip_gtids or args.rewrite_db
+                                           or args.filters.active or args.filters.start_position is not None)
 
 
 def plan(args: argparse.Namespace, err: TextIO) -> list[stream_splits.Split] | None:

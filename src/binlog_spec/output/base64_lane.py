@@ -51,6 +51,11 @@ def lines_of(script: Base64Script, events: Iterable[Event], rewriter: Rewriter, 
 _cb64 = compiled.load("binlog_spec.output._cb64")
 
 
+def compiled() -> bool:
+    """Whether the lane's compiled loop can run (the compiled core is loaded)."""
+    return _cb64 is not None
+
+
 def sink(script: Base64Script, rewriter: Rewriter):
     """The lane's compiled loop (output/_cb64.pyx `Lane`) for the reader of the events given to
     lines_of(script, ..., rewriter, lane=it), or None where the Python lane writes every event: the
