@@ -134,7 +134,9 @@ def test_several_files_carry_their_schema_from_piece_to_piece(monkeypatch, cut):
         monkeypatch.setenv(jobs.PIECE_ENV, "3000")
         assert run(argv + ["--jobs", "3", *files]) == one
         monkeypatch.delenv(jobs.PIECE_ENV)
-    assert cut["cut"] == 6
+    from binlog_spec.output import base64_lane
+    # the plain base64 script runs its compiled loop in one process where the compiled core runs
+    assert cut["cut"] == (5 if base64_lane.compiled() else 6)
 
 
 def test_stdin_gzip_and_outputs_whose_state_crosses_transactions_run_one_process(monkeypatch, tmp_path):
