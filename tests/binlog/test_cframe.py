@@ -151,6 +151,34 @@ def test_skip_steps_over_the_unmarked_whole_events(skip):
         skip(RUN_BYTES, 0, n, 4, True, b"\0", 100)
 
 
+@pytest.mark.parametrize("skip", [pytest.param(framing.skip_events, id="pure"),
+                                  pytest.param(_cframe.skip_events if _cframe else None, id="compiled")])
+def test_skip_reports_only_the_first_and_last_of_a_run_up_to_run_end(skip):
+    """Events marked RUN (the seek's GTIDs): of a run with no SHOW event between, the first and the last
+    are reported, in order; past `run_end` each is reported; a batch that ends reports its run's last."""
+    assert skip is not None, "the compiled framing loop is not built"
+    evs = [event(XID, bytes([i]) * 8) for i in range(3)] + [event(QUERY, b"\x01" * 30)] + \
+          [event(XID, bytes([i]) * 8) for i in range(3, 5)]
+    data, ofs = b"".join(evs), [sum(map(len, evs[:i])) for i in range(len(evs))]
+    steps = [(ofs[i], XID if i != 3 else QUERY, len(evs[i]), i) for i in range(len(evs))]
+    n, marks = len(data), framing.skip_marks({XID, QUERY}, {XID})
+    assert skip(data, 0, n, 4, True, marks, 100, n) == (n, 6, [steps[i] for i in (0, 2, 3, 4, 5)])
+    assert skip(data, 0, n, 4, True, marks, 100, ofs[1]) == (n, 6, steps)        # E2 on: past run_end
+    assert skip(data, 0, n, 4, True, marks, 100) == (n, 6, steps)                 # no run_end: as SHOW
+    assert skip(data, 0, n, 4, True, marks, 2, n) == (ofs[2], 2, steps[:2])       # the batch's last
+    assert skip(data, 0, n, 4, True, framing.skip_marks({XID}, {XID}), 100, n) == (n, 6, [steps[0], steps[5]])
+
+
+def test_the_skip_twins_agree_on_runs_in_every_damaged_and_cut_run():
+    assert _cframe is not None, "the compiled framing loop is not built"
+    marks = framing.skip_marks({XID, 19, QUERY}, {XID, 19})
+    for data in _damaged():
+        for run_end in (-1, 40, 10 ** 6):
+            for args in ((0, 999, 4, True), (0, 999, 4, False), (5, 999, 4, True), (0, 60, 4, True)):
+                assert ([_cframe.skip_events(data, *args, marks, k, run_end) for k in (1, 2, 100)]
+                        == [framing.skip_events(data, *args, marks, k, run_end) for k in (1, 2, 100)]), (data, args)
+
+
 def test_the_skip_twins_agree_on_every_damaged_and_cut_run():
     assert _cframe is not None, "the compiled framing loop is not built"
     marks = [framing.skip_marks(()), framing.skip_marks({XID, 19})]

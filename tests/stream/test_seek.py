@@ -164,3 +164,23 @@ def test_the_server_collation_of_the_first_query_reaches_the_schema_across_the_s
     seeking = run(argv, monkeypatch, True)
     assert seeking == run(argv, monkeypatch, False)
     assert '"name":' in seeking[0] and "guessed latin1, the server's" in seeking[1], seeking
+
+
+def test_the_plan_is_the_same_when_the_framing_loop_reports_every_gtid(monkeypatch):
+    """The seek's header pass lets the framing loop step over the GTIDs inside a run of them (only the
+    first and the last can change the plan): the plan equals the one of a pass told of every GTID."""
+    from binlog_spec.binlog.reader import BinlogReader
+    every = BinlogReader.scan
+
+    def told_of_every_gtid(self, read=(), report=None, chunk=seek.CHUNK, runs=(), runs_until=-1):
+        return every(self, read, report, chunk)
+    tried = 0
+    for path in WITH_GTIDS:
+        events = events_of(path)
+        for pos in [ev.pos for ev in events][1::max(1, len(events) // 25)]:
+            monkeypatch.setattr(BinlogReader, "scan", every)
+            coalesced = seek.plan(str(path), pos)
+            monkeypatch.setattr(BinlogReader, "scan", told_of_every_gtid)
+            assert seek.plan(str(path), pos) == coalesced, (path, pos)
+            tried += coalesced is not None
+    assert tried > 100

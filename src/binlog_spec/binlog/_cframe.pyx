@@ -22,7 +22,7 @@ cdef Py_ssize_t H = spec.LEN_EVENT_HEADER
 cdef int FDE = int(spec.EventType.format_description_event)
 cdef int START_ENCRYPTION = int(spec.EventType.start_encryption_event)
 cdef str K_TS = "timestamp", K_CODE = "type_code", K_SID = "server_id", K_LEN = "len_event"
-cdef unsigned char STOP = 1, SHOW = 2
+cdef unsigned char STOP = 1, SHOW = 2, RUN = 3
 cdef str K_END = "end_log_pos", K_FLAGS = "flags"
 
 
@@ -70,7 +70,7 @@ def walk_events(bytes buf, Py_ssize_t off, int len_checksum, bint verify, Py_ssi
 
 
 def skip_events(bytes buf, Py_ssize_t off, Py_ssize_t end, int len_checksum, bint verify, bytes marks,
-                Py_ssize_t max_events):
+                Py_ssize_t max_events, Py_ssize_t run_end=-1):
     """See framing.skip_events."""
     cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(buf)
     cdef const unsigned char* mark = <const unsigned char*>PyBytes_AS_STRING(marks)
@@ -80,6 +80,8 @@ def skip_events(bytes buf, Py_ssize_t off, Py_ssize_t end, int len_checksum, bin
     cdef uint32_t len_event
     cdef unsigned char m
     cdef list shown = []
+    cdef bint in_run = False
+    cdef object last = None         # the run's latest event, not reported yet
     if PyBytes_GET_SIZE(marks) != 256:
         raise ValueError("marks must have 256 bytes")
     if end > PyBytes_GET_SIZE(buf):
@@ -92,8 +94,20 @@ def skip_events(bytes buf, Py_ssize_t off, Py_ssize_t end, int len_checksum, bin
             break
         if verify and len_checksum == 4 and <uint32_t>crc32(0, e, len_event - 4) != _u4(e + len_event - 4):
             break
-        if m == SHOW:
+        if m == RUN and off <= run_end:
+            if in_run:
+                last = (off, e[4], len_event, count)
+            else:
+                shown.append((off, e[4], len_event, count))
+                in_run = True
+        elif m == SHOW or m == RUN:
+            if last is not None:
+                shown.append(last)
+                last = None
+            in_run = False
             shown.append((off, e[4], len_event, count))
         off += len_event
         count += 1
+    if last is not None:
+        shown.append(last)
     return off, count, shown

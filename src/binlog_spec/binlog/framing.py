@@ -166,41 +166,59 @@ def walk_events(buf: bytes, off: int, len_checksum: int, verify: bool,
     return out
 
 
-#: The marks of skip_events: step over (0), leave to the full path (STOP), step over and report (SHOW).
-STOP, SHOW = 1, 2
+#: The marks of skip_events: step over (0), leave to the full path (STOP), step over and report (SHOW),
+#: step over and report the first and the last of a run of them with no SHOW between (RUN).
+STOP, SHOW, RUN = 1, 2, 3
 
 
 def skip_events(buf: bytes, off: int, end: int, len_checksum: int, verify: bool, marks: bytes,
-                max_events: int = SKIP_BATCH) -> tuple[int, int, list[tuple[int, int, int, int]]]:
+                max_events: int = SKIP_BATCH, run_end: int = -1) -> tuple[int, int, list[tuple[int, int, int, int]]]:
     """The scan mode's fast part (the pure-Python reference of _cframe.skip_events): steps over the
     whole events of buf[off:end], at most `max_events`, with the checks of walk_events (the CRC32 when
     `verify` and `len_checksum` is 4), up to one whose type code `marks` (256 bytes, one per code)
     marks STOP; returns (the offset reached, the events stepped over, and (offset, type code, size,
-    index in the steps) of those whose type is marked SHOW). Stops where walk_events stops too."""
+    index in the steps) of those whose type is marked SHOW). Stops where walk_events stops too.
+    An event marked RUN at an offset up to `run_end` is reported only when it is the first or the last
+    of a run of such events with no SHOW event between them (in this call); past `run_end`, as SHOW."""
     if len(marks) != 256:
         raise ValueError("marks must have 256 bytes")
     H, unpack, min_len, count = spec.LEN_EVENT_HEADER, spec.HEADER_STRUCT.unpack_from, spec.LEN_EVENT_HEADER + len_checksum, 0
     end = min(end, len(buf))
     view, shown = memoryview(buf), []
+    in_run, last = False, None      # last: the run's latest event, not reported yet
     while count < max_events and off >= 0 and end - off >= H:
         _ts, code, _sid, len_event, _end, _flags = unpack(buf, off)
-        if marks[code] == STOP or len_event < min_len or len_event > end - off:
+        m = marks[code]
+        if m == STOP or len_event < min_len or len_event > end - off:
             break
         if verify and len_checksum == 4 and zlib.crc32(view[off:off + len_event - 4]) != int.from_bytes(
                 view[off + len_event - 4:off + len_event], "little"):
             break
-        if marks[code] == SHOW:
+        if m == RUN and off <= run_end:
+            if in_run:
+                last = (off, code, len_event, count)
+            else:
+                shown.append((off, code, len_event, count))
+                in_run = True
+        elif m == SHOW or m == RUN:
+            if last is not None:
+                shown.append(last)
+                last = None
+            in_run = False
             shown.append((off, code, len_event, count))
         off += len_event
         count += 1
+    if last is not None:
+        shown.append(last)
     return off, count, shown
 
 
-def skip_marks(show) -> bytes:
-    """The `marks` of skip_events: the types in `show` SHOW, the ones walk_events leaves to the full path STOP."""
+def skip_marks(show, runs=()) -> bytes:
+    """The `marks` of skip_events: the types in `show` SHOW (those also in `runs`: RUN), the ones
+    walk_events leaves to the full path STOP."""
     marks = bytearray(256)
     for code in show:
-        marks[code] = SHOW
+        marks[code] = RUN if code in runs else SHOW
     for code in _WALK_STOP:
         marks[code] = STOP
     return bytes(marks)

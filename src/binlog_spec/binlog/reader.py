@@ -304,14 +304,17 @@ class BinlogReader:
 
     # ---------------------------------------------------------- scan mode
     def scan(self, read: Collection[int] = (), report: Collection[int] | None = None,
-             chunk: int = SCAN_CHUNK) -> Iterator[tuple[int, int, int, memoryview | None]]:
+             chunk: int = SCAN_CHUNK, runs: Collection[int] = (),
+             runs_until: int = -1) -> Iterator[tuple[int, int, int, memoryview | None]]:
         """The planning mode: (position, type code, size, bytes or None) of every event (or of the
         FDEs and the types in `read` and `report`), bodies neither parsed nor expanded; `scanned`
         counts the events stepped past. Bytes (a view, valid until the next step) are read for the
         FDEs (`format_description` follows them), the CRC32 check (options.verify_checksums), the
         types in `read`, and all along a stream of unknown size (gzip); the rest is stepped over.
         Raises the BinlogError iteration raises, at the same offset, for the framing: magic, FDE
-        first, sizes, truncation, CRC32, FDE layout, encryption (not for body layouts)."""
+        first, sizes, truncation, CRC32, FDE layout, encryption (not for body layouts).
+        Of a run of events of the `report` types in `runs` at positions up to `runs_until`, with no other
+        reported event between them, only the first and the last may be given (framing.skip_events RUN)."""
         stream, size = self._open_stream()
         self._stream = stream
         w = Window(stream, chunk)
@@ -325,14 +328,16 @@ class BinlogReader:
                 self._stream_fault(stream, 0)
                 raise self._not_a_binlog(bytes(w.view(0, spec.LEN_MAGIC)))
             buf, base = w.buf, w.base
-            marks, skip = None if shown is None else framing.skip_marks(shown), framing.skip
+            runs = frozenset(runs) - frozenset(read) - {FDE}
+            marks, skip = None if shown is None else framing.skip_marks(shown, runs), framing.skip
             while True:
                 fde = state.fde
                 if marks is not None and fde is not None and state.encrypted_at is None and fde.len_checksum in (0, 4) \
                         and pos >= base:
                     # The fast path: step over the whole events (framing.skip_events), CRC32 checked; show some.
                     end = len(buf) if size is None else min(len(buf), size - base)
-                    reached, k, steps = skip(buf, pos - base, end, fde.len_checksum, verify, marks, SKIP_BATCH)
+                    reached, k, steps = skip(buf, pos - base, end, fde.len_checksum, verify, marks, SKIP_BATCH,
+                                             runs_until - base)
                     if k:
                         start = count
                         for off, code, len_event, i in steps:

@@ -92,7 +92,9 @@ def plan(path: str, start: int, options: ReadOptions = DEFAULT_OPTIONS) -> Plan 
     resume: int | None = None
     after_fde = False                       # an FDE's first QUERY that parses is not seen yet
     try:
-        for pos, code, _size, ev in reader.scan(frozenset(QUERY_CODES), _REPORTED, CHUNK):
+        # of GTIDs with nothing else reported between them, the first closes a needed unit and the
+        # last opens the next one: those in between are stepped over in the framing loop
+        for pos, code, _size, ev in reader.scan(frozenset(QUERY_CODES), _REPORTED, CHUNK, GTID_CODES, start):
             if code == START_ENCRYPTION:
                 return None                 # the reader's message names positions: read it as it is
             if pos > start:
