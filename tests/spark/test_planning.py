@@ -46,13 +46,13 @@ def test_a_folder_of_300_binlogs_plans_without_opening_a_file(tmp_path, monkeypa
     assert [s.if_binlog for s in notes] == [True] and sum(s.if_binlog for s in splits) == 1
     assert list(stream_splits.iter_split_events(notes[0])) == []      # its reader leaves it out
     opened.clear()
-    # a file larger than splitSize: its head only (splitBy=bytes), or its head and then a sample of its
-    # event density (splitBy=cost, the default)
-    splits = _plan(tmp_path / "binlog.000001", mode="events", splitSize="256k", splitBy="bytes")
+    # a file larger than splitSize: its head only (splitBy=bytes, the default), or its head and then a
+    # sample of its event density (splitBy=cost)
+    splits = _plan(tmp_path / "binlog.000001", mode="events", splitSize="256k")
     assert opened == [str(tmp_path / "binlog.000001")] and all(s.resync for s in splits)
     assert len(splits) == -(-os.path.getsize(MYSQL8) // (256 << 10))
     opened.clear()
-    splits = _plan(tmp_path / "binlog.000001", mode="events", splitSize="256k")
+    splits = _plan(tmp_path / "binlog.000001", mode="events", splitSize="256k", splitBy="cost")
     assert opened == [str(tmp_path / "binlog.000001")] * 2 and all(s.resync for s in splits)
     assert len(splits) == -(-os.path.getsize(MYSQL8) // (256 << 10))
 
@@ -185,9 +185,9 @@ def test_resync_pieces_cut_by_cost_give_the_rows_of_the_whole_file():
     cfg_whole = Config.from_options({"path": TYPES, "splitSize": "0"})
     want = _rows(cfg_whole, plan(cfg_whole))
     for size in ("7k", "13k", "40k"):
-        cfg = Config.from_options({"path": TYPES, "splitSize": size})
+        cfg = Config.from_options({"path": TYPES, "splitSize": size, "splitBy": "cost"})
         splits = plan(cfg)
-        by_bytes = plan(Config.from_options({"path": TYPES, "splitSize": size, "splitBy": "bytes"}))
+        by_bytes = plan(Config.from_options({"path": TYPES, "splitSize": size}))     # the default
         assert len(splits) == len(by_bytes) > 1 and all(s.resync for s in splits)
         assert [s.start for s in splits] != [s.start for s in by_bytes], size
         assert _rows(cfg, splits) == want, size

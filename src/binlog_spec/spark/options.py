@@ -100,7 +100,7 @@ class Config:
     planning: str = "auto"
     #: How a file cut by resync is cut: "cost" (pieces of equal estimated reading cost, the event
     #: density sampled in the driver: planning.cost_starts) or "bytes" (of splitSize, its head read only).
-    split_by: str = "cost"
+    split_by: str = "bytes"
     read: ReadOptions = ReadOptions()
     images: str = "variant"
     before_image: bool = False
@@ -173,7 +173,7 @@ class Config:
         planning = str(_opt(options, "planning", default="auto")).lower()
         if planning not in PLANNINGS:
             raise BinlogSparkError(f"planning must be one of {', '.join(PLANNINGS)}, not {planning!r}")
-        split_by = str(_opt(options, "splitBy", default="cost")).lower()
+        split_by = str(_opt(options, "splitBy", default="bytes")).lower()
         if split_by not in ("cost", "bytes"):
             raise BinlogSparkError(f"splitBy must be cost or bytes, not {split_by!r}")
         return cls(
