@@ -250,8 +250,8 @@ def planning_cost(runs: int) -> dict:
         for i in range(1, 301):
             os.link(tiny, folder / f"binlog.{i:06d}")
         cases = [("99 MB OLTP binlog (`oltp(scale=0.2)`), splitSize=8m", [big], {"splitSize": "8m"}),
-                 ("the same, `splitBy=bytes` (resync: the head only, no density sample)", [big],
-                  {"splitSize": "8m", "splitBy": "bytes"}),
+                 ("the same, `splitBy=cost` (resync: the head, then a density sample)", [big],
+                  {"splitSize": "8m", "splitBy": "cost"}),
                  ("a 1.6 MB binlog (`mysql-cdc-rs/binlog.000694`), one piece", [str(tiny)], {}),
                  ("300 binlogs of 1.6 MB in a folder, `replayDdl=never`", [str(folder)], {"replayDdl": "never"}),
                  ("the same, `mode=events`", [str(folder)], {"replayDdl": "never", "mode": "events"})]
@@ -276,10 +276,10 @@ def render_planning(r: dict) -> str:
     for c in r["cases"]:
         lines.append(f"| {c['input']} | {c['pieces']['resync']} | {med(c['times']['scan']):.3f} | "
                      f"{med(c['times']['resync']):.3f} |")
-    big, by_bytes, tiny = (r["cases"][i]["times"] for i in (0, 1, 2))
+    big, by_cost, tiny = (r["cases"][i]["times"] for i in (0, 1, 2))
     lines += ["", f"The large file's extra cost over the tiny one: header pass "
                   f"{med(big['scan']) - med(tiny['scan']):+.3f} s, resync {med(big['resync']) - med(tiny['resync']):+.3f} s "
-                  f"(`splitBy=bytes`: {med(by_bytes['resync']) - med(tiny['resync']):+.3f} s)."]
+                  f"(`splitBy=cost`: {med(by_cost['resync']) - med(tiny['resync']):+.3f} s)."]
     return "\n".join(lines)
 
 
