@@ -40,7 +40,8 @@ def extensions() -> list[Extension]:
     except ImportError:
         _warn("Cython is not installed, the compiled modules are not built")
         return []
-    return cythonize(modules, compiler_directives=DIRECTIVES, quiet=True)
+    # src/ on the include path: the modules cimport binlog_spec/binlog/_cbytes.pxd (inline readers)
+    return cythonize(modules, compiler_directives=DIRECTIVES, quiet=True, include_path=[str(HERE / "src")])
 
 
 class OptionalBuildExt(build_ext):

@@ -29,6 +29,8 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport uint32_t, uint64_t
 
 from binlog_spec.binlog import spec
+from binlog_spec.binlog._cbytes cimport (GROUP_COMMIT_ID, LEN_COMMIT_ID, LEN_GTID_FIXED, XA_FLAGS, gtid_xid_reads_agree,
+                                         le as _le, u4 as _u4)
 from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE, FL_STANDALONE
 
 cdef extern from "zlib.h":
@@ -46,65 +48,18 @@ cdef int WRITE_V1 = int(ET.write_rows_event_v1)
 cdef int UPDATE_V1 = int(ET.update_rows_event_v1)
 cdef int DELETE_V1 = int(ET.delete_rows_event_v1)
 cdef int STANDALONE = FL_STANDALONE
-#: mariadb_gtid_event (formats/binlog.ksy): seq_no u8, domain_id u4, flags2 u1, commit_id u8 when
-#: flags2 & FL_GROUP_COMMIT_ID, XA fields when flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA), then
-#: flags_extra (a zero byte: padding follows).
-cdef int GROUP_COMMIT_ID = 2, XA_FLAGS = 192
-cdef Py_ssize_t LEN_GTID_FIXED = 13, LEN_COMMIT_ID = 8
+#: mariadb_gtid_event's layout: binlog/_cbytes.pxd.
 cdef str COMMIT_EVENT = "commit_event"
 cdef object OPS = (INSERT, UPDATE, DELETE)
 cdef object _rows_offsets = spec.rows_offsets
 
 
-cdef inline uint32_t _u4(const unsigned char* p) noexcept:
-    return <uint32_t>p[0] | (<uint32_t>p[1] << 8) | (<uint32_t>p[2] << 16) | (<uint32_t>p[3] << 24)
-
-
-cdef inline uint64_t _le(const unsigned char* p, int size) noexcept:
-    cdef uint64_t v = 0
-    cdef int i
-    for i in range(size - 1, -1, -1):
-        v = (v << 8) | p[i]
-    return v
-
-
 def _layout_probe() -> bool:
     """Whether the loop's reads of a MariaDB GTID_EVENT (seq_no, domain_id, flags2, commit_id) and of an
-    XID_EVENT (xid after the post-header) give what the generated parser gives for the same bytes (as
-    spec._FAST_HEADER checks the header): the spec stays the one source of the layouts, and the loop
-    never runs where they differ."""
-    cdef const unsigned char* p
-    cdef Py_ssize_t at
-    cdef int len_post_header
-    lens = bytearray(255)
-    lens[GTID - 1] = 19
-    for flags2 in (0, GROUP_COMMIT_ID):
-        body = bytes(range(1, 13)) + bytes([flags2]) + (bytes(range(0x31, 0x39)) if flags2 else b"") + bytes(6)
-        fde = spec.FormatDescription(4, "probe", 0, H, bytes(lens), None, None, 0)
-        event = spec.HEADER_STRUCT.pack(1, GTID, 2, H + len(body), 0, 0) + body
-        try:
-            got = spec.parse_event(event, fde)
-        except Exception:
-            return False
-        p = <const unsigned char*>PyBytes_AS_STRING(body)
-        if (got.seq_no, got.domain_id, got.flags2) != (_le(p, 8), _u4(p + 8), p[12]):
-            return False
-        at = LEN_GTID_FIXED + (LEN_COMMIT_ID if flags2 else 0)
-        if flags2 and got.commit_id != _le(p + LEN_GTID_FIXED, LEN_COMMIT_ID) or len(body) < at:
-            return False
-    for len_post_header in (0, 3):
-        lens[XID - 1] = len_post_header
-        fde = spec.FormatDescription(4, "probe", 0, H, bytes(lens), None, None, 0)
-        body = bytes(range(0x41, 0x41 + len_post_header + 8))
-        event = spec.HEADER_STRUCT.pack(1, XID, 2, H + len(body), 0, 0) + body
-        try:
-            got = spec.parse_event(event, fde)
-        except Exception:
-            return False
-        p = <const unsigned char*>PyBytes_AS_STRING(body)
-        if got.xid != _le(p + len_post_header, 8):
-            return False
-    return True
+    XID_EVENT (xid after the post-header) give what the generated parser gives for the same bytes
+    (binlog/_cbytes.pxd): the spec stays the one source of the layouts, and the loop never runs where
+    they differ."""
+    return gtid_xid_reads_agree()
 
 
 #: The GTID and XID layouts checked against the generated parser (False: the loop never runs).

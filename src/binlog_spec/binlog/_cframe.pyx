@@ -12,6 +12,7 @@ from cpython.dict cimport PyDict_SetItem
 from libc.stdint cimport uint32_t
 
 from binlog_spec.binlog import spec
+from binlog_spec.binlog._cbytes cimport u4 as _u4
 
 cdef extern from "zlib.h":
     unsigned long crc32(unsigned long crc, const unsigned char* buf, unsigned int len) nogil
@@ -24,10 +25,6 @@ cdef int START_ENCRYPTION = int(spec.EventType.start_encryption_event)
 cdef str K_TS = "timestamp", K_CODE = "type_code", K_SID = "server_id", K_LEN = "len_event"
 cdef unsigned char STOP = 1, SHOW = 2, RUN = 3
 cdef str K_END = "end_log_pos", K_FLAGS = "flags"
-
-
-cdef inline uint32_t _u4(const unsigned char* p) noexcept:
-    return <uint32_t>p[0] | (<uint32_t>p[1] << 8) | (<uint32_t>p[2] << 16) | (<uint32_t>p[3] << 24)
 
 
 def walk_events(bytes buf, Py_ssize_t off, int len_checksum, bint verify, Py_ssize_t max_events):

@@ -15,6 +15,8 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes
 from libc.stdint cimport int16_t, int32_t, int64_t, int8_t, uint64_t
 from libc.string cimport memchr
 
+from binlog_spec.binlog._cbytes cimport le as _le
+
 import struct
 
 from kaitaistruct import EndOfStreamError, InvalidArgumentError, NoTerminatorFoundError
@@ -28,14 +30,6 @@ _F4LE = struct.Struct('<f')
 _F8LE = struct.Struct('<d')
 _F4BE = struct.Struct('>f')
 _F8BE = struct.Struct('>d')
-
-
-cdef inline uint64_t _le(const unsigned char* p, int k) noexcept:
-    cdef uint64_t v = 0
-    cdef int i
-    for i in range(k - 1, -1, -1):
-        v = (v << 8) | p[i]
-    return v
 
 
 cdef inline uint64_t _be(const unsigned char* p, int k) noexcept:

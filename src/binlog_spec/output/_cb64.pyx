@@ -102,6 +102,8 @@ from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.stdint cimport uint64_t
 
 from binlog_spec.binlog import spec
+from binlog_spec.binlog._cbytes cimport (GROUP_COMMIT_ID, LEN_COMMIT_ID, LEN_GTID_FIXED, XA_FLAGS, gtid_xid_reads_agree,
+                                         le as _le, u4 as _u4)
 from binlog_spec.binlog.event_types import FL_STANDALONE
 from binlog_spec.output.base64_session import DELIMITER
 
@@ -121,26 +123,11 @@ cdef int WRITE_V1 = int(ET.write_rows_event_v1)
 cdef int UPDATE_V1 = int(ET.update_rows_event_v1)
 cdef int DELETE_V1 = int(ET.delete_rows_event_v1)
 cdef int STANDALONE = FL_STANDALONE
-#: mariadb_gtid_event (formats/binlog.ksy): seq_no u8, domain_id u4, flags2 u1, commit_id u8 when
-#: flags2 & FL_GROUP_COMMIT_ID, XA fields when flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA), then
-#: flags_extra (a zero byte: padding follows). FL_ALLOW_PARALLEL: base64_script's.
-cdef int GROUP_COMMIT_ID = 2, XA_FLAGS = 192, ALLOW_PARALLEL = 8
-cdef Py_ssize_t LEN_GTID_FIXED = 13, LEN_COMMIT_ID = 8
+#: mariadb_gtid_event's layout: binlog/_cbytes.pxd. FL_ALLOW_PARALLEL: base64_script's.
+cdef int ALLOW_PARALLEL = 8
 #: rows_event v1 (formats/binlog.ksy): the post-header, num_columns (packed_int), the columns bitmap(s)
 #: of (num_columns + 7) / 8 bytes each, then the rows.
 cdef int PACKED_2 = 0xFC, PACKED_3 = 0xFD, PACKED_8 = 0xFE
-
-
-cdef inline uint32_t _u4(const unsigned char* p) noexcept:
-    return <uint32_t>p[0] | (<uint32_t>p[1] << 8) | (<uint32_t>p[2] << 16) | (<uint32_t>p[3] << 24)
-
-
-cdef inline uint64_t _le(const unsigned char* p, int size) noexcept:
-    cdef uint64_t v = 0
-    cdef int i
-    for i in range(size - 1, -1, -1):
-        v = (v << 8) | p[i]
-    return v
 
 
 cdef Py_ssize_t _ofs_rows(const unsigned char* body, Py_ssize_t len_body, Py_ssize_t len_post_header,
@@ -180,31 +167,8 @@ def _layout_probe() -> bool:
     loop never runs where they differ."""
     cdef const unsigned char* p
     cdef int len_post_header
-    lens = bytearray(255)
-    lens[GTID - 1] = 19
-    for flags2 in (0, GROUP_COMMIT_ID):
-        body = bytes(range(1, 13)) + bytes([flags2]) + (bytes(range(0x31, 0x39)) if flags2 else b"") + bytes(6)
-        fde = spec.FormatDescription(4, "probe", 0, H, bytes(lens), None, None, 0)
-        event = spec.HEADER_STRUCT.pack(1, GTID, 2, H + len(body), 0, 0) + body
-        try:
-            got = spec.parse_event(event, fde)
-        except Exception:
-            return False
-        p = <const unsigned char*>PyBytes_AS_STRING(body)
-        if (got.seq_no, got.domain_id, got.flags2) != (_le(p, 8), _u4(p + 8), p[12]):
-            return False
-    for len_post_header in (0, 3):
-        lens[XID - 1] = len_post_header
-        fde = spec.FormatDescription(4, "probe", 0, H, bytes(lens), None, None, 0)
-        body = bytes(range(0x41, 0x41 + len_post_header + 8))
-        event = spec.HEADER_STRUCT.pack(1, XID, 2, H + len(body), 0, 0) + body
-        try:
-            got = spec.parse_event(event, fde)
-        except Exception:
-            return False
-        p = <const unsigned char*>PyBytes_AS_STRING(body)
-        if got.xid != _le(p + len_post_header, 8):
-            return False
+    if not gtid_xid_reads_agree():          # binlog/_cbytes.pxd
+        return False
     for code in (WRITE_V1, UPDATE_V1, DELETE_V1):
         for len_post_header in (6, 8):
             for count in (b"\x03", b"\x11", b"\xfc\x09\x00", b"\xfd\x0a\x00\x00", b"\xfe" + bytes([12]) + bytes(7)):

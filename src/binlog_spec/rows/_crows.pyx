@@ -18,6 +18,8 @@ from cpython.object cimport PyObject_GenericSetAttr
 from cpython.unicode cimport PyUnicode_Decode, PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
 from libc.string cimport memcpy, memset
 
+from binlog_spec.binlog._cbytes cimport le as _le
+
 cdef extern from *:
     """
     #if PY_VERSION_HEX < 0x030B0000
@@ -56,14 +58,6 @@ CODECS = {"bytes": C_BYTES, "utf8": C_UTF8, "latin1": C_LATIN1, "codec": C_CODEC
 
 class Fallback(Exception):
     """The fast path does not take this image: decode it with the pure decoder."""
-
-
-cdef inline unsigned long long _le(const unsigned char *q, int size) noexcept:
-    cdef unsigned long long v = 0
-    cdef int i
-    for i in range(size - 1, -1, -1):
-        v = (v << 8) | q[i]
-    return v
 
 
 cdef inline unsigned long long _be(const unsigned char *q, int size) noexcept:
