@@ -7,7 +7,9 @@ from __future__ import annotations
 import io
 import json
 import random
+import sys
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +22,9 @@ from binlog_spec.rows.schema import SchemaTracker
 from binlog_spec.stream.filters import FilterOptions
 
 from conftest import FIXTURES
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fuzz"))
+import mutate  # noqa: E402
 
 #: MariaDB fixtures whose transactions the loop takes (GTID, ANNOTATE_ROWS, TABLE_MAP, rows, XID).
 SEEDS = [FIXTURES / name / "mariadb-bin.000001"
@@ -106,40 +111,23 @@ def test_the_compiled_loop_gives_the_reference_report(path, argv, monkeypatch):
     assert _cli(path, argv, True, monkeypatch) == _cli(path, argv, False, monkeypatch)
 
 
-def _event_starts(data: bytes) -> list[tuple[int, int]]:
-    out, pos = [], spec.LEN_MAGIC
-    while pos + spec.LEN_EVENT_HEADER <= len(data):
-        size = int.from_bytes(data[pos + 9:pos + 13], "little")
-        if size < spec.LEN_EVENT_HEADER:
-            break
-        out.append((pos, size))
-        pos += size
-    return out
+def _change(b: bytearray, pos: int, size: int, rng: random.Random) -> None:
+    """One change inside an event: its body (a bit, or an edge value), its timestamp, or its type code."""
+    kind = rng.random()
+    if kind < 0.5:
+        i = pos + spec.LEN_EVENT_HEADER + rng.randrange(max(1, size - spec.LEN_EVENT_HEADER - 4))
+        b[i] ^= 1 << rng.randrange(8)
+    elif kind < 0.8:
+        i = pos + spec.LEN_EVENT_HEADER + rng.randrange(max(1, size - spec.LEN_EVENT_HEADER - 4))
+        b[i] = rng.choice((0, 1, 2, 64, 0x80, 0xfb, 0xfc, 0xfd, 0xfe, 0xff))
+    elif kind < 0.9:
+        b[pos] = rng.randrange(256)     # the timestamp
+    else:
+        b[pos + 4] = rng.choice((2, 16, 19, 23, 24, 25, 160, 162))     # the type code
 
 
 def _damaged(data: bytes, rng: random.Random) -> bytes:
-    """Bytes changed inside events (bodies, timestamps, type codes), each event's CRC32 made right again:
-    the framing takes them, the bodies are what the loop must judge as the reference does."""
-    b = bytearray(data)
-    starts = _event_starts(data)[1:]        # the FDE stays
-    for _ in range(rng.choice((1, 1, 2, 4))):
-        pos, size = rng.choice(starts)
-        kind = rng.random()
-        if kind < 0.5:
-            i = pos + spec.LEN_EVENT_HEADER + rng.randrange(max(1, size - spec.LEN_EVENT_HEADER - 4))
-            b[i] ^= 1 << rng.randrange(8)
-        elif kind < 0.8:
-            i = pos + spec.LEN_EVENT_HEADER + rng.randrange(max(1, size - spec.LEN_EVENT_HEADER - 4))
-            b[i] = rng.choice((0, 1, 2, 64, 0x80, 0xfb, 0xfc, 0xfd, 0xfe, 0xff))
-        elif kind < 0.9:
-            b[pos] = rng.randrange(256)     # the timestamp
-        else:
-            b[pos + 4] = rng.choice((2, 16, 19, 23, 24, 25, 160, 162))     # the type code
-        if pos + size <= len(b):
-            b[pos + size - 4:pos + size] = zlib.crc32(bytes(b[pos:pos + size - 4])).to_bytes(4, "little")
-    if rng.random() < 0.2:
-        del b[rng.randrange(len(b)):]
-    return bytes(b)
+    return mutate.damaged_with_valid_checksums(data, rng, _change)
 
 
 @needs_compiled
@@ -163,7 +151,7 @@ def test_the_loop_leaves_what_it_cannot_count_to_the_reference(tmp_path, monkeyp
     row errors and the stderr lines are the same."""
     path = FIXTURES / "types-full" / "mariadb-bin.000001"
     data = bytearray(path.read_bytes())
-    rows = [(pos, size) for pos, size in _event_starts(bytes(data)) if data[pos + 4] in (23, 24, 25)]
+    rows = [(pos, size) for pos, size in mutate.event_spans(bytes(data)) if data[pos + 4] in (23, 24, 25)]
     fde = spec.parse_fde(bytes(data[spec.LEN_MAGIC + spec.LEN_EVENT_HEADER:]))
     for k, (pos, size) in enumerate(rows):
         if k % 3 == 0:      # the last byte of the rows changed: the walk ends off the rows' end

@@ -24,8 +24,10 @@ import sys
 import tempfile
 import time
 import traceback
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -39,6 +41,7 @@ WALL_SECONDS = 60
 #: Address space of a worker.
 MEMORY_BYTES = 2 << 30
 
+from binlog_spec.binlog import spec  # noqa: E402
 from binlog_spec.binlog.writer import OFS_END_LOG_POS, OFS_LEN  # noqa: E402
 
 EDGE_BYTES = (0x00, 0x01, 0x7F, 0x80, 0xFA, 0xFB, 0xFC, 0xFD, 0xFE, 0xFF)
@@ -114,6 +117,35 @@ def _event_starts(data: bytes) -> list[int]:
             break
         pos += size
     return starts
+
+
+def event_spans(data: bytes) -> list[tuple[int, int]]:
+    """(position, size) of the events by their size fields, up to one whose size is under a header."""
+    out, pos = [], spec.LEN_MAGIC
+    while pos + spec.LEN_EVENT_HEADER <= len(data):
+        size = int.from_bytes(data[pos + OFS_LEN:pos + OFS_LEN + 4], "little")
+        if size < spec.LEN_EVENT_HEADER:
+            break
+        out.append((pos, size))
+        pos += size
+    return out
+
+
+def damaged_with_valid_checksums(data: bytes, rng: random.Random,
+                                 change: Callable[[bytearray, int, int, random.Random], None]) -> bytes:
+    """Bytes changed inside 1, 2 or 4 events after the FDE (`change(buf, position, size, rng)` changes one),
+    each event's CRC32 made right again, and one case in five cut short: the framing takes them, the
+    bodies are what a compiled loop must judge as its reference does."""
+    b = bytearray(data)
+    starts = event_spans(data)[1:]          # the FDE stays
+    for _ in range(rng.choice((1, 1, 2, 4))):
+        pos, size = rng.choice(starts)
+        change(b, pos, size, rng)
+        if pos + size <= len(b):
+            b[pos + size - 4:pos + size] = zlib.crc32(bytes(b[pos:pos + size - 4])).to_bytes(4, "little")
+    if rng.random() < 0.2:
+        del b[rng.randrange(len(b)):]
+    return bytes(b)
 
 
 def mutate(data: bytes, rng: random.Random) -> tuple[bytes, str, int | None]:

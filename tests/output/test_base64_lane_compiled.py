@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import random
 import sys
-import zlib
 from pathlib import Path
 
 import pytest
@@ -140,39 +139,22 @@ def test_without_checksum_checks_the_lane_frames_as_the_reference():
         assert _script([path], True, options)[0] == _script([path], False, options)[0], path
 
 
-def _event_starts(data: bytes) -> list[tuple[int, int]]:
-    out, pos = [], spec.LEN_MAGIC
-    while pos + spec.LEN_EVENT_HEADER <= len(data):
-        size = int.from_bytes(data[pos + 9:pos + 13], "little")
-        if size < spec.LEN_EVENT_HEADER:
-            break
-        out.append((pos, size))
-        pos += size
-    return out
+def _change(b: bytearray, pos: int, size: int, rng: random.Random) -> None:
+    """One change inside an event: its body, its end_log_pos, timestamp or server id, or its type code."""
+    kind = rng.random()
+    if kind < 0.6:
+        i = pos + spec.LEN_EVENT_HEADER + rng.randrange(max(1, size - spec.LEN_EVENT_HEADER - 4))
+        b[i] = rng.choice((0, 1, 2, 8, 64, 0x80, 0xfb, 0xfc, 0xfd, 0xfe, 0xff, b[i] ^ 1 << rng.randrange(8)))
+    elif kind < 0.75:
+        b[pos + 13 + rng.randrange(4)] ^= 0xff      # end_log_pos: the lane frames it again
+    elif kind < 0.85:
+        b[pos + rng.randrange(9)] = rng.randrange(256)     # timestamp, server id
+    else:
+        b[pos + 4] = rng.choice((2, 16, 19, 23, 24, 25, 160, 162))     # the type code
 
 
 def _damaged(data: bytes, rng: random.Random) -> bytes:
-    """Bytes changed inside events (bodies, header fields, type codes), each event's CRC32 made right
-    again: the framing takes them, the bodies are what the loop must judge as the reference does."""
-    b = bytearray(data)
-    starts = _event_starts(data)[1:]        # the FDE stays
-    for _ in range(rng.choice((1, 1, 2, 4))):
-        pos, size = rng.choice(starts)
-        kind = rng.random()
-        if kind < 0.6:
-            i = pos + spec.LEN_EVENT_HEADER + rng.randrange(max(1, size - spec.LEN_EVENT_HEADER - 4))
-            b[i] = rng.choice((0, 1, 2, 8, 64, 0x80, 0xfb, 0xfc, 0xfd, 0xfe, 0xff, b[i] ^ 1 << rng.randrange(8)))
-        elif kind < 0.75:
-            b[pos + 13 + rng.randrange(4)] ^= 0xff      # end_log_pos: the lane frames it again
-        elif kind < 0.85:
-            b[pos + rng.randrange(9)] = rng.randrange(256)     # timestamp, server id
-        else:
-            b[pos + 4] = rng.choice((2, 16, 19, 23, 24, 25, 160, 162))     # the type code
-        if pos + size <= len(b):
-            b[pos + size - 4:pos + size] = zlib.crc32(bytes(b[pos:pos + size - 4])).to_bytes(4, "little")
-    if rng.random() < 0.2:
-        del b[rng.randrange(len(b)):]
-    return bytes(b)
+    return mutate.damaged_with_valid_checksums(data, rng, _change)
 
 
 @needs_compiled
