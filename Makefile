@@ -23,9 +23,10 @@ $(STAMP): requirements-dev.txt pyproject.toml setup.py
 	$(PY) -c 'import sysconfig, pathlib; pathlib.Path(sysconfig.get_paths()["purelib"], "binlog_spec_src.pth").write_text("$(CURDIR)/src\n")'
 	touch $@
 
-# The compiled core: every src/binlog_spec/**/_c*.pyx (setup.py). Without a C compiler the build warns and
+# The compiled core: every src/binlog_spec/**/_c*.pyx (setup.py), with what they include (_cbytes.pxd,
+# _crc32.h: ISA-L's CRC32, libisal-dev of the apt target). Without a C compiler the build warns and
 # the pure-Python core runs; `make test` fails then (tests/test_compiled_core.py).
-PYX := $(shell find src/binlog_spec -name '_c*.pyx')
+PYX := $(shell find src/binlog_spec -name '_c*.pyx' -o -name '_c*.pxd' -o -name '_crc32.h')
 COMPILED := $(VENV)/.compiled
 $(COMPILED): $(STAMP) $(PYX)
 	$(PY) setup.py -q build_ext --inplace
@@ -40,7 +41,7 @@ $(NODE_STAMP): package.json package-lock.json
 PY_HEADER := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h
 apt:
 	tools/ensure-apt.sh node:nodejs npm:npm mariadbd:mariadb-server mariadb:mariadb-client chromium:chromium java:openjdk-17-jre-headless \
-		gcc:gcc $(PY_HEADER):python3-dev
+		gcc:gcc $(PY_HEADER):python3-dev /usr/include/isa-l/crc.h:libisal-dev
 
 setup: apt $(STAMP) $(COMPILED) $(NODE_STAMP)
 

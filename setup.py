@@ -7,7 +7,9 @@ package then runs its pure-Python reference code (binlog_spec.compiled says whic
 """
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -31,8 +33,18 @@ def pyx_modules() -> list[tuple[str, str]]:
     return found
 
 
+#: Set to "zlib" to build the compiled CRC32 on zlib even where ISA-L is installed (tests of that build).
+CRC32_ENV = "BINLOG_SPEC_CRC32"
+#: A program that compiles and links only where ISA-L's CRC32 is there (Debian: libisal-dev).
+_ISAL_PROBE = """#include <isa-l/crc.h>
+int main(void) { unsigned char b[1] = {0}; return (int)(crc32_gzip_refl(0, b, 1) & 0); }
+"""
+
+
 def extensions() -> list[Extension]:
-    modules = [Extension(name, [source]) for name, source in pyx_modules()]
+    # the C compiler finds binlog_spec/binlog/_crc32.h (the CRC32 of every module) under src/
+    modules = [Extension(name, [source], include_dirs=[str(HERE / "src")], libraries=["z"])
+               for name, source in pyx_modules()]
     if not modules:
         return []
     try:
@@ -48,6 +60,29 @@ class OptionalBuildExt(build_ext):
     """build_ext that turns a missing or failing C toolchain into a warning."""
 
     failed: set[str] = set()
+
+    def build_extensions(self) -> None:
+        """The CRC32 (binlog/_crc32.h): ISA-L's where it compiles and links here, else zlib's."""
+        if os.environ.get(CRC32_ENV, "") != "zlib" and self._links_isal():
+            for ext in self.extensions:
+                ext.define_macros.append(("BINLOG_SPEC_ISAL", "1"))
+                ext.libraries.append("isal")
+        else:
+            print("binlog-spec: the compiled CRC32 is zlib's (ISA-L, Debian's libisal-dev, is faster)",
+                  file=sys.stderr)
+        super().build_extensions()
+
+    def _links_isal(self) -> bool:
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "probe.c")
+            with open(src, "w") as f:
+                f.write(_ISAL_PROBE)
+            try:
+                objects = self.compiler.compile([src], output_dir=tmp)
+                self.compiler.link_executable(objects, "probe", output_dir=tmp, libraries=["isal"])
+            except Exception:  # noqa: BLE001 - no header, no library: zlib's CRC32
+                return False
+        return True
 
     def run(self) -> None:
         try:

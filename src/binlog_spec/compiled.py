@@ -64,10 +64,12 @@ def status(every: bool = False) -> dict[str, str]:
 
 
 def describe() -> str:
-    """One line for `binlog-spec --version`: which core is running (every module of MODULES)."""
+    """One line for `binlog-spec --version`: which core is running (every module of MODULES), and the
+    compiled CRC32 (ISA-L or zlib: binlog/_crc32.h)."""
     st = status(every=True)
     if st and all(v == "compiled" for v in st.values()):
-        return "compiled core (" + ", ".join(n.rpartition(".")[2] for n in st) + ")"
+        crc = getattr(_STATE.get("binlog_spec.binlog._cframe"), "CRC32", "?")     # binlog/_crc32.h's choice
+        return "compiled core (" + ", ".join(n.rpartition(".")[2] for n in st) + f"), CRC32 by {crc}"
     if not st:
         return "pure-Python core"
     missing = [f"{n.rpartition('.')[2]}: {v}" for n, v in st.items() if v != "compiled"]

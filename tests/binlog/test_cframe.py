@@ -5,6 +5,8 @@ with the compiled twin, the pure twin, or not at all (every event through the fu
 from __future__ import annotations
 
 import dataclasses
+import os
+import random
 import struct
 import zlib
 
@@ -225,3 +227,27 @@ def test_the_scan_gives_the_same_steps_and_faults_with_either_twin_or_without(tm
                 monkeypatch.setattr(framing, "skip", skip)
                 seen.append(_scan(p, report, chunk, **options))
             assert seen[0] == seen[1] == seen[2], data
+
+
+@pytest.mark.skipif(_cframe is None, reason="needs the compiled core (test_compiled_core fails without it)")
+def test_the_compiled_crc32_is_zlibs_at_every_length_and_alignment():
+    """binlog/_crc32.h (ISA-L's crc32_gzip_refl where it was built in, zlib's crc32 elsewhere) gives
+    zlib.crc32's value, which the pure-Python reference and the server compute: lengths 0 to 600 and
+    a few large ones (ISA-L folds 64 and 256 bytes at a time, then the rest), at every alignment."""
+    rng = random.Random(32)
+    data = rng.randbytes(1 << 20)
+    for n in [*range(601), 1023, 1024, 4095, 4096, 65535, 65536 + 17, 1 << 20]:
+        for skew in range(8) if n <= 600 else (0, 3):
+            view = memoryview(data)[skew:skew + n]
+            assert _cframe.crc32(view) == zlib.crc32(view), (n, skew)
+    assert _cframe.crc32(b"") == 0 and _cframe.crc32(b"123456789") == 0xCBF43926     # the CRC-32 check value
+
+
+@pytest.mark.skipif(_cframe is None, reason="needs the compiled core (test_compiled_core fails without it)")
+def test_ci_runs_isal_crc32_where_make_installed_it():
+    """`make` installs libisal-dev (the Makefile's apt target) and setup.py builds ISA-L's CRC32 in: a
+    build that fell back to zlib's (six times slower on binlog events) fails under CI; --version says
+    which one runs."""
+    if os.environ.get("CI"):
+        assert _cframe.CRC32 == "ISA-L"
+    assert _cframe.CRC32 in ("ISA-L", "zlib") and f"CRC32 by {_cframe.CRC32}" in compiled.describe()

@@ -1,17 +1,24 @@
 # cython: language_level=3
-"""What the compiled modules read from event bytes, in one place (inline: nothing to link; every
-`_c*.pyx` that reads little-endian integers or MariaDB GTID/XID bodies from a window cimports it):
+"""What the compiled modules read from event bytes, in one place (inline; setup.py links every module with
+the CRC32's library; every `_c*.pyx` that reads little-endian integers or MariaDB GTID/XID bodies, or checks
+CRC32s, from a window cimports it):
 
 * `u4`, `le`: little-endian unsigned integers of 4 and of `size` (at most 8) bytes;
 * the layout of mariadb_gtid_event (formats/binlog.ksy): seq_no u8, domain_id u4, flags2 u1, commit_id u8
   when flags2 & FL_GROUP_COMMIT_ID, XA fields when flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA), then
   flags_extra (a zero byte: padding follows); an xid_event's xid (u8) after its post-header;
+* `event_crc32`: the CRC32 of an event's bytes (binlog/_crc32.h: Intel's ISA-L where setup.py found it,
+  else zlib; `CRC32_IMPLEMENTATION` names the one built in);
 * `gtid_xid_reads_agree()`: whether those reads give what the generated parser gives for the same bytes
   (as spec._FAST_HEADER checks the header), so that the spec stays the one source of the layouts and a
   loop that reads them never runs where they differ.
 """
 from cpython.bytes cimport PyBytes_AS_STRING
 from libc.stdint cimport uint32_t, uint64_t
+
+cdef extern from "binlog_spec/binlog/_crc32.h" nogil:
+    uint32_t event_crc32 "binlog_spec_crc32"(const unsigned char* p, size_t n)
+    const char* CRC32_IMPLEMENTATION "BINLOG_SPEC_CRC32_IMPL"
 
 cdef enum:
     GROUP_COMMIT_ID = 2

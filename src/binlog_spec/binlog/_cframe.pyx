@@ -1,6 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-# distutils: libraries = z
-"""The compiled framing loop: framing.walk_events in C, with zlib's crc32.
+"""The compiled framing loop: framing.walk_events in C, with the CRC32 of binlog/_crc32.h (ISA-L or zlib).
 
 Walks the whole events of a window's bytes from an offset and returns, for each, its header (a
 spec.EventHeader, built without its dataclass __init__), its bytes and its CRC32 trailer; it stops,
@@ -12,10 +11,8 @@ from cpython.dict cimport PyDict_SetItem
 from libc.stdint cimport uint32_t
 
 from binlog_spec.binlog import spec
-from binlog_spec.binlog._cbytes cimport u4 as _u4
+from binlog_spec.binlog._cbytes cimport CRC32_IMPLEMENTATION, event_crc32, u4 as _u4
 
-cdef extern from "zlib.h":
-    unsigned long crc32(unsigned long crc, const unsigned char* buf, unsigned int len) nogil
 
 cdef object _HEADER = spec.EventHeader
 cdef object _NEW = object.__new__
@@ -25,6 +22,14 @@ cdef int START_ENCRYPTION = int(spec.EventType.start_encryption_event)
 cdef str K_TS = "timestamp", K_CODE = "type_code", K_SID = "server_id", K_LEN = "len_event"
 cdef unsigned char STOP = 1, SHOW = 2, RUN = 3
 cdef str K_END = "end_log_pos", K_FLAGS = "flags"
+
+#: The CRC32 the compiled loops run: "ISA-L" or "zlib" (binlog/_crc32.h; setup.py chooses).
+CRC32 = CRC32_IMPLEMENTATION.decode()
+
+
+def crc32(const unsigned char[::1] data) -> int:
+    """The compiled loops' CRC32 of `data`: zlib.crc32's value (the tests compare them)."""
+    return event_crc32(&data[0] if data.shape[0] else NULL, data.shape[0])
 
 
 def walk_events(bytes buf, Py_ssize_t off, int len_checksum, bint verify, Py_ssize_t max_events):
@@ -48,7 +53,7 @@ def walk_events(bytes buf, Py_ssize_t off, int len_checksum, bint verify, Py_ssi
         checksum = None
         if len_checksum == 4:
             stored = _u4(e + len_event - 4)
-            if verify and <uint32_t>crc32(0, e, len_event - 4) != stored:
+            if verify and event_crc32(e, len_event - 4) != stored:
                 break
             checksum = stored
         header = _NEW(_HEADER)
@@ -89,7 +94,7 @@ def skip_events(bytes buf, Py_ssize_t off, Py_ssize_t end, int len_checksum, bin
         m = mark[e[4]]
         if m == STOP or len_event < <uint32_t>min_len or <Py_ssize_t>len_event > end - off:
             break
-        if verify and len_checksum == 4 and <uint32_t>crc32(0, e, len_event - 4) != _u4(e + len_event - 4):
+        if verify and len_checksum == 4 and event_crc32(e, len_event - 4) != _u4(e + len_event - 4):
             break
         if m == RUN and off <= run_end:
             if in_run:

@@ -39,8 +39,6 @@ from __future__ import annotations
 import argparse
 import codecs
 import dataclasses
-import concurrent.futures
-import multiprocessing
 import os
 import pickle
 import shutil
@@ -299,6 +297,8 @@ class _Nowhere:
 def _run_pieces(command, args: argparse.Namespace, pieces, out: TextIO, err: TextIO, report) -> int:
     mode = mode_of(args)
     jobs = min(args.jobs if args.jobs is not None else default_jobs(), len(pieces))
+    import concurrent.futures   # (imported here: one-process runs, most runs, never start a pool)
+    import multiprocessing
     global _WORK
     folder = tempfile.mkdtemp(prefix="binlog-spec-jobs.")
     _WORK = (command, args, pieces, folder)
@@ -319,7 +319,7 @@ def _join(pool, n: int, jobs: int, mode: Mode, args, folder: str, out: TextIO, e
     """The pieces' outputs copied in order (at most 2 × jobs pieces ahead: bounded temporary files)."""
     bar = _bar(args, err)
     try:
-        futures: dict[int, concurrent.futures.Future] = {}
+        futures: dict = {}
         ahead = 2 * jobs
         for i in range(min(n, ahead)):
             futures[i] = pool.submit(_run_piece, i)

@@ -1,5 +1,4 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-# distutils: libraries = z
 """The base64 script's per-event text in C (output/base64_text.py is the pure-Python reference, which
 gives the same strings for the same arguments): an event framed at its position (size, end_log_pos,
 the CRC32 appended), its ``# at`` comment lines, and the base64 lines of the framed bytes. And `Lane`,
@@ -10,8 +9,6 @@ from libc.string cimport memcpy
 
 from binlog_spec.binlog import writer as binwriter
 
-cdef extern from "zlib.h":
-    unsigned long crc32(unsigned long crc, const unsigned char* buf, unsigned int len) nogil
 
 cdef extern from "Python.h":
     object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
@@ -86,7 +83,7 @@ def event_text(bytes data, Py_ssize_t n, Py_ssize_t pos, bint checksum, str when
     _put4(f + OFS_LEN, <uint32_t>size)
     _put4(f + OFS_END, end)
     if checksum:
-        crc = <uint32_t>crc32(0, f, <unsigned int>n)
+        crc = event_crc32(f, n)
         _put4(f + n, crc)
         comment = f"# at {pos}\n#{when} server id {server_id}  end_log_pos {end} CRC32 0x{crc:08x} \t{summary}"
     else:
@@ -102,8 +99,8 @@ from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.stdint cimport uint64_t
 
 from binlog_spec.binlog import spec
-from binlog_spec.binlog._cbytes cimport (GROUP_COMMIT_ID, LEN_COMMIT_ID, LEN_GTID_FIXED, XA_FLAGS, gtid_xid_reads_agree,
-                                         le as _le, u4 as _u4)
+from binlog_spec.binlog._cbytes cimport (GROUP_COMMIT_ID, LEN_COMMIT_ID, LEN_GTID_FIXED, XA_FLAGS, event_crc32,
+                                         gtid_xid_reads_agree, le as _le, u4 as _u4)
 from binlog_spec.binlog.event_types import FL_STANDALONE
 from binlog_spec.output.base64_session import DELIMITER
 
@@ -283,7 +280,7 @@ cdef class Lane:
         _put4(f + OFS_LEN, want)
         _put4(f + OFS_END, end)
         if self.checksum:
-            crc[0] = <uint32_t>crc32(0, f, <unsigned int>n)
+            crc[0] = event_crc32(f, n)
             _put4(f + n, crc[0])
         return f
 
@@ -304,7 +301,7 @@ cdef class Lane:
         if len_event < <uint32_t>(H + self.len_checksum) or <Py_ssize_t>len_event > n - off:
             return False
         if verify and self.len_checksum == 4 and \
-                <uint32_t>crc32(0, p + off, len_event - 4) != _u4(p + off + len_event - 4):
+                event_crc32(p + off, len_event - 4) != _u4(p + off + len_event - 4):
             return False
         return True
 
