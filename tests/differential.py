@@ -7,8 +7,9 @@ of everything the library and the CLI make of one binlog, hashed per file.
 The test runs this twice, with BINLOG_SPEC_PURE=1 (the pure-Python reference) and without it (every
 compiled module of binlog_spec.compiled.MODULES that is built), over the same files, and requires the
 same lines. The transcript holds every event's fields (checksums off and on), every decoded row change,
-the warnings, the outputs of the commands of COMMANDS (stdout, stderr, exit code), and every error: its
-class, message, file offset and event type, and the exception it was raised from. A compiled module
+the warnings, the Spark rows-mode batches of SPARK_ROWS, the outputs of the commands of COMMANDS (stdout,
+stderr, exit code), and every error: its class, message, file offset and event type, and the exception it
+was raised from. A compiled module
 added to the package is covered here without a change: the whole pipeline runs under both cores.
 """
 from __future__ import annotations
@@ -54,6 +55,35 @@ def _drain(lines: list[str], items: Iterable, show: Callable[[object], str]) -> 
         lines.append("end: " + _error(exc))
 
 
+#: Options of the Spark source's rows-mode reads compared (spark/records.read_split, every split in turn, in
+#: process): whole and in resync pieces, faults raised or as rows (the compiled loop of spark/_crowsink.pyx).
+SPARK_ROWS: list[dict[str, str]] = [
+    {"splitSize": "0"},
+    {"splitSize": "0", "onError": "skip", "batchRows": "100"},
+    {"splitSize": "20000", "planning": "resync", "onError": "skip", "batchRows": "33"},
+]
+
+
+def _spark_rows(path: str, options: dict[str, str]) -> list[str]:
+    """The record batches of a Spark rows-mode read of `path` (their sizes and values), and each split's end."""
+    import json
+    from binlog_spec.spark import records
+    from binlog_spec.spark.options import Config
+    from binlog_spec.spark.planning import plan
+    lines: list[str] = []
+    try:
+        cfg = Config.from_options({"paths": json.dumps([path]), "mode": "rows", **options})
+        schema = records.output_schema(cfg)
+        splits = plan(cfg)
+    except Exception as exc:  # noqa: BLE001 - the error is what is compared
+        return ["plan: " + _error(exc)]
+    for split in splits:
+        lines.append(f"split {split.start} {split.end}")
+        _drain(lines, records.read_split(cfg, schema, split),
+               lambda b: f"{b.num_rows} {[c.to_pylist() for c in b.columns]!r}")
+    return lines
+
+
 def transcript(path: str) -> list[str]:
     import binlog_spec
     from binlog_spec.cli import main
@@ -68,6 +98,9 @@ def transcript(path: str) -> list[str]:
     lines.append("# rows")
     events = rows.observe_schema(binlog_spec.read_events([path]), SchemaTracker(), warn=warn)
     _drain(lines, rows.read_rows(events, warn=warn), lambda rc: repr(rc.to_dict()))
+    for options in SPARK_ROWS:
+        lines.append(f"# spark rows {options}")
+        lines += _spark_rows(path, options)
     for argv in COMMANDS:
         out, err = io.StringIO(), io.StringIO()
         try:

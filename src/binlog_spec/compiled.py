@@ -29,6 +29,7 @@ MODULES: tuple[str, ...] = (
     "binlog_spec.output._cb64",         # the base64 script's event text and its lane's loop (base64_text.py, base64_lane.py)
     "binlog_spec.output._csql",         # SQL statements of row changes (output/statements.py formatter)
     "binlog_spec.spark._cvariant",      # row images to Spark VARIANT bytes and Arrow columns (spark/variant.py)
+    "binlog_spec.spark._crowsink",      # the Spark rows mode's loop over the window (reference: records._row_changes)
 )
 
 #: Compiled module name -> the module (loaded) or the reason it is not running.

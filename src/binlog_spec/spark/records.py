@@ -9,7 +9,7 @@ import pyarrow as pa
 from pyspark.sql.types import (ArrayType, BooleanType, DataType, DecimalType, DoubleType, IntegerType, LongType,
                                StringType, StructField, StructType, TimestampType, VariantType)
 
-from binlog_spec import api
+from binlog_spec import api, compiled
 from binlog_spec.output import jsonenc
 from binlog_spec.stream import resync
 from binlog_spec.stream import splits as stream_splits
@@ -20,6 +20,7 @@ from binlog_spec.binlog import spec
 from binlog_spec.errors import BinlogError, ColumnTypeChangedError
 from binlog_spec.stream.transactions import Transactions
 from binlog_spec.binlog.event_types import ROW_OPS
+from binlog_spec.rows import image_plan
 from binlog_spec.rows.decoder import RowDecoder
 from binlog_spec.rows.schema import SchemaTracker
 from binlog_spec.rows.tablemap import TableDef
@@ -30,6 +31,9 @@ from binlog_spec.spark.pushdown import Predicates
 
 ET = spec.EventType
 UTC = dt.timezone.utc
+#: The rows mode's compiled loop (spark/_crowsink.pyx: common transactions straight from the reader's
+#: window into the batcher's columns), or None: the reference path (`_row_changes`) reads every event.
+_crowsink = compiled.load("binlog_spec.spark._crowsink")
 
 
 EVENT_FIELDS = [
@@ -122,9 +126,9 @@ class _Stream:
     its `Skipped` markers set aside in `skipped` (the filters and the schema see events only): a
     consumer takes them (`take`) before each event it gets, and at the end."""
 
-    def __init__(self, split: stream_splits.Split, options):
+    def __init__(self, split: stream_splits.Split, options, sink=None):
         self.skipped: list[resync.Skipped] = []
-        self._items = resync.iter_resuming_events(split, options)
+        self._items = resync.iter_resuming_events(split, options, sink)
 
     def __iter__(self):
         skipped = self.skipped
@@ -163,20 +167,26 @@ def read_split(cfg: Config, schema: StructType, split: stream_splits.Split, tabl
     """
     preds = preds or Predicates()
     skip = cfg.on_error == "skip"
+    tail = (None,) if skip else ()
+    sink = None
     if cfg.mode == "rows" and cfg.images != "json":       # row images encoded a column at a time
         batcher: Batcher = ChangeBatcher(schema, cfg.batch_rows)
-        it = _row_changes(cfg, split, preds, False, run_files or [])
+        sink = _row_sink(cfg, split, preds, batcher, tail)
+        it = _row_changes(cfg, split, preds, False, run_files or [], sink)
     else:
         batcher = Batcher(schema, cfg.batch_rows)
         records = {"events": _event_records, "rows": _row_records, "transactions": _tx_records,
                    "table": _table_records}[cfg.mode]
         it = records(cfg, split, preds, table, run_files or [])
     add = batcher.add
-    tail = (None,) if skip else ()
+    ready = sink.ready if sink is not None else []
     try:
         if type(batcher) is ChangeBatcher:
             add_changes = batcher.add_changes
             for changes, ev, xid in it:     # as _row_records makes its rows, a rows event at a time
+                if ready:                   # the batches the compiled loop filled, before any row after them
+                    yield from ready
+                    ready.clear()
                 if type(changes) is Fault:
                     if not skip:
                         raise changes.error
@@ -198,7 +208,11 @@ def read_split(cfg: Config, schema: StructType, split: stream_splits.Split, tabl
     except (BinlogError, OSError) as exc:   # a fault of the stream: the split ends there
         if not skip:
             raise
+        yield from ready
+        ready.clear()
         add(_corrupt_row(batcher, cfg, split, exc))
+    yield from ready
+    ready.clear()
     batch = batcher.flush()
     if batch is not None:
         yield batch
@@ -225,12 +239,12 @@ MODE_BODIES = {"events": None, "rows": api.ROWS_BODIES, "table": api.ROWS_BODIES
 
 
 def _events(cfg: Config, split: stream_splits.Split, run_files: list[str],
-            schema: SchemaTracker | None = None) -> tuple[_Stream, Any]:
+            schema: SchemaTracker | None = None, sink=None) -> tuple[_Stream, Any]:
     """The split's stream (its `Skipped` set aside: `_Stream`), and its events the filters keep;
     with `schema`, every event is seen by it first (rows.observe_schema): the filters never hide
-    DDL or a TABLE_MAP from it."""
+    DDL or a TABLE_MAP from it. `sink`: the compiled loop the reader gives its window to (`_row_sink`)."""
     options = dataclasses.replace(cfg.read, parse_bodies=api.bodies_needed(MODE_BODIES[cfg.mode], cfg.filters))
-    stream = _Stream(split, options)
+    stream = _Stream(split, options, sink)
     return stream, api.select_events(stream, cfg.filters, run_files, schema)
 
 
@@ -265,8 +279,19 @@ def _event_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
     yield from stream.take()
 
 
+def _row_sink(cfg: Config, split: stream_splits.Split, preds: Predicates, batcher: ChangeBatcher, tail: tuple):
+    """The compiled loop of the rows mode (spark/_crowsink.pyx), which puts the row changes of the common
+    MariaDB transactions into `batcher`'s columns itself, or None where it does not run: not built (or the
+    pure core asked for), or a read with filters, pushed predicates or ops (the reference path applies them)."""
+    if _crowsink is None or image_plan.crows is None or cfg.filters.active or preds or cfg.ops:
+        return None
+    sink = _crowsink.Sink(batcher, None, None, None, tail)
+    sink.limit = split.end
+    return sink
+
+
 def _row_changes(cfg: Config, split: stream_splits.Split, preds: Predicates, typed: bool,
-                 run_files: list[str]) -> Iterator[tuple[Any, Any, Any]]:
+                 run_files: list[str], sink=None) -> Iterator[tuple[Any, Any, Any]]:
     """(the row changes of a rows event, that event, XID of its transaction) of a split, in order; a
     rows event that does not decode gives (Fault, event, XID) after the rows decoded before its fault.
 
@@ -274,24 +299,36 @@ def _row_changes(cfg: Config, split: stream_splits.Split, preds: Predicates, typ
     filters rule out are not decoded. On a fault of the stream, the rows decoded before it
     come first, with no XID, then the error is raised, or, where reading resumes after it,
     (Fault of its `Skipped`, None, None) and the rows from the boundary it resumes at.
+
+    With `sink` (`_row_sink`), the reader gives its window to the compiled loop first: the transactions it
+    takes are in the batcher (or its `ready` batches) when the next event comes here, and it learns the
+    TABLE_MAPs read here.
     """
     decoder = RowDecoder()      # the TABLE_MAPs come completed (observe_schema, under the filters)
     # observe / _rows: feed without its generator per event (RowDecoder.observe's contract)
-    observe, decode, step, ops, row_ops = decoder.observe, decoder._rows, Transactions().step, cfg.ops, ROW_OPS
-    xid_code = int(ET.xid_event)
+    tx = Transactions()
+    observe, decode, step, ops, row_ops = decoder.observe, decoder._rows, tx.step, cfg.ops, ROW_OPS
+    xid_code, table_map_code = int(ET.xid_event), int(ET.table_map_event)
     pending: list = []
     append = pending.append
     xid = None
     prefix = "_" if typed else ""
-    stream, events = _events(cfg, split, run_files, _split_schema(split))
+    schema = _split_schema(split)
+    if sink is not None:
+        sink.decoder, sink.schema, sink.tx = decoder, schema, tx
+    learn = sink.learn if sink is not None else None
+    stream, events = _events(cfg, split, run_files, schema, sink)
     skipped = stream.skipped
     try:
         for ev in events:
             if skipped:                 # a corrupt stretch skipped: its transaction ends unfinished
                 yield from ((g, e, None) for g, e in pending)
                 yield from ((f, None, None) for f in stream.take())
-                pending, xid, step = [], None, Transactions().step
+                tx = Transactions()
+                pending, xid, step = [], None, tx.step
                 append = pending.append
+                if sink is not None:
+                    sink.tx = tx
             starts, ends = step(ev)
             code = ev.header.type_code
             if starts and pending:
@@ -329,6 +366,8 @@ def _row_changes(cfg: Config, split: stream_splits.Split, preds: Predicates, typ
                     append((Fault(exc), ev))
                 if code == xid_code and error is None:
                     xid = ev.fields.get("xid")
+                elif code == table_map_code and learn is not None and error is None:
+                    learn(ev.body_bytes(), ev.table_def)
             if ends:
                 yield from ((g, e, xid) for g, e in pending)
                 pending, xid = [], None

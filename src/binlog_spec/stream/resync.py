@@ -308,7 +308,7 @@ def resolve(split: Split, head: Head | None = None) -> tuple[Split | None, Head]
     return dataclasses.replace(split, start=start, end=end, resync=False), head
 
 
-def iter_resync_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> Iterator[Event]:
+def iter_resync_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS, sink=None) -> Iterator[Event]:
     """The events of a resync split (`iter_split_events` of the resolved split), checked against the
     neighbour's resync: a FORMAT_DESCRIPTION_EVENT past the head, a boundary met past the range's end
     before the resolved end, or a resolved end that is no boundary to linear reading, is a
@@ -317,21 +317,22 @@ def iter_resync_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> 
     if resolved is None:
         return
     if head.fde is None:                # not a plain binlog: the reader says what it is
-        yield from iter_split_events(resolved, options)
+        yield from iter_split_events(resolved, options, sink)
         return
-    yield from _checked_events(split, resolved, head, options)
+    yield from _checked_events(split, resolved, head, options, sink=sink)
 
 
 def _checked_events(split: Split, piece: Split, head: Head, options: ReadOptions,
-                    keep_prefix: bool = True) -> Iterator[Event]:
+                    keep_prefix: bool = True, sink=None) -> Iterator[Event]:
     """The events of `piece` (a resolved resync split, or its part from a resume point on), checked
     against the neighbour's resync (`iter_resync_events`); `keep_prefix`: the FDE put in front of the
-    piece is yielded too (else left out: a resumed piece's)."""
+    piece is yielded too (else left out: a resumed piece's). A `sink` (see BinlogReader) must take no
+    event of a transaction that ends at or past the range's end (its `limit`): those are checked here."""
     last = None                                    # the last outer event
     start, fde_pos = piece.start, head.fde_pos
     # a boundary met at or past the range's end must be the resolved end (none when the piece ends the file)
     past = split.end if split.end is not None and piece.end is not None else None
-    for ev in iter_split_events(piece, options):
+    for ev in iter_split_events(piece, options, sink):
         pos = ev.pos
         if ev.is_inner or pos < start:
             if keep_prefix or ev.is_inner:
@@ -415,7 +416,8 @@ def _as_whole(split: Split, exc: BinlogError, options: ReadOptions) -> BinlogErr
     return exc
 
 
-def iter_resuming_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> Iterator[Event | Skipped]:
+def iter_resuming_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS,
+                         sink=None) -> Iterator[Event | Skipped]:
     """The events of a split (`iter_split_events`), going on past the faults of the stream: where the
     reader raises a BinlogError (a CRC32 mismatch, an impossible size, garbage bytes), a `Skipped` is
     yielded instead, naming the fault and the bytes skipped, and reading resumes at the next verified
@@ -423,7 +425,8 @@ def iter_resuming_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -
     never reads past it, the next split resyncs on its own, and both resyncs agree, so a file read
     whole or in pieces gives the same events and the same `Skipped`. Where resync cannot be trusted
     (`resume_at` is None), or where no verified boundary follows the fault (a file cut inside its last
-    event), the error is raised: the file ends there. A `ResyncError` is always raised."""
+    event), the error is raised: the file ends there. A `ResyncError` is always raised.
+    `sink`: see BinlogReader (and `_checked_events`)."""
     if split.if_binlog:
         if not starts_like_binlog(split.ref):
             return
@@ -434,12 +437,12 @@ def iter_resuming_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -
         if piece is None:
             return
         if head.fde is None:
-            yield from iter_split_events(piece, options)
+            yield from iter_split_events(piece, options, sink)
             return
-        events = _checked_events(split, piece, head, options)
+        events = _checked_events(split, piece, head, options, sink=sink)
     else:
         piece = split
-        events = iter_split_events(split, options)
+        events = iter_split_events(split, options, sink)
     stop = split.ref.size if piece.end is None else piece.end
     while True:
         try:
@@ -461,6 +464,6 @@ def iter_resuming_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -
         rest = dataclasses.replace(piece, start=resume, fde_pos=head.fde_pos, fde_size=head.fde_size, before=(),
                                    resync=False, schema_state=None)
         if split.resync:
-            events = _checked_events(split, rest, head, options, keep_prefix=False)
+            events = _checked_events(split, rest, head, options, keep_prefix=False, sink=sink)
         else:
-            events = (ev for ev in iter_split_events(rest, options) if ev.is_inner or ev.pos >= resume)
+            events = (ev for ev in iter_split_events(rest, options, sink) if ev.is_inner or ev.pos >= resume)

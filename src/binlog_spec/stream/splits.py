@@ -315,8 +315,8 @@ class SplitReader(BinlogReader):
     below `split.start` are what is put in front of the piece (`is_prefix`).
     """
 
-    def __init__(self, split: Split, options: ReadOptions = DEFAULT_OPTIONS):
-        super().__init__(split.ref.name, options, opener=self._open_split)
+    def __init__(self, split: Split, options: ReadOptions = DEFAULT_OPTIONS, sink=None):
+        super().__init__(split.ref.name, options, opener=self._open_split, sink=sink)
         self.split = split
         #: (position in the assembled stream, position in the file) where each range starts.
         self._starts: list[tuple[int, int]] = []
@@ -344,8 +344,10 @@ class SplitReader(BinlogReader):
         return p0 + virtual - v0
 
 
-def iter_split_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> Iterator[Event]:
-    """The events of a split with the file's positions.
+def iter_split_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS, sink=None) -> Iterator[Event]:
+    """The events of a split with the file's positions (`sink`: see BinlogReader; told where the piece's
+    own range starts, `place(position in the assembled stream, file position - that)`, and given no event
+    before it).
 
     A resync split is resolved first (`resync.iter_resync_events`). A piece after the first starts with the FDE put in front of it, at that FDE's real position
     (below `split.start`): decoders need it (checksums, MariaDB numbering); outputs of events
@@ -357,10 +359,13 @@ def iter_split_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> I
         split = dataclasses.replace(split, if_binlog=False)
     if split.resync:
         from binlog_spec.stream import resync
-        yield from resync.iter_resync_events(split, options)
+        yield from resync.iter_resync_events(split, options, sink)
         return
-    reader = SplitReader(split, options)
+    reader = SplitReader(split, options, sink)
     starts = reader._starts
+    if sink is not None:
+        v_last, p_last = starts[-1] if starts else (0, 0)
+        sink.place(v_last, p_last - v_last)
     try:
         if not starts:
             yield from reader
