@@ -1,5 +1,4 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-# distutils: libraries = z
 """The compiled loop of the Spark rows mode (spark/records.py `read_split` with VARIANT images): the common
 MariaDB transaction taken straight from the reader's window, its row changes put into the columns of the
 `ChangeBatcher`, with no Event object, no generator and no RowChange per row.
@@ -31,14 +30,12 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes
 from libc.stdint cimport uint32_t, uint64_t
 
 from binlog_spec.binlog import spec
-from binlog_spec.binlog._cbytes cimport (GROUP_COMMIT_ID, LEN_COMMIT_ID, LEN_GTID_FIXED, XA_FLAGS, gtid_xid_reads_agree,
-                                         le as _le, u4 as _u4)
+from binlog_spec.binlog._cbytes cimport (GROUP_COMMIT_ID, LEN_COMMIT_ID, LEN_GTID_FIXED, XA_FLAGS, event_crc32,
+                                         gtid_xid_reads_agree, le as _le, u4 as _u4)
 from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE, FL_STANDALONE
 from binlog_spec.rows import image_plan
 from binlog_spec.rows.walker import check_rows, present_columns
 
-cdef extern from "zlib.h":
-    unsigned long crc32(unsigned long crc, const unsigned char* buf, unsigned int len) nogil
 
 ET = spec.EventType
 cdef Py_ssize_t H = spec.LEN_EVENT_HEADER
@@ -138,7 +135,7 @@ cdef class Sink:
                 if code == FDE or code == START_ENCRYPTION or len_event < <uint32_t>(H + len_checksum) \
                         or <Py_ssize_t>len_event > n - at:
                     break
-                if verify and len_checksum == 4 and <uint32_t>crc32(0, e, len_event - 4) != _u4(e + len_event - 4):
+                if verify and len_checksum == 4 and event_crc32(e, len_event - 4) != _u4(e + len_event - 4):
                     break
                 len_body = len_event - H - len_checksum
                 if at == off:
