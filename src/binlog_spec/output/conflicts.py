@@ -34,6 +34,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
+from binlog_spec import compiled
 from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import DELETE, INSERT, QUERY_EVENTS, ROW_OPS, UPDATE
@@ -60,6 +61,8 @@ TX_CACHE = 1024
 KEY_WINDOW = 4096
 #: The events the check reads (the others only mark where transactions are).
 _READ = frozenset(int(c) for c in (*ROW_OPS, *QUERY_EVENTS, ET.table_map_event, ET.format_description_event))
+_TABLE_MAP = int(ET.table_map_event)
+_cconflicts = compiled.load("binlog_spec.output._cconflicts")
 #: The events that change nothing of the transaction they are in (Transactions.step: in a BEGIN).
 _INSIDE = frozenset(int(c) for c in (*ROW_OPS, ET.table_map_event))
 #: A spooled undone key: its transaction's number, the change (I, U, D), then its exact value.
@@ -192,6 +195,15 @@ class ConflictCheck:
         self._keycols: dict[int, tuple] = {}
         self._tx_cache: dict[int, Tx] = {}      # undone transactions read back (at most TX_CACHE)
         self.quick = KeyReader()                # the keys of rows events read straight from their images
+        self._tracker = Transactions()          # the transactions of the events watched
+        #: The compiled part (output/_cconflicts.pyx), or None: the undone keys of one integer column
+        #: (`fast`, by slot: (schema, table) and key column), the tables with an undone key it lacks (`slow`).
+        self._compiled = _cconflicts if self.quick.crows is not None else None
+        self.fast = self._compiled.KeySet() if self._compiled is not None else None
+        self._slots: dict[tuple, int] = {}
+        self._slot_keys: list[tuple] = []
+        self._slow: set[tuple[str, str]] = set()
+        self._sink = None
 
     # -- the stream ------------------------------------------------------------------------------
     def watch(self, events: Iterable[Event], select: Callable[[Iterable[Event]], Iterable[Event]]
@@ -204,7 +216,7 @@ class ConflictCheck:
         pending: deque = deque()            # [event, kept: None (undecided) / True / False, its Tx]
         where: dict[int, list] = {}         # id(event) -> its pending entry
         closed = [True]                     # the last event read closed its transaction (or had none)
-        tracker = Transactions()
+        tracker = self._tracker
 
         def settle(flush: bool = False) -> None:
             while pending:
@@ -248,6 +260,9 @@ class ConflictCheck:
             yield ev
         settle(flush=True)
         step, wanted, see, inside = tracker.step, _READ, self._see, _INSIDE
+        sink = self._sink if self.touched else None
+        if sink is not None:                # the compiled loop takes what it can of the rest (_cconflicts.Sink)
+            sink.armed = tracker.mode is None
         for ev in source:                    # past the window: read to the end, nothing undone
             code = ev.type_code
             # (a rows event or TABLE_MAP inside a BEGIN neither starts nor ends it: Transactions.step)
@@ -255,7 +270,58 @@ class ConflictCheck:
                 self.current = Tx(tracker.gtid, ev.file, ev.pos, ev.timestamp)
             if code in wanted:
                 see(ev, False, self.current)
+                if sink is not None and code == _TABLE_MAP:
+                    self._learn(ev)
+            if sink is not None:
+                sink.armed = tracker.mode is None
         self.done = True
+
+    # -- the compiled loop ---------------------------------------------------------------------------
+    def sink(self):
+        """The compiled loop of the check past the window, for the reader (`read_events(..., sink=)`),
+        or None (no compiled core). It takes nothing before `watch` reads past the window."""
+        if self._compiled is None:
+            return None
+        if self._sink is None:
+            self._sink = self._compiled.Sink(self, self.fast)
+        return self._sink
+
+    def _learn(self, ev: Event) -> None:
+        """A TABLE_MAP read past the window, told to the compiled loop: its table, and the slot of its
+        key (-1: a table the rollback writes no rows of), when the loop can check its rows."""
+        if ev.error is not None:
+            return
+        table = self.decoder.tables.get(ev.fields.get("table_id"))
+        if table is None:
+            return
+        schema = self.decoder.schema_source
+        generation = getattr(schema, "generation", None)
+        if schema is not None and generation is None:
+            return
+        where = (table.schema, table.table)
+        if where not in self.touched:
+            slot = -1
+        else:
+            if where in self._slow or self.fast.full:
+                return
+            slot = self._slots.get((where, self._key_columns(table)[0]))
+            if slot is None:
+                return
+        maps = self._sink.maps
+        if len(maps) > 4096:
+            maps.clear()
+        maps[ev.body_bytes()] = (table, generation, getattr(schema, "server_collation", None), slot)
+
+    def _adopt(self, gtid: str, file: str, pos: int, timestamp: int) -> None:
+        """The transaction the compiled loop hands over open: the one of the events that follow."""
+        self.current = Tx(gtid, file, pos, timestamp)
+
+    def _fast_slot(self, where: tuple[str, str], cols: tuple[str, ...]) -> int | None:
+        slot = self._slots.get((where, cols))
+        if slot is None and len(self._slot_keys) < 256:
+            slot = self._slots[(where, cols)] = len(self._slot_keys)
+            self._slot_keys.append((where, cols))
+        return slot
 
     # -- one event, in order ------------------------------------------------------------------------
     def _see(self, ev: Event, kept: bool, tx: Tx | None) -> None:
@@ -303,9 +369,10 @@ class ConflictCheck:
 
     def _keys(self, ev: Event, op: str, table, where: tuple[str, str]) -> list[tuple] | None:
         """conflict_keys.row_keys of the event's row changes (read straight from the images when the
-        fast path takes them); None: its rows cannot be decoded."""
+        fast path takes them: `self._quick` is then True); None: its rows cannot be decoded."""
         cols, _ = self._key_columns(table)
         found = self.quick.keys(ev, op, table, where, cols)
+        self._quick = found is not None
         if found is not None:
             return found
         try:
@@ -329,8 +396,15 @@ class ConflictCheck:
         keys, index = self.keys, self.index
         first = keys.count
         if found is None:               # its rows cannot be read: every later change of the table conflicts
+            self._slow.add(where)
             self._whole_table(where, no, code)
             return
+        fast = self.fast
+        if fast is not None and where not in self._slow:
+            cols = self._key_columns(table)[0]
+            slot = self._fast_slot(where, cols) if self._quick and len(cols) == 1 else None
+            if slot is None or not fast.add(slot, found, first):
+                self._slow.add(where)
         head = _KEY.pack(no, code)
         if first + len(found) > _REC_MASK + 1:
             raise BinlogError("the conflict check holds at most 2**30 undone rows", file=ev.file,
@@ -440,8 +514,19 @@ class ConflictCheck:
 
     # -- the result --------------------------------------------------------------------------------
     def conflicts(self) -> Iterator[Conflict]:
+        quoted: dict[int, tuple] = {}
         for data in self.found.records():
             f = pickle.loads(data)
+            if f[0] == "F":                 # found by the compiled loop: (F, record, slot, value, op, later tx, at)
+                _, rec, slot, value, op, gtid, file, pos, ts, at_file, at = f
+                where, cols = self._slot_keys[slot]
+                names = quoted.get(slot)
+                if names is None:
+                    names = quoted[slot] = tuple(quote_identifier(c) for c in cols)
+                undone, undone_op, _ = self._undone_of(rec)
+                yield Conflict("row", where[0], where[1], (names, (_shown(value),)), False, undone, undone_op,
+                               Tx(gtid, file, pos, ts), _OPS[op], (at_file, at), None)
+                continue
             yield Conflict(f[0], f[1], f[2], f[3], f[4], Tx(*f[5]), f[6], Tx(*f[7]), f[8], f[9], f[10])
 
     def close(self) -> None:
