@@ -32,7 +32,8 @@ The differential test (tests/test_compiled_core.py) runs checked rollbacks both 
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_GET_SIZE
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from libc.stdint cimport int64_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcmp
 
 from binlog_spec.binlog import spec
 from binlog_spec.binlog._cbytes cimport (GROUP_COMMIT_ID, LEN_COMMIT_ID, LEN_GTID_FIXED, XA_FLAGS, gtid_xid_reads_agree,
@@ -57,8 +58,8 @@ cdef int STANDALONE = FL_STANDALONE
 cdef object OPS = (INSERT, UPDATE, DELETE)
 cdef object _rows_offsets = spec.rows_offsets
 
-#: Entries of a KeySet at most (12 bytes each): past 3/4 of them it is dropped.
-MAX_SLOTS = 1 << 20
+#: Entries of a KeySet at most (12 bytes each, and 5 per key): past 3/4 of them it takes no more keys.
+MAX_SLOTS = 1 << 21
 cdef uint32_t EMPTY = 0xFFFFFFFF
 
 #: The GTID and XID layouts checked against the generated parser (False: the sink never takes an event).
@@ -83,64 +84,68 @@ cdef inline uint64_t _bits(object v) except? 0:
 
 
 cdef class KeySet:
-    """(slot, integer value) -> the first key record added with them; `full` once it would pass MAX_SLOTS."""
+    """(slot, integer value) -> the first undone change of that row: its key number (the order it was
+    first added in), its transaction's number and its change (0 INSERT, 1 UPDATE, 2 DELETE), and whether
+    a conflict was reported for it. `full` once it would pass `limit` entries: then it takes no more (the
+    keys in it stay)."""
     cdef uint64_t* vals
-    cdef uint32_t* recs         # (record << 8 | slot), EMPTY: a free entry
-    cdef Py_ssize_t size, used, limit
+    cdef uint32_t* idx          # (key number << 8 | slot), EMPTY: a free entry
+    cdef uint32_t* origin       # per key number: transaction number << 2 | change
+    cdef unsigned char* reported
+    cdef Py_ssize_t size, used, limit, room
     cdef public bint full
 
     def __cinit__(self, Py_ssize_t limit=MAX_SLOTS):
         self.limit = limit
-        self.size = 0
-        self.used = 0
+        self.size = self.used = self.room = 0
         self.full = False
         self.vals = NULL
-        self.recs = NULL
+        self.idx = NULL
+        self.origin = NULL
+        self.reported = NULL
         self._alloc(1 << 12)
 
     def __dealloc__(self):
         free(self.vals)
-        free(self.recs)
+        free(self.idx)
+        free(self.origin)
+        free(self.reported)
+
+    def __len__(self):
+        return self.used
 
     cdef int _alloc(self, Py_ssize_t size) except -1:
         cdef Py_ssize_t i
         self.vals = <uint64_t*>malloc(size * sizeof(uint64_t))
-        self.recs = <uint32_t*>malloc(size * sizeof(uint32_t))
-        if self.vals == NULL or self.recs == NULL:
+        self.idx = <uint32_t*>malloc(size * sizeof(uint32_t))
+        if self.vals == NULL or self.idx == NULL:
             raise MemoryError()
         for i in range(size):
-            self.recs[i] = EMPTY
+            self.idx[i] = EMPTY
         self.size = size
         return 0
 
-    cdef void _drop(self) noexcept:
-        free(self.vals)
-        free(self.recs)
-        self.vals = NULL
-        self.recs = NULL
-        self.size = self.used = 0
-        self.full = True
-
     cdef int _grow(self) except -1:
+        """Twice the entries (False: past the limit, then `full`)."""
         cdef uint64_t* vals = self.vals
-        cdef uint32_t* recs = self.recs
-        cdef Py_ssize_t size = self.size, i
+        cdef uint32_t* idx = self.idx
+        cdef Py_ssize_t size = self.size, i, j
+        cdef uint64_t mask
         if size * 2 > self.limit:
-            free(vals)
-            free(recs)
-            self.vals = NULL
-            self.recs = NULL
-            self.size = self.used = 0
             self.full = True
             return 0
         self._alloc(size * 2)
-        self.used = 0
+        mask = self.size - 1
         for i in range(size):
-            if recs[i] != EMPTY:
-                self._put(recs[i] & 0xFF, vals[i], recs[i] >> 8)
+            if idx[i] != EMPTY:
+                j = _mix(vals[i] * <uint64_t>0x9e3779b97f4a7c15 + (idx[i] & 0xFF)) & mask
+                while self.idx[j] != EMPTY:
+                    j = (j + 1) & mask
+                self.vals[j] = vals[i]
+                self.idx[j] = idx[i]
         free(vals)
-        free(recs)
-        return 0
+        free(idx)
+        return 1
 
     cdef inline Py_ssize_t _where(self, uint32_t slot, uint64_t v) noexcept:
         """The entry of (slot, v), or the free entry where it goes."""
@@ -148,45 +153,78 @@ cdef class KeySet:
         cdef Py_ssize_t i = _mix(v * <uint64_t>0x9e3779b97f4a7c15 + slot) & mask
         cdef uint32_t r
         while True:
-            r = self.recs[i]
+            r = self.idx[i]
             if r == EMPTY or (self.vals[i] == v and (r & 0xFF) == slot):
                 return i
             i = (i + 1) & mask
 
-    cdef inline void _put(self, uint32_t slot, uint64_t v, uint32_t rec) noexcept:
-        cdef Py_ssize_t i = self._where(slot, v)
-        if self.recs[i] == EMPTY:
-            self.vals[i] = v
-            self.recs[i] = (rec << 8) | slot
-            self.used += 1
+    cdef int _put(self, uint32_t slot, uint64_t v, uint32_t origin) except -1:
+        """(slot, v) added unless in (0: full, nothing added)."""
+        cdef Py_ssize_t i
+        cdef void* grown
+        if (self.used + 1) * 4 > self.size * 3:
+            if not self._grow():
+                return 0
+        i = self._where(slot, v)
+        if self.idx[i] != EMPTY:
+            return 1
+        if self.used >= self.room:
+            self.room = max(1024, self.room * 2)
+            grown = realloc(self.origin, self.room * sizeof(uint32_t))
+            if grown == NULL:
+                raise MemoryError()
+            self.origin = <uint32_t*>grown
+            grown = realloc(self.reported, self.room)
+            if grown == NULL:
+                raise MemoryError()
+            self.reported = <unsigned char*>grown
+        self.vals[i] = v
+        self.idx[i] = (<uint32_t>self.used << 8) | slot
+        self.origin[self.used] = origin
+        self.reported[self.used] = 0
+        self.used += 1
+        return 1
 
-    def add(self, int slot, list found, Py_ssize_t first):
-        """The keys of conflict_keys.KeyReader.keys' list (one integer column each), record numbers from
-        `first` on; a key already in keeps its first record. False once full."""
-        cdef Py_ssize_t k
+    def add(self, int slot, list got, bint update, Py_ssize_t tx, int change):
+        """The keys of rows/_crows.pyx image_keys' list (one integer each; an UPDATE's before then after
+        image, the after one when it differs), undone by change `change` of transaction `tx`, in order;
+        a key already in keeps its first change. False once full (the keys before it are in)."""
+        cdef Py_ssize_t k, count = len(got)
+        cdef uint32_t origin = (<uint32_t>tx << 2) | <uint32_t>change
         if self.full:
             return False
-        if not 0 <= slot < 256 or first + len(found) >= (1 << 24):
-            self._drop()
+        if not 0 <= slot < 256 or not 0 <= tx < (1 << 30) or self.used + count >= (1 << 24):
+            self.full = True
             return False
-        for k in range(len(found)):
-            if (self.used + 1) * 4 > self.size * 3:
-                self._grow()
-                if self.full:
+        k = 0
+        while k < count:
+            if not self._put(slot, _bits(got[k][0]), origin):
+                return False
+            if update:
+                if got[k + 1] != got[k] and not self._put(slot, _bits(got[k + 1][0]), origin):
                     return False
-            self._put(slot, _bits(found[k][2][0]), <uint32_t>(first + k))
+                k += 2
+            else:
+                k += 1
         return True
 
     cdef inline long long find(self, uint32_t slot, uint64_t v) noexcept:
         cdef Py_ssize_t i
-        if self.full:
+        if self.size == 0:
             return -1
         i = self._where(slot, v)
-        return -1 if self.recs[i] == EMPTY else <long long>(self.recs[i] >> 8)
+        return -1 if self.idx[i] == EMPTY else <long long>(self.idx[i] >> 8)
 
-    def get(self, int slot, v):
-        """The first record of (slot, v), or -1."""
-        return self.find(slot, _bits(v))
+    def first(self, int slot, v):
+        """(transaction number, change) of the first undone change of the row (slot, v) when no
+        conflict was reported for it yet (it is from now on), False when one was, None: not undone."""
+        cdef long long k = self.find(slot, _bits(v))
+        if k < 0:
+            return None
+        if self.reported[k]:
+            return False
+        self.reported[k] = 1
+        return (self.origin[k] >> 2, self.origin[k] & 3)
 
 
 cdef class Sink:
@@ -194,17 +232,18 @@ cdef class Sink:
     cdef public bint armed
     cdef public dict maps           # TABLE_MAP body bytes -> (table, generation, collation, slot: -1 untouched)
     cdef dict plans                 # (table id, code, n, bitmaps) -> (table, KeyReader plan)
-    cdef dict mapped                # table id -> (table, slot) of the TABLE_MAPs taken
+    cdef public dict mapped         # table id -> (table, slot) of the TABLE_MAPs taken or learnt
+    cdef list batch                 # the conflicts found by this call
+    cdef list shapes                # per rows event type: the offsets of the last one (_rows)
     cdef KeySet keys
     cdef object fde
     cdef bint usable
     cdef int len_post_header_xid, len_post_header_rows[3]
-    cdef bint own
+    cdef bint own, adopted
     cdef str file
+    cdef object gtid
     cdef Py_ssize_t start_pos
-    cdef uint32_t first_ts, server_id, domain
-    cdef uint64_t seq_no
-    cdef long long found
+    cdef uint32_t first_ts
 
     def __init__(self, check, KeySet keys):
         self.check = check
@@ -222,16 +261,24 @@ cdef class Sink:
         self.maps = {}
         self.plans = {}
         self.mapped = {}
+        self.shapes = [None, None, None]
         self.armed = False
-        self.own = False
+        self.own = self.adopted = False
+        self.batch = []
         self.fde = None
         self.usable = False
+
+    def resume(self, tx):
+        """Take the events of the transaction the Python path has open (`tx`: its conflicts.Tx) too."""
+        self.own = self.adopted = self.armed = True
+        self.gtid, self.file, self.start_pos, self.first_ts = tx
 
     def forget(self):
         """What the sink learnt of tables (a statement the reference replayed may change them)."""
         self.maps.clear()
         self.plans.clear()
         self.mapped.clear()
+        self.shapes = [None, None, None]
 
     cdef _set_fde(self, fde):
         self.fde = fde
@@ -259,7 +306,6 @@ cdef class Sink:
             return 0
         len_checksum = fde.len_checksum
         min_len = H + len_checksum
-        self.found = 0
         try:
             while n - off >= H:
                 e = p + off
@@ -285,31 +331,33 @@ cdef class Sink:
                     self.file = path
                     self.start_pos = pos + (off - start)
                     self.first_ts = _u4(e)
-                    self.server_id = _u4(e + 5)
-                    self.seq_no = _le(body, 8)
-                    self.domain = _u4(body + 8)
+                    self.gtid = f"{_u4(body + 8)}-{_u4(e + 5)}-{_le(body, 8)}"
                 elif code == ANNOTATE:
                     pass
                 elif code == TABLE_MAP:
                     if not self._table_map(PyBytes_FromStringAndSize(<const char*>body, len_body)):
                         break
                 elif code == WRITE_V1 or code == UPDATE_V1 or code == DELETE_V1:
-                    r = self._rows(code, PyBytes_FromStringAndSize(<const char*>body, len_body),
-                                   pos + (off - start), path)
+                    r = self._rows(code, body, len_body, pos + (off - start), path)
                     if r < 0:
                         break
                 elif code == XID:
                     if len_body != self.len_post_header_xid + 8:
                         break
                     self.own = False
+                    if self.adopted:        # it ends the transaction the Python tracker has open
+                        self.adopted = False
+                        self.tracker.mode = None
                 else:
                     break
                 off += len_event
         finally:
             if self.own:
                 self._hand_over()
-            if self.found:
-                self.check.count += self.found
+            if self.batch:
+                self.add_found(self.dumps(("B", self.batch), self.pickle_protocol))
+                self.check.count += len(self.batch)
+                self.batch = []
         return off - start
 
     cdef bint _table_map(self, bytes body) except -1:
@@ -326,31 +374,48 @@ cdef class Sink:
         self.mapped[table.table_id] = (table, slot)
         return True
 
-    cdef int _rows(self, int code, bytes body, Py_ssize_t at, str path) except -2:
+    cdef int _rows(self, int code, const unsigned char* body, Py_ssize_t len_body, Py_ssize_t at,
+                   str path) except -2:
         """A rows event checked (0), or -1 where the reference path must read it."""
-        cdef int op = code - WRITE_V1, k, slot, step
-        cdef long long rec
-        cdef uint64_t v
+        cdef int op = code - WRITE_V1, slot, step
         cdef bint update = code == UPDATE_V1
-        cdef char* reported
-        cdef Py_ssize_t n_reported, i, count
-        try:
-            o = _rows_offsets(code, self.len_post_header_rows[op], body)
-        except Exception:
-            return -1
-        table = self.tables.get(o.table_id)
-        got = self.mapped.get(o.table_id)
+        cdef Py_ssize_t i, count, ofs_flags, ofs_rows, len_bitmap, ofs_before, ofs_after
+        cdef uint64_t table_id
+        # the offsets of spec.rows_offsets, kept for the next event of the same type whose bytes from its
+        # rows flags to its bitmaps (extra data, column count: all the offsets depend on) are the same
+        shape = self.shapes[op]
+        if shape is None or len_body < <Py_ssize_t>shape[6] or \
+                memcmp(body + <Py_ssize_t>shape[1], PyBytes_AS_STRING(shape[0]), PyBytes_GET_SIZE(shape[0])) != 0:
+            whole = PyBytes_FromStringAndSize(<const char*>body, len_body)
+            try:
+                o = _rows_offsets(code, self.len_post_header_rows[op], whole)
+            except Exception:
+                return -1
+            shape = (whole[o.ofs_rows_flags:o.ofs_columns_before_image], o.ofs_rows_flags, o.num_columns,
+                     o.len_columns_bitmap, o.ofs_columns_before_image, o.ofs_columns_after_image, o.ofs_rows)
+            if not 0 < o.ofs_rows_flags <= 8 or _le(body, o.ofs_rows_flags) != o.table_id:
+                return -1           # (the table id is read as the spec's offsets say, or not here)
+            self.shapes[op] = shape
+        ofs_flags = shape[1]
+        table_id = _le(body, ofs_flags)
+        table = self.tables.get(table_id)
+        got = self.mapped.get(table_id)
         if table is None or got is None or got[0] is not table:
             return -1
         slot = got[1]
         if slot < 0:
             return 0                    # a table the rollback writes no rows of: passed over
-        if self.keys.full:
-            return -1
-        n = o.num_columns
-        before = body[o.ofs_columns_before_image:o.ofs_columns_before_image + o.len_columns_bitmap]
-        after = body[o.ofs_columns_after_image:o.ofs_columns_after_image + o.len_columns_bitmap] if update else None
-        key = (o.table_id, code, n, before, after)
+        n = shape[2]
+        len_bitmap = shape[3]
+        ofs_before = shape[4]
+        ofs_rows = shape[6]
+        before = PyBytes_FromStringAndSize(<const char*>body + ofs_before, len_bitmap)
+        if update:
+            ofs_after = shape[5]
+            after = PyBytes_FromStringAndSize(<const char*>body + ofs_after, len_bitmap)
+        else:
+            after = None
+        key = (table_id, code, n, before, after)
         entry = self.plans.get(key)
         if entry is None or entry[0] is not table:
             plan = self.quick._plan(table, OPS[op], n, before, after)
@@ -360,43 +425,34 @@ cdef class Sink:
         plan = entry[1]
         if not plan or len(plan[2]) != 1:
             return -1
-        keys = self.image_keys(body[o.ofs_rows:], *plan)
+        keys = self.image_keys(PyBytes_FromStringAndSize(<const char*>body + ofs_rows, len_body - ofs_rows), *plan)
         if keys is None:
             return -1
         count = len(keys)
         if count == 0:
             return 0
-        reported_obj = self.check.reported
-        reported = PyByteArray_AS_STRING(reported_obj)
-        n_reported = PyByteArray_GET_SIZE(reported_obj)
         step = 2 if update else 1
         i = 0
         while i < count:
-            v = _bits(keys[i][0])
-            rec = self.keys.find(slot, v)
-            if rec >= 0 and rec < n_reported and not reported[rec]:
-                reported[rec] = 1
-                self._conflict(rec, slot, keys[i][0], op, at, path)
+            self._look(slot, keys[i][0], op, at, path)
             if update and keys[i + 1] != keys[i]:
-                v = _bits(keys[i + 1][0])
-                rec = self.keys.find(slot, v)
-                if rec >= 0 and rec < n_reported and not reported[rec]:
-                    reported[rec] = 1
-                    self._conflict(rec, slot, keys[i + 1][0], op, at, path)
+                self._look(slot, keys[i + 1][0], op, at, path)
             i += step
         return 0
 
-    cdef _conflict(self, long long rec, int slot, value, int op, Py_ssize_t at, str path):
-        gtid = f"{self.domain}-{self.server_id}-{self.seq_no}"
-        self.add_found(self.dumps(("F", rec, slot, value, OPS[op], gtid, self.file, self.start_pos,
-                                   self.first_ts, path, at), self.pickle_protocol))
-        self.found += 1
+    cdef int _look(self, int slot, value, int op, Py_ssize_t at, str path) except -1:
+        cdef KeySet keys = self.keys
+        cdef long long k = keys.find(slot, _bits(value))
+        if k < 0 or keys.reported[k]:
+            return 0
+        keys.reported[k] = 1
+        self.batch.append(("F", keys.origin[k] >> 2, keys.origin[k] & 3, slot, value, OPS[op], self.gtid,
+                           self.file, self.start_pos, self.first_ts, path, at))
+        return 0
 
     cdef _hand_over(self):
         """The open transaction to the Python tracker, as the reference would have it here."""
-        self.own = False
-        self.armed = False
-        gtid = f"{self.domain}-{self.server_id}-{self.seq_no}"
+        self.own = self.adopted = self.armed = False
         self.tracker.mode = "begin"
-        self.tracker.gtid = gtid
-        self.check._adopt(gtid, self.file, self.start_pos, self.first_ts)
+        self.tracker.gtid = self.gtid
+        self.check._adopt(self.gtid, self.file, self.start_pos, self.first_ts)

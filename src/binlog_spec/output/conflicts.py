@@ -31,8 +31,7 @@ import struct
 from array import array
 from bisect import bisect_left
 from collections import deque
-from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 from binlog_spec import compiled
 from binlog_spec.binlog import spec
@@ -72,10 +71,12 @@ _DDL_WORDS = ("ALTER", "CREATE", "DROP", "RENAME", "TRUNCATE")
 _OPS = {INSERT: "INSERT", UPDATE: "UPDATE", DELETE: "DELETE"}
 _OP_CODES = {INSERT: b"I", UPDATE: b"U", DELETE: b"D"}
 _OP_NAMES = {b"I": "INSERT", b"U": "UPDATE", b"D": "DELETE"}
+#: A change as the compiled KeySet numbers it.
+_CHANGES = {INSERT: 0, UPDATE: 1, DELETE: 2}
+_CHANGE_NAMES = ("INSERT", "UPDATE", "DELETE")
 
 
-@dataclass(frozen=True)
-class Tx:
+class Tx(NamedTuple):
     """Where a transaction is: its GTID (None: none), its first event's file, position and time."""
 
     gtid: str | None
@@ -84,8 +85,7 @@ class Tx:
     timestamp: int
 
 
-@dataclass(frozen=True)
-class Conflict:
+class Conflict(NamedTuple):
     """A later change the undo would destroy. `kind`: "row" (a row change), "TRUNCATE", "DDL",
     "statement" (statement-based DML) or "unreadable" (a later rows event of the table that cannot be
     decoded). `key`: the row's key columns and values as SQL text (None for the other kinds); `whole`:
@@ -163,6 +163,8 @@ class _KeyIndex:
 
 def _shown(value) -> str:
     """A key value as SQL text (a long one cut: the report names the row, it does not restore it)."""
+    if type(value) is int:
+        return str(value)       # (sql_text.literal's text of an integer with no column type)
     from binlog_spec.output.sql_text import literal
     try:
         text = literal(value)
@@ -262,7 +264,7 @@ class ConflictCheck:
         step, wanted, see, inside = tracker.step, _READ, self._see, _INSIDE
         sink = self._sink if self.touched else None
         if sink is not None:                # the compiled loop takes what it can of the rest (_cconflicts.Sink)
-            sink.armed = tracker.mode is None
+            self._arm(sink, tracker)
         for ev in source:                    # past the window: read to the end, nothing undone
             code = ev.type_code
             # (a rows event or TABLE_MAP inside a BEGIN neither starts nor ends it: Transactions.step)
@@ -273,8 +275,19 @@ class ConflictCheck:
                 if sink is not None and code == _TABLE_MAP:
                     self._learn(ev)
             if sink is not None:
-                sink.armed = tracker.mode is None
+                self._arm(sink, tracker)
         self.done = True
+
+    def _arm(self, sink, tracker: Transactions) -> None:
+        """The compiled loop takes the next events: between transactions, or inside one opened by a BEGIN
+        (a GTID's or a statement's: `current`), not elsewhere."""
+        mode = tracker.mode
+        if mode is None:
+            sink.armed = True
+        elif mode == "begin" and self.current is not None:
+            sink.resume(self.current)
+        else:
+            sink.armed = False
 
     # -- the compiled loop ---------------------------------------------------------------------------
     def sink(self):
@@ -302,15 +315,17 @@ class ConflictCheck:
         if where not in self.touched:
             slot = -1
         else:
-            if where in self._slow or self.fast.full:
+            if where in self._slow:
                 return
             slot = self._slots.get((where, self._key_columns(table)[0]))
             if slot is None:
                 return
-        maps = self._sink.maps
+        maps, mapped = self._sink.maps, self._sink.mapped
         if len(maps) > 4096:
             maps.clear()
+            mapped.clear()
         maps[ev.body_bytes()] = (table, generation, getattr(schema, "server_collation", None), slot)
+        mapped[table.table_id] = (table, slot)
 
     def _adopt(self, gtid: str, file: str, pos: int, timestamp: int) -> None:
         """The transaction the compiled loop hands over open: the one of the events that follow."""
@@ -369,10 +384,9 @@ class ConflictCheck:
 
     def _keys(self, ev: Event, op: str, table, where: tuple[str, str]) -> list[tuple] | None:
         """conflict_keys.row_keys of the event's row changes (read straight from the images when the
-        fast path takes them: `self._quick` is then True); None: its rows cannot be decoded."""
+        fast path takes them); None: its rows cannot be decoded."""
         cols, _ = self._key_columns(table)
         found = self.quick.keys(ev, op, table, where, cols)
-        self._quick = found is not None
         if found is not None:
             return found
         try:
@@ -390,6 +404,8 @@ class ConflictCheck:
                 pass
             return                      # the rollback meets the same fault
         where = (table.schema, table.table)
+        if self.fast is not None and where not in self._slow and self._undone_fast(ev, op, table, where, tx):
+            return
         found = self._keys(ev, op, table, where)
         no = self._tx_number(tx)
         code = _OP_CODES[op]
@@ -399,12 +415,7 @@ class ConflictCheck:
             self._slow.add(where)
             self._whole_table(where, no, code)
             return
-        fast = self.fast
-        if fast is not None and where not in self._slow:
-            cols = self._key_columns(table)[0]
-            slot = self._fast_slot(where, cols) if self._quick and len(cols) == 1 else None
-            if slot is None or not fast.add(slot, found, first):
-                self._slow.add(where)
+        self._slow.add(where)           # (its later rows: the Python way, which looks in `fast` too)
         head = _KEY.pack(no, code)
         if first + len(found) > _REC_MASK + 1:
             raise BinlogError("the conflict check holds at most 2**30 undone rows", file=ev.file,
@@ -418,6 +429,27 @@ class ConflictCheck:
         if where not in self.touched and keys.count > first:
             self.touched[where] = first
 
+    def _undone_fast(self, ev: Event, op: str, table, where: tuple[str, str], tx: Tx | None) -> bool:
+        """The undone keys of a table keyed by one integer column, read from the images into the compiled
+        KeySet (no spooled record, no index entry); False: the event goes the Python way (the table is
+        then `slow`: the compiled loop leaves its later rows to the Python way)."""
+        cols = self._key_columns(table)[0]
+        if cols is None or len(cols) != 1:
+            return False
+        got = self.quick.values(ev, op, table, cols)
+        if got is None:
+            return False
+        slot = self._fast_slot(where, cols)
+        if slot is None:
+            return False
+        no = self._tx_number(tx)
+        change = _CHANGES[op]
+        if not self.fast.add(slot, got, op == UPDATE, no, change):
+            return False                # full: the keys it took stay, the event's go the Python way too
+        if got and where not in self.touched:
+            self.touched[where] = (no, change)
+        return True
+
     def _whole_table(self, where: tuple[str, str], no: int, code: bytes) -> None:
         rec = self.keys.count
         self.keys.add(_KEY.pack(no, code) + b"*")
@@ -425,15 +457,22 @@ class ConflictCheck:
         self.touched.setdefault(where, rec)
         self.touched[where + ("*",)] = rec
 
-    def _undone_of(self, rec: int) -> tuple[Tx, str, bytes]:
+    def _undone_of(self, rec) -> tuple[Tx, str, bytes]:
+        """The transaction, change and key text of an undone key record (a tuple: (transaction number,
+        change) of a key in the compiled KeySet, whose text is not kept)."""
+        if type(rec) is tuple:
+            return self._undone_tx(rec[0]), _CHANGE_NAMES[rec[1]], b""
         data = self.keys.read(rec)
         no, code = _KEY.unpack_from(data)
+        return self._undone_tx(no), _OP_NAMES[code], data[_KEY.size:]
+
+    def _undone_tx(self, no: int) -> Tx:
         tx = self._tx_cache.get(no)
         if tx is None:
             if len(self._tx_cache) >= TX_CACHE:
                 self._tx_cache.clear()
             tx = self._tx_cache[no] = pickle.loads(self.txs.read(no))
-        return tx, _OP_NAMES[code], data[_KEY.size:]
+        return tx
 
     def _later(self, ev: Event, op: str, tx: Tx | None) -> None:
         table = self._table(ev)
@@ -454,7 +493,14 @@ class ConflictCheck:
             return
         cols, _ = self._key_columns(table)
         candidates, read_key = self.index.candidates, self.keys.read
+        slot = self._slots.get((where, cols)) if self._slots else None
         for row_op, names, vals, key, h in found:
+            if slot is not None and names == cols and type(vals[0]) is int:
+                first = self.fast.first(slot, vals[0])      # the KeySet's keys come before the index's
+                if first is not None:
+                    if first:
+                        self._fast_conflict(first, slot, vals[0], ev, row_op, tx)
+                    continue
             recs = candidates(h)
             if not recs:
                 continue
@@ -478,6 +524,14 @@ class ConflictCheck:
         undone, undone_op, _ = self._undone_of(rec)
         key = (tuple(quote_identifier(c) for c, _ in shown), tuple(_shown(v) for _, v in shown))
         self._add("row", where, key, whole, undone, undone_op, tx, ev, _OPS[op], None)
+
+    def _fast_conflict(self, first: tuple[int, int], slot: int, value: int, ev: Event, op: str,
+                       tx: Tx | None) -> None:
+        """A conflict on a key of the KeySet, spooled as the compiled loop spools it (`conflicts` reads it)."""
+        later = (None, ev.file, ev.pos, ev.timestamp) if tx is None else (tx.gtid, tx.file, tx.pos, tx.timestamp)
+        self.found.add(pickle.dumps(("F", first[0], first[1], slot, value, op, *later, ev.file, ev.pos),
+                                    pickle.HIGHEST_PROTOCOL))
+        self.count += 1
 
     def _table_conflict(self, kind: str, where, ev: Event, tx: Tx | None, statement: str | None,
                         rec: int | None = None, later_op: str | None = None) -> None:
@@ -515,19 +569,24 @@ class ConflictCheck:
     # -- the result --------------------------------------------------------------------------------
     def conflicts(self) -> Iterator[Conflict]:
         quoted: dict[int, tuple] = {}
+
+        def fast(f) -> Conflict:        # a key of the KeySet: (F, its undone tx, change, slot, value, op, later tx, at)
+            _, no, change, slot, value, op, gtid, file, pos, ts, at_file, at = f
+            where, cols = self._slot_keys[slot]
+            names = quoted.get(slot)
+            if names is None:
+                names = quoted[slot] = tuple(quote_identifier(c) for c in cols)
+            return Conflict("row", where[0], where[1], (names, (_shown(value),)), False, self._undone_tx(no),
+                            _CHANGE_NAMES[change], Tx(gtid, file, pos, ts), _OPS[op], (at_file, at), None)
         for data in self.found.records():
             f = pickle.loads(data)
-            if f[0] == "F":                 # found by the compiled loop: (F, record, slot, value, op, later tx, at)
-                _, rec, slot, value, op, gtid, file, pos, ts, at_file, at = f
-                where, cols = self._slot_keys[slot]
-                names = quoted.get(slot)
-                if names is None:
-                    names = quoted[slot] = tuple(quote_identifier(c) for c in cols)
-                undone, undone_op, _ = self._undone_of(rec)
-                yield Conflict("row", where[0], where[1], (names, (_shown(value),)), False, undone, undone_op,
-                               Tx(gtid, file, pos, ts), _OPS[op], (at_file, at), None)
-                continue
-            yield Conflict(f[0], f[1], f[2], f[3], f[4], Tx(*f[5]), f[6], Tx(*f[7]), f[8], f[9], f[10])
+            if f[0] == "F":
+                yield fast(f)
+            elif f[0] == "B":               # those the compiled loop found in one call
+                for one in f[1]:
+                    yield fast(one)
+            else:
+                yield Conflict(f[0], f[1], f[2], f[3], f[4], Tx(*f[5]), f[6], Tx(*f[7]), f[8], f[9], f[10])
 
     def close(self) -> None:
         for spool in (self.txs, self.keys, self.found):
