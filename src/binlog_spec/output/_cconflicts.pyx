@@ -103,7 +103,9 @@ cdef class KeySet:
         self.idx = NULL
         self.origin = NULL
         self.reported = NULL
-        self._alloc(1 << 12)
+        if limit < 4 or limit & (limit - 1):
+            raise ValueError("a KeySet's limit is a power of two")
+        self._alloc(min(1 << 12, limit))
 
     def __dealloc__(self):
         free(self.vals)
