@@ -237,15 +237,18 @@ cdef class Sink:
     cdef public dict mapped         # table id -> (table, slot) of the TABLE_MAPs taken or learnt
     cdef list batch                 # the conflicts found by this call
     cdef list shapes                # per rows event type: the offsets of the last one (_rows)
+    cdef list last_plans            # per rows event type: (table, n, bitmaps, plan) of the last one
+    cdef object last_map_body, last_map     # the last TABLE_MAP taken: its body, its entry of `maps`
     cdef KeySet keys
     cdef object fde
     cdef bint usable
     cdef int len_post_header_xid, len_post_header_rows[3]
     cdef bint own, adopted
     cdef str file
-    cdef object gtid
+    cdef object gtid                # the open transaction's GTID text (None: not made yet, see _gtid)
     cdef Py_ssize_t start_pos
-    cdef uint32_t first_ts
+    cdef uint32_t first_ts, domain, server_id
+    cdef uint64_t seq_no
 
     def __init__(self, check, KeySet keys):
         self.check = check
@@ -264,6 +267,8 @@ cdef class Sink:
         self.plans = {}
         self.mapped = {}
         self.shapes = [None, None, None]
+        self.last_plans = [None, None, None]
+        self.last_map_body = self.last_map = None
         self.armed = False
         self.own = self.adopted = False
         self.batch = []
@@ -281,6 +286,8 @@ cdef class Sink:
         self.plans.clear()
         self.mapped.clear()
         self.shapes = [None, None, None]
+        self.last_plans = [None, None, None]
+        self.last_map_body = self.last_map = None
 
     cdef _set_fde(self, fde):
         self.fde = fde
@@ -333,11 +340,14 @@ cdef class Sink:
                     self.file = path
                     self.start_pos = pos + (off - start)
                     self.first_ts = _u4(e)
-                    self.gtid = f"{_u4(body + 8)}-{_u4(e + 5)}-{_le(body, 8)}"
+                    self.gtid = None
+                    self.domain = _u4(body + 8)
+                    self.server_id = _u4(e + 5)
+                    self.seq_no = _le(body, 8)
                 elif code == ANNOTATE:
                     pass
                 elif code == TABLE_MAP:
-                    if not self._table_map(PyBytes_FromStringAndSize(<const char*>body, len_body)):
+                    if not self._table_map(body, len_body):
                         break
                 elif code == WRITE_V1 or code == UPDATE_V1 or code == DELETE_V1:
                     r = self._rows(code, body, len_body, pos + (off - start), path)
@@ -362,18 +372,26 @@ cdef class Sink:
                 self.batch = []
         return off - start
 
-    cdef bint _table_map(self, bytes body) except -1:
+    cdef bint _table_map(self, const unsigned char* p, Py_ssize_t len_body) except -1:
         """A TABLE_MAP the check met before under this schema: mapped again in its decoder."""
-        got = self.maps.get(body)
-        if got is None:
-            return False
-        table, generation, collation, slot = got
+        last = self.last_map_body
+        if last is not None and PyBytes_GET_SIZE(last) == len_body and \
+                memcmp(PyBytes_AS_STRING(last), p, len_body) == 0:
+            got = self.last_map
+        else:
+            body = PyBytes_FromStringAndSize(<const char*>p, len_body)
+            got = self.maps.get(body)
+            if got is None:
+                return False
+            self.last_map_body, self.last_map = body, got
+        table, generation, collation, pair = got
         schema = self.schema
-        if schema is not None and (getattr(schema, "generation", None) != generation
+        if schema is not None and (schema.generation != generation
                                    or getattr(schema, "server_collation", None) != collation):
             return False
-        self.tables[table.table_id] = table
-        self.mapped[table.table_id] = (table, slot)
+        table_id = table.table_id
+        self.tables[table_id] = table
+        self.mapped[table_id] = pair
         return True
 
     cdef int _rows(self, int code, const unsigned char* body, Py_ssize_t len_body, Py_ssize_t at,
@@ -417,14 +435,19 @@ cdef class Sink:
             after = PyBytes_FromStringAndSize(<const char*>body + ofs_after, len_bitmap)
         else:
             after = None
-        key = (table_id, code, n, before, after)
-        entry = self.plans.get(key)
-        if entry is None or entry[0] is not table:
-            plan = self.quick._plan(table, OPS[op], n, before, after)
-            if len(self.plans) > 4096:
-                self.plans.clear()
-            entry = self.plans[key] = (table, plan)
-        plan = entry[1]
+        last = self.last_plans[op]
+        if last is not None and last[0] is table and last[1] == n and last[2] == before and last[3] == after:
+            plan = last[4]
+        else:
+            key = (table_id, code, n, before, after)
+            entry = self.plans.get(key)
+            if entry is None or entry[0] is not table:
+                plan = self.quick._plan(table, OPS[op], n, before, after)
+                if len(self.plans) > 4096:
+                    self.plans.clear()
+                entry = self.plans[key] = (table, plan)
+            plan = entry[1]
+            self.last_plans[op] = (table, n, before, after, plan)
         if not plan or len(plan[2]) != 1:
             return -1
         keys = self.image_keys(PyBytes_FromStringAndSize(<const char*>body + ofs_rows, len_body - ofs_rows), *plan)
@@ -448,13 +471,20 @@ cdef class Sink:
         if k < 0 or keys.reported[k]:
             return 0
         keys.reported[k] = 1
-        self.batch.append(("F", keys.origin[k] >> 2, keys.origin[k] & 3, slot, value, OPS[op], self.gtid,
+        self.batch.append(("F", keys.origin[k] >> 2, keys.origin[k] & 3, slot, value, OPS[op], self._gtid(),
                            self.file, self.start_pos, self.first_ts, path, at))
         return 0
+
+    cdef inline object _gtid(self):
+        """The open transaction's GTID as Transactions.gtid has it (spec: plain_fields' domain-server-seq)."""
+        if self.gtid is None:
+            self.gtid = f"{self.domain}-{self.server_id}-{self.seq_no}"
+        return self.gtid
 
     cdef _hand_over(self):
         """The open transaction to the Python tracker, as the reference would have it here."""
         self.own = self.adopted = self.armed = False
         self.tracker.mode = "begin"
-        self.tracker.gtid = self.gtid
-        self.check._adopt(self.gtid, self.file, self.start_pos, self.first_ts)
+        gtid = self._gtid()
+        self.tracker.gtid = gtid
+        self.check._adopt(gtid, self.file, self.start_pos, self.first_ts)

@@ -324,8 +324,8 @@ class ConflictCheck:
         if len(maps) > 4096:
             maps.clear()
             mapped.clear()
-        maps[ev.body_bytes()] = (table, generation, getattr(schema, "server_collation", None), slot)
-        mapped[table.table_id] = (table, slot)
+        pair = mapped[table.table_id] = (table, slot)
+        maps[ev.body_bytes()] = (table, generation, getattr(schema, "server_collation", None), pair)
 
     def _adopt(self, gtid: str, file: str, pos: int, timestamp: int) -> None:
         """The transaction the compiled loop hands over open: the one of the events that follow."""
