@@ -429,16 +429,15 @@ cdef class Sink:
         len_bitmap = shape[3]
         ofs_before = shape[4]
         ofs_rows = shape[6]
-        before = PyBytes_FromStringAndSize(<const char*>body + ofs_before, len_bitmap)
-        if update:
-            ofs_after = shape[5]
-            after = PyBytes_FromStringAndSize(<const char*>body + ofs_after, len_bitmap)
-        else:
-            after = None
+        ofs_after = shape[5] if update else 0
         last = self.last_plans[op]
-        if last is not None and last[0] is table and last[1] == n and last[2] == before and last[3] == after:
+        if last is not None and last[0] is table and last[1] == n and PyBytes_GET_SIZE(last[2]) == len_bitmap \
+                and memcmp(PyBytes_AS_STRING(last[2]), body + ofs_before, len_bitmap) == 0 \
+                and (not update or memcmp(PyBytes_AS_STRING(last[3]), body + ofs_after, len_bitmap) == 0):
             plan = last[4]
         else:
+            before = PyBytes_FromStringAndSize(<const char*>body + ofs_before, len_bitmap)
+            after = PyBytes_FromStringAndSize(<const char*>body + ofs_after, len_bitmap) if update else None
             key = (table_id, code, n, before, after)
             entry = self.plans.get(key)
             if entry is None or entry[0] is not table:

@@ -569,22 +569,18 @@ class ConflictCheck:
     # -- the result --------------------------------------------------------------------------------
     def conflicts(self) -> Iterator[Conflict]:
         quoted: dict[int, tuple] = {}
-
-        def fast(f) -> Conflict:        # a key of the KeySet: (F, its undone tx, change, slot, value, op, later tx, at)
-            _, no, change, slot, value, op, gtid, file, pos, ts, at_file, at = f
-            where, cols = self._slot_keys[slot]
-            names = quoted.get(slot)
-            if names is None:
-                names = quoted[slot] = tuple(quote_identifier(c) for c in cols)
-            return Conflict("row", where[0], where[1], (names, (_shown(value),)), False, self._undone_tx(no),
-                            _CHANGE_NAMES[change], Tx(gtid, file, pos, ts), _OPS[op], (at_file, at), None)
+        slot_keys, undone_tx, names_of, ops = self._slot_keys, self._undone_tx, _CHANGE_NAMES, _OPS
         for data in self.found.records():
             f = pickle.loads(data)
-            if f[0] == "F":
-                yield fast(f)
-            elif f[0] == "B":               # those the compiled loop found in one call
-                for one in f[1]:
-                    yield fast(one)
+            kind = f[0]
+            if kind == "F" or kind == "B":  # keys of the KeySet: (F, undone tx, change, slot, value, op, later tx, at)
+                for _, no, change, slot, value, op, gtid, file, pos, ts, at_file, at in (f,) if kind == "F" else f[1]:
+                    names = quoted.get(slot)    # ("B": those the compiled loop found in one call)
+                    if names is None:
+                        names = quoted[slot] = tuple(quote_identifier(c) for c in slot_keys[slot][1])
+                    where = slot_keys[slot][0]
+                    yield Conflict("row", where[0], where[1], (names, (_shown(value),)), False, undone_tx(no),
+                                   names_of[change], Tx(gtid, file, pos, ts), ops[op], (at_file, at), None)
             else:
                 yield Conflict(f[0], f[1], f[2], f[3], f[4], Tx(*f[5]), f[6], Tx(*f[7]), f[8], f[9], f[10])
 
