@@ -245,7 +245,8 @@ cdef class Sink:
     cdef int len_post_header_xid, len_post_header_rows[3]
     cdef bint own, adopted
     cdef str file
-    cdef object gtid                # the open transaction's GTID text (None: not made yet, see _gtid)
+    cdef object gtid                # the open transaction's GTID text or None (once `gtid_made`, see _gtid)
+    cdef bint gtid_made
     cdef Py_ssize_t start_pos
     cdef uint32_t first_ts, domain, server_id
     cdef uint64_t seq_no
@@ -277,7 +278,7 @@ cdef class Sink:
 
     def resume(self, tx):
         """Take the events of the transaction the Python path has open (`tx`: its conflicts.Tx) too."""
-        self.own = self.adopted = self.armed = True
+        self.own = self.adopted = self.armed = self.gtid_made = True
         self.gtid, self.file, self.start_pos, self.first_ts = tx
 
     def forget(self):
@@ -340,7 +341,7 @@ cdef class Sink:
                     self.file = path
                     self.start_pos = pos + (off - start)
                     self.first_ts = _u4(e)
-                    self.gtid = None
+                    self.gtid_made = False
                     self.domain = _u4(body + 8)
                     self.server_id = _u4(e + 5)
                     self.seq_no = _le(body, 8)
@@ -476,8 +477,9 @@ cdef class Sink:
 
     cdef inline object _gtid(self):
         """The open transaction's GTID as Transactions.gtid has it (spec: plain_fields' domain-server-seq)."""
-        if self.gtid is None:
+        if not self.gtid_made:
             self.gtid = f"{self.domain}-{self.server_id}-{self.seq_no}"
+            self.gtid_made = True
         return self.gtid
 
     cdef _hand_over(self):
