@@ -2,12 +2,15 @@
 # distutils: libraries = z
 """The compiled part of a rollback's conflict check (output/conflicts.py, the pure-Python reference):
 
-* `KeySet`: the undone keys of the tables whose key is one integer column, exactly (table slot, value)
-  -> the first undone key record of that row, in a C hash table of at most MAX_SLOTS entries (12 bytes
-  each); past that it is dropped (`full`) and the check runs as without it;
+* `KeySet`: the undone keys of the tables whose key is one integer column, exactly: (table slot, value)
+  -> the first undone change of that row (its transaction's number and its kind) and whether a conflict
+  was reported for it, in a C hash table of at most MAX_SLOTS entries (12 bytes each, and 5 bytes per
+  key). ConflictCheck puts such keys there instead of its spool and index (`_undone_fast`), and looks
+  there first; once `full` it takes no more keys (those in it stay), and a table with an undone key it
+  lacks is `slow`: its later rows go the Python way, which looks in both;
 * `Sink(check)`: called by the reader (binlog.reader.BinlogReader, `sink=`) with the window's bytes
-  before it walks them, once the check reads past the rollback's window (`armed`, set by
-  ConflictCheck.watch when the transaction tracker is between transactions). It takes whole events,
+  before it walks them, once the check reads past the rollback's window (`armed` by
+  ConflictCheck.watch between transactions; `resume` inside one a BEGIN or GTID opened). It takes whole events,
   with the checks of framing.walk_events (size, CRC32), as long as each is one the reference would read
   as it does:
 
@@ -17,9 +20,9 @@
     WRITE/UPDATE/DELETE_ROWS_EVENT_V1 of a table the rollback writes no rows of (passed over, as the
     reference passes them over by their table id), or of a table all of whose undone keys are in the
     KeySet: the keys of its images read by rows/_crows.pyx `image_keys` with conflict_keys.KeyReader's
-    plans, looked up in the KeySet, a row found there and not reported yet is a conflict, spooled as
-    ConflictCheck._fast_conflict would (one per row, in the order of the stream); and the XID_EVENT
-    that commits the transaction.
+    plans (the rows offsets are spec.rows_offsets', kept per shape), looked up in the KeySet, a row
+    found there and not reported yet is a conflict, spooled as ConflictCheck._fast_conflict spools one
+    (a batch per call, in the order of the stream); and the XID_EVENT that commits the transaction.
 
   It stops at the first event it cannot take so (any other type: a QUERY's DDL, TRUNCATE, statement;
   a TABLE_MAP not met yet; a table with an undone key the KeySet lacks; images `image_keys` does not
