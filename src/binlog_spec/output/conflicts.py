@@ -22,6 +22,12 @@ record number) in sorted runs merged as they grow, a small dict of the latest ke
 answers most lookups of keys never undone. A hash that matches is confirmed against the spooled key.
 Later events on tables the rollback writes no rows of are passed over by their table id, their rows
 never decoded. The conflicts themselves go to a spool too; output.conflict_report renders them.
+
+With the compiled core (output/_cconflicts.pyx) the undone keys of a table keyed by one integer column
+go to its KeySet instead (12 bytes an entry, 5 a key, at most MAX_SLOTS entries: then the rest goes as
+above), and past the window its loop takes the common transactions straight from the reader's window
+(`sink`), leaving everything else to the path above; the report, the undo and the exit code are the
+same (tests/output/test_conflicts_compiled.py, tests/test_compiled_core.py).
 """
 from __future__ import annotations
 
