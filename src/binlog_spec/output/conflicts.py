@@ -21,13 +21,8 @@ exact value and its transaction); memory holds a 64-bit entry per key (34 bits o
 record number) in sorted runs merged as they grow, a small dict of the latest keys, and a bitmap that
 answers most lookups of keys never undone. A hash that matches is confirmed against the spooled key.
 Later events on tables the rollback writes no rows of are passed over by their table id, their rows
-never decoded. The conflicts themselves go to a spool too; output.conflict_report renders them.
-
-With the compiled core (output/_cconflicts.pyx) the undone keys of a table keyed by one integer column
-go to its KeySet instead (12 bytes an entry, 5 a key, at most MAX_SLOTS entries: then the rest goes as
-above), and past the window its loop takes the common transactions straight from the reader's window
-(`sink`), leaving everything else to the path above; the report, the undo and the exit code are the
-same (tests/output/test_conflicts_compiled.py, tests/test_compiled_core.py).
+never decoded. The conflicts themselves go to a spool too; output.conflict_report renders them. The
+compiled core takes part (output.conflict_compiled).
 """
 from __future__ import annotations
 
@@ -44,10 +39,12 @@ from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import DELETE, INSERT, QUERY_EVENTS, ROW_OPS, UPDATE
 from binlog_spec.errors import BinlogError
+from binlog_spec.output.conflict_compiled import CHANGE_NAMES as _CHANGE_NAMES, CompiledPart
 from binlog_spec.output.conflict_keys import KeyReader, exact, row_keys
+from binlog_spec.output.conflict_statements import statement_kind, statement_targets as _statement_targets
 from binlog_spec.output.rollback import Spool
 from binlog_spec.rows.decoder import RowDecoder
-from binlog_spec.rows.statement_text import DML_STATEMENTS, quote_identifier
+from binlog_spec.rows.statement_text import quote_identifier
 from binlog_spec.stream.transactions import Transactions, is_begin, is_commit
 
 ET = spec.EventType
@@ -67,19 +64,15 @@ KEY_WINDOW = 4096
 #: The events the check reads (the others only mark where transactions are).
 _READ = frozenset(int(c) for c in (*ROW_OPS, *QUERY_EVENTS, ET.table_map_event, ET.format_description_event))
 _TABLE_MAP = int(ET.table_map_event)
+#: The compiled part (output.conflict_compiled), or None.
 _cconflicts = compiled.load("binlog_spec.output._cconflicts")
 #: The events that change nothing of the transaction they are in (Transactions.step: in a BEGIN).
 _INSIDE = frozenset(int(c) for c in (*ROW_OPS, ET.table_map_event))
 #: A spooled undone key: its transaction's number, the change (I, U, D), then its exact value.
 _KEY = struct.Struct("<Ic")
-#: Statement words whose later run on a touched table is a conflict of its own kind.
-_DDL_WORDS = ("ALTER", "CREATE", "DROP", "RENAME", "TRUNCATE")
 _OPS = {INSERT: "INSERT", UPDATE: "UPDATE", DELETE: "DELETE"}
 _OP_CODES = {INSERT: b"I", UPDATE: b"U", DELETE: b"D"}
 _OP_NAMES = {b"I": "INSERT", b"U": "UPDATE", b"D": "DELETE"}
-#: A change as the compiled KeySet numbers it.
-_CHANGES = {INSERT: 0, UPDATE: 1, DELETE: 2}
-_CHANGE_NAMES = ("INSERT", "UPDATE", "DELETE")
 
 
 class Tx(NamedTuple):
@@ -179,7 +172,7 @@ def _shown(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-class ConflictCheck:
+class ConflictCheck(CompiledPart):
     """Watches the events of a rollback's files (`watch`); then `count` conflicts, `conflicts()`.
 
     `schema_source`: a SchemaTracker replaying the DDL of the files for the keys, when the events
@@ -204,14 +197,7 @@ class ConflictCheck:
         self._tx_cache: dict[int, Tx] = {}      # undone transactions read back (at most TX_CACHE)
         self.quick = KeyReader()                # the keys of rows events read straight from their images
         self._tracker = Transactions()          # the transactions of the events watched
-        #: The compiled part (output/_cconflicts.pyx), or None: the undone keys of one integer column
-        #: (`fast`, by slot: (schema, table) and key column), the tables with an undone key it lacks (`slow`).
-        self._compiled = _cconflicts if self.quick.crows is not None else None
-        self.fast = self._compiled.KeySet() if self._compiled is not None else None
-        self._slots: dict[tuple, int] = {}
-        self._slot_keys: list[tuple] = []
-        self._slow: set[tuple[str, str]] = set()
-        self._sink = None
+        self._init_compiled(_cconflicts if self.quick.crows is not None else None)
 
     # -- the stream ------------------------------------------------------------------------------
     def watch(self, events: Iterable[Event], select: Callable[[Iterable[Event]], Iterable[Event]]
@@ -284,65 +270,10 @@ class ConflictCheck:
                 self._arm(sink, tracker)
         self.done = True
 
-    def _arm(self, sink, tracker: Transactions) -> None:
-        """The compiled loop takes the next events: between transactions, or inside one opened by a BEGIN
-        (a GTID's or a statement's: `current`), not elsewhere."""
-        mode = tracker.mode
-        if mode is None:
-            sink.armed = True
-        elif mode == "begin" and self.current is not None:
-            sink.resume(self.current)
-        else:
-            sink.armed = False
-
-    # -- the compiled loop ---------------------------------------------------------------------------
-    def sink(self):
-        """The compiled loop of the check past the window, for the reader (`read_events(..., sink=)`),
-        or None (no compiled core). It takes nothing before `watch` reads past the window."""
-        if self._compiled is None:
-            return None
-        if self._sink is None:
-            self._sink = self._compiled.Sink(self, self.fast)
-        return self._sink
-
-    def _learn(self, ev: Event) -> None:
-        """A TABLE_MAP read past the window, told to the compiled loop: its table, and the slot of its
-        key (-1: a table the rollback writes no rows of), when the loop can check its rows."""
-        if ev.error is not None:
-            return
-        table = self.decoder.tables.get(ev.fields.get("table_id"))
-        if table is None:
-            return
-        schema = self.decoder.schema_source
-        generation = getattr(schema, "generation", None)
-        if schema is not None and generation is None:
-            return
-        where = (table.schema, table.table)
-        if where not in self.touched:
-            slot = -1
-        else:
-            if where in self._slow:
-                return
-            slot = self._slots.get((where, self._key_columns(table)[0]))
-            if slot is None:
-                return
-        maps, mapped = self._sink.maps, self._sink.mapped
-        if len(maps) > 4096:
-            maps.clear()
-            mapped.clear()
-        pair = mapped[table.table_id] = (table, slot)
-        maps[ev.body_bytes()] = (table, generation, getattr(schema, "server_collation", None), pair)
 
     def _adopt(self, gtid: str, file: str, pos: int, timestamp: int) -> None:
         """The transaction the compiled loop hands over open: the one of the events that follow."""
         self.current = Tx(gtid, file, pos, timestamp)
-
-    def _fast_slot(self, where: tuple[str, str], cols: tuple[str, ...]) -> int | None:
-        slot = self._slots.get((where, cols))
-        if slot is None and len(self._slot_keys) < 256:
-            slot = self._slots[(where, cols)] = len(self._slot_keys)
-            self._slot_keys.append((where, cols))
-        return slot
 
     # -- one event, in order ------------------------------------------------------------------------
     def _see(self, ev: Event, kept: bool, tx: Tx | None) -> None:
@@ -435,27 +366,6 @@ class ConflictCheck:
         if where not in self.touched and keys.count > first:
             self.touched[where] = first
 
-    def _undone_fast(self, ev: Event, op: str, table, where: tuple[str, str], tx: Tx | None) -> bool:
-        """The undone keys of a table keyed by one integer column, read from the images into the compiled
-        KeySet (no spooled record, no index entry); False: the event goes the Python way (the table is
-        then `slow`: the compiled loop leaves its later rows to the Python way)."""
-        cols = self._key_columns(table)[0]
-        if cols is None or len(cols) != 1:
-            return False
-        got = self.quick.values(ev, op, table, cols)
-        if got is None:
-            return False
-        slot = self._fast_slot(where, cols)
-        if slot is None:
-            return False
-        no = self._tx_number(tx)
-        change = _CHANGES[op]
-        if not self.fast.add(slot, got, op == UPDATE, no, change):
-            return False                # full: the keys it took stay, the event's go the Python way too
-        if got and where not in self.touched:
-            self.touched[where] = (no, change)
-        return True
-
     def _whole_table(self, where: tuple[str, str], no: int, code: bytes) -> None:
         rec = self.keys.count
         self.keys.add(_KEY.pack(no, code) + b"*")
@@ -531,14 +441,6 @@ class ConflictCheck:
         key = (tuple(quote_identifier(c) for c, _ in shown), tuple(_shown(v) for _, v in shown))
         self._add("row", where, key, whole, undone, undone_op, tx, ev, _OPS[op], None)
 
-    def _fast_conflict(self, first: tuple[int, int], slot: int, value: int, ev: Event, op: str,
-                       tx: Tx | None) -> None:
-        """A conflict on a key of the KeySet, spooled as the compiled loop spools it (`conflicts` reads it)."""
-        later = (None, ev.file, ev.pos, ev.timestamp) if tx is None else (tx.gtid, tx.file, tx.pos, tx.timestamp)
-        self.found.add(pickle.dumps(("F", first[0], first[1], slot, value, op, *later, ev.file, ev.pos),
-                                    pickle.HIGHEST_PROTOCOL))
-        self.count += 1
-
     def _table_conflict(self, kind: str, where, ev: Event, tx: Tx | None, statement: str | None,
                         rec: int | None = None, later_op: str | None = None) -> None:
         undone, undone_op, _ = self._undone_of(self.touched[where] if rec is None else rec)
@@ -555,18 +457,11 @@ class ConflictCheck:
 
     def _statement(self, ev: Event, tx: Tx | None) -> None:
         """A later statement: TRUNCATE, DDL or statement-based DML on a touched table conflicts."""
-        from binlog_spec.rows.statement_text import leading_tokens
         query = ev.fields.get("query")
-        if not isinstance(query, str):
+        found = statement_kind(query) if isinstance(query, str) else None
+        if found is None:
             return
-        tokens = leading_tokens(query)
-        word = tokens[0].text.upper() if tokens else ""
-        if word in DML_STATEMENTS:
-            kind = "statement"
-        elif word in _DDL_WORDS:
-            kind = "TRUNCATE" if word == "TRUNCATE" else "DDL"
-        else:
-            return
+        kind, word = found
         db = ev.fields.get("db", "") or ""
         for where in _statement_targets(query, db, word, self.touched):
             if len(where) == 2:
@@ -599,48 +494,6 @@ class ConflictCheck:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _statement_targets(query: str, db: str, word: str, touched: dict) -> list[tuple[str, str]]:
-    """The touched tables a statement writes or reshapes: the targets of statement-based DML
-    (stream.filters.statement_tables), the tables a DDL names, every table of a dropped database; a
-    statement that cannot be parsed, every touched table whose name it holds."""
-    from binlog_spec.stream.filters import statement_tables
-    tables = [t for t in touched if len(t) == 2]
-    if word in DML_STATEMENTS and word != "LOAD":
-        found = statement_tables(query, db)
-    else:
-        found = _ddl_tables(query, db, tables)
-    if found is None:
-        low = query.lower()
-        return [t for t in tables if t[1].lower() in low]
-    hit = {(s, t) for s, t in found}
-    return [t for t in tables if t in hit]
-
-
-def _ddl_tables(query: str, db: str, tables: list[tuple[str, str]]) -> list[tuple[str, str]] | None:
-    import logging
-
-    import sqlglot
-    from sqlglot import exp
-    from sqlglot.errors import SqlglotError
-
-    from binlog_spec.rows.statement_text import statement_offset
-    log = logging.getLogger("sqlglot")
-    level = log.level
-    log.setLevel(logging.CRITICAL)
-    try:
-        tree = sqlglot.parse_one(query[statement_offset(query):], read="mysql")
-    except (SqlglotError, ValueError, RecursionError):
-        return None
-    finally:
-        log.setLevel(level)
-    if isinstance(tree, exp.Drop) and str(tree.args.get("kind", "")).upper() in ("DATABASE", "SCHEMA"):
-        names = {t.name for t in tree.args.get("tables") or []} | ({tree.this.name} if tree.this is not None else set())
-        return [t for t in tables if t[0] in names]
-    if isinstance(tree, exp.Command):       # what sqlglot does not parse: named by the text
-        return None
-    return [(t.db or db, t.name) for t in tree.find_all(exp.Table)]
 
 
 __all__ = ["Conflict", "ConflictCheck", "Tx"]
