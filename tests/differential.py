@@ -18,6 +18,7 @@ import hashlib
 import io
 import os
 import sys
+import tempfile
 import time
 from typing import Callable, Iterable
 
@@ -33,6 +34,13 @@ COMMANDS: list[list[str]] = [
     ["analyze", "--format", "json"],
     # the compiled loop's own close of a transaction, and the reference's for one of the top lists or flagged
     ["analyze", "--format", "json", "--top", "1", "--big-trx-bytes", "400", "--bucket", "1"],
+]
+#: Checked rollbacks (output.conflicts; the compiled loop past the window, output/_cconflicts.pyx): the
+#: window ends at this share of the file ("{stop}"); "{out}" is a temporary -o file, whose bytes are compared.
+CHECKED: list[list[str]] = [
+    ["sql", "--sql2", "--rollback", "--stop-position", "{stop:2}"],
+    ["sql", "--rollback", "--force", "--stop-position", "{stop:3}"],
+    ["sql", "--output-format", "binlog", "-o", "{out}", "--rollback", "--force", "--stop-position", "{stop:2}"],
 ]
 
 
@@ -108,6 +116,24 @@ def transcript(path: str) -> list[str]:
         except BaseException as exc:  # noqa: BLE001 - compared like any output
             code = "raised " + _error(exc)
         lines += [f"# {' '.join(argv)}: exit {code}", out.getvalue(), err.getvalue()]
+    size = os.path.getsize(path)
+    with tempfile.TemporaryDirectory() as folder:
+        target = os.path.join(folder, "undo.bin")
+        for argv in CHECKED:
+            argv = [a.replace("{out}", target).replace("{stop:2}", str(size // 2)).replace("{stop:3}", str(size // 3))
+                    for a in argv]
+            out, err = io.StringIO(), io.StringIO()
+            try:
+                code = main([*argv, path], out, err)
+            except BaseException as exc:  # noqa: BLE001 - compared like any output
+                code = "raised " + _error(exc)
+            written = "-"
+            if os.path.exists(target):
+                with open(target, "rb") as f:
+                    written = hashlib.sha256(f.read()).hexdigest()
+                os.unlink(target)
+            lines += [f"# {' '.join(argv).replace(target, '{out}')}: exit {code}, -o {written}",
+                      out.getvalue(), err.getvalue().replace(target, "{out}")]
     return lines
 
 

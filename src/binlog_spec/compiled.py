@@ -28,6 +28,7 @@ MODULES: tuple[str, ...] = (
     "binlog_spec.analysis._canalyze",   # analyze's loop over the window (reference: Analyzer.feed of every event)
     "binlog_spec.output._cb64",         # the base64 script's event text and its lane's loop (base64_text.py, base64_lane.py)
     "binlog_spec.output._csql",         # SQL statements of row changes (output/statements.py formatter)
+    "binlog_spec.output._cconflicts",   # a checked rollback's loop past its window (output/conflicts.py ConflictCheck)
     "binlog_spec.spark._cvariant",      # row images to Spark VARIANT bytes and Arrow columns (spark/variant.py)
     "binlog_spec.spark._crowsink",      # the Spark rows mode's loop over the window (reference: records._row_changes)
 )

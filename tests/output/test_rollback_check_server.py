@@ -165,3 +165,81 @@ def test_without_later_changes_the_check_is_silent_and_the_undo_is_the_one_of_th
     # the window of the whole file with --force: the same undo as the window's file alone
     forced = run("--sql2", "--rollback", "--force", "--start-position", start, "--stop-position", stop, log)
     assert forced[0] == run("--sql2", "--rollback", "--start-position", start, window_only)[0]
+
+
+_BOTH = """
+import io, json, os, sys, time
+os.environ["TZ"] = "UTC"
+time.tzset()
+from binlog_spec import compiled
+from binlog_spec.cli import main
+got = [compiled.describe()]
+for argv in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, out, err)
+    written = None
+    if "-o" in argv:
+        target = argv[argv.index("-o") + 1]
+        if os.path.exists(target):
+            written = open(target, "rb").read().hex()
+            os.unlink(target)
+    got.append([out.getvalue(), err.getvalue(), code, written])
+print(json.dumps(got))
+"""
+
+
+def _both_cores(runs: list[list[str]]) -> dict[str, list]:
+    """stdout, stderr, exit code and -o bytes of each run, in the pure-Python core and in the compiled one."""
+    import json
+    import os
+    got = {}
+    for name, pure in (("pure", True), ("compiled", False)):
+        env = {k: v for k, v in os.environ.items() if k != "BINLOG_SPEC_PURE"}
+        if pure:
+            env["BINLOG_SPEC_PURE"] = "1"
+        done = subprocess.run([sys.executable, "-c", _BOTH, json.dumps(runs)], env=env, capture_output=True,
+                              text=True, check=True)
+        got[name] = json.loads(done.stdout)
+    assert got["pure"].pop(0).startswith("pure-Python core")
+    assert got["compiled"].pop(0).startswith("compiled core (") and "_cconflicts" in compiled_core()
+    return got
+
+
+def compiled_core() -> str:
+    from binlog_spec import compiled
+    return compiled.describe()
+
+
+def test_the_compiled_core_gives_the_pure_python_report_undo_and_errors(recorded, tmp_path):
+    """The differential check of issue 18's workload (tests/test_compiled_core.py runs the corpus): later
+    changes through a NOT NULL unique text key, a table without a key, a TRUNCATE, and rows of the integer
+    key the compiled loop checks; then the same file damaged after the window (cut inside a later event,
+    a later event's CRC32 wrong): the errors name the file and offset alike."""
+    import zlib
+    _, log, _, start, stop = recorded
+    data = log.read_bytes()
+    sys.path.insert(0, str(ROOT / "tests" / "fuzz"))
+    import mutate
+    later = [(pos, size) for pos, size in mutate.event_spans(data) if pos > stop and data[pos + 4] in (23, 24, 25)]
+    pos, size = later[0]
+    cut = tmp_path / "cut.bin"
+    cut.write_bytes(data[:pos + size // 2])
+    flipped = bytearray(data)
+    flipped[pos + size - 6] ^= 0x10
+    bad_crc = tmp_path / "crc.bin"
+    bad_crc.write_bytes(bytes(flipped))
+    flipped[pos + size - 4:pos + size] = zlib.crc32(bytes(flipped[pos:pos + size - 4])).to_bytes(4, "little")
+    valid = tmp_path / "valid.bin"
+    valid.write_bytes(bytes(flipped))
+    out = str(tmp_path / "undo.bin")
+    runs = []
+    for f in (log, cut, bad_crc, valid):
+        for argv in (["--sql2", "--rollback"], ["--rollback", "--force"],
+                     ["--output-format", "binlog", "-o", out, "--rollback", "--force"]):
+            runs.append(["sql", *argv, "--start-position", str(start), "--stop-position", str(stop), str(f)])
+    got = _both_cores(runs)
+    for argv, pure, fast in zip(runs, got["pure"], got["compiled"]):
+        assert fast == pure, argv
+    assert len(parse(got["compiled"][0][1])) == 6 and got["compiled"][0][2] == 5
+    for k in (3, 6):        # the damaged ones: the error names the file and the event's offset
+        assert f"binlog-spec: error: {runs[k][-1]}: offset {pos}: " in got["compiled"][k][1], got["compiled"][k][1]

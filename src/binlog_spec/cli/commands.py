@@ -60,6 +60,8 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
     (reader.BinlogReader), never seen here. `check`: a rollback's conflict check
     (rollback_check.conflict_check), which sees every event and reads the files to their end."""
     options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, args.filters))
+    if check is not None and sink is None:
+        sink = check.sink()     # the check's compiled loop past the window (output/_cconflicts.pyx), or None
 
     def read():
         for ev in with_progress(_read(args, faults, options, sink), args.files, err):

@@ -59,6 +59,10 @@ class Gate:
         return False
 
 
+#: Report lines joined into one write to stderr.
+REPORT_CHUNK = 512
+
+
 def finish_check(args: argparse.Namespace, check, err: TextIO, code: int) -> int:
     """A rollback's conflicts reported on stderr (after everything else); the exit code: EXIT_CONFLICT
     when there are some and no --force (nothing was written), else at least EXIT_WARNINGS."""
@@ -68,8 +72,13 @@ def finish_check(args: argparse.Namespace, check, err: TextIO, code: int) -> int
     try:
         if not check.count:
             return code
+        chunk: list[str] = []         # written a chunk at a time: stderr flushes every line it is given
         for line in report_lines(check, args.tz, args.force):
-            err.write(f"binlog-spec: {line}\n")
+            chunk.append(f"binlog-spec: {line}\n")
+            if len(chunk) >= REPORT_CHUNK:
+                err.write("".join(chunk))
+                chunk.clear()
+        err.write("".join(chunk))
         from binlog_spec.cli.commands import EXIT_CONFLICT, EXIT_WARNINGS
         return max(code, EXIT_WARNINGS) if args.force else EXIT_CONFLICT
     finally:

@@ -98,18 +98,7 @@ class KeyReader:
     def keys(self, ev, op: str, table, where: tuple[str, str], cols: tuple[str, ...] | None) -> list[tuple] | None:
         """What `row_keys` gives of the event's row changes (`table`: its TABLE_MAP's; `cols`: its
         key's names), or None: decode the event."""
-        if self.crows is None or cols is None or ev.type_code == spec.EventType.partial_update_rows_event:
-            return None
-        try:
-            table_id, n, before_bitmap, after_bitmap, buf = ev.rows_parts()
-        except (BinlogError, spec.SpecError, KeyError, TypeError, ValueError):
-            return None
-        if type(buf) is not bytes or (op == UPDATE and after_bitmap is None):
-            return None
-        plan = self._plan(table, op, n, before_bitmap, after_bitmap if op == UPDATE else None)
-        if not plan:
-            return None
-        got = self.crows.image_keys(buf, *plan)
+        got = self.values(ev, op, table, cols)
         if got is None:
             return None
         out = []
@@ -128,6 +117,22 @@ class KeyReader:
                 key = (where, cols, vals)
                 append((op, cols, vals, key, hash(key)))
         return out
+
+    def values(self, ev, op: str, table, cols: tuple[str, ...] | None) -> list[tuple] | None:
+        """The key values of the event's images as rows/_crows.pyx `image_keys` reads them (an UPDATE's
+        before then after image, row by row), or None: decode the event."""
+        if self.crows is None or cols is None or ev.type_code == spec.EventType.partial_update_rows_event:
+            return None
+        try:
+            table_id, n, before_bitmap, after_bitmap, buf = ev.rows_parts()
+        except (BinlogError, spec.SpecError, KeyError, TypeError, ValueError):
+            return None
+        if type(buf) is not bytes or (op == UPDATE and after_bitmap is None):
+            return None
+        plan = self._plan(table, op, n, before_bitmap, after_bitmap if op == UPDATE else None)
+        if not plan:
+            return None
+        return self.crows.image_keys(buf, *plan)
 
     def _plan(self, table, op: str, n: int, before_bitmap: bytes, after_bitmap: bytes | None):
         entry = self._plans.get(id(table))

@@ -21,7 +21,8 @@ exact value and its transaction); memory holds a 64-bit entry per key (34 bits o
 record number) in sorted runs merged as they grow, a small dict of the latest keys, and a bitmap that
 answers most lookups of keys never undone. A hash that matches is confirmed against the spooled key.
 Later events on tables the rollback writes no rows of are passed over by their table id, their rows
-never decoded. The conflicts themselves go to a spool too; output.conflict_report renders them.
+never decoded. The conflicts themselves go to a spool too; output.conflict_report renders them. The
+compiled core takes part (output.conflict_compiled).
 """
 from __future__ import annotations
 
@@ -31,17 +32,19 @@ import struct
 from array import array
 from bisect import bisect_left
 from collections import deque
-from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, NamedTuple
 
+from binlog_spec import compiled
 from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import DELETE, INSERT, QUERY_EVENTS, ROW_OPS, UPDATE
 from binlog_spec.errors import BinlogError
+from binlog_spec.output.conflict_compiled import CHANGE_NAMES as _CHANGE_NAMES, CompiledPart
 from binlog_spec.output.conflict_keys import KeyReader, exact, row_keys
+from binlog_spec.output.conflict_statements import statement_kind, statement_targets as _statement_targets
 from binlog_spec.output.rollback import Spool
 from binlog_spec.rows.decoder import RowDecoder
-from binlog_spec.rows.statement_text import DML_STATEMENTS, quote_identifier
+from binlog_spec.rows.statement_text import quote_identifier
 from binlog_spec.stream.transactions import Transactions, is_begin, is_commit
 
 ET = spec.EventType
@@ -60,19 +63,19 @@ TX_CACHE = 1024
 KEY_WINDOW = 4096
 #: The events the check reads (the others only mark where transactions are).
 _READ = frozenset(int(c) for c in (*ROW_OPS, *QUERY_EVENTS, ET.table_map_event, ET.format_description_event))
+_TABLE_MAP = int(ET.table_map_event)
+#: The compiled part (output.conflict_compiled), or None.
+_cconflicts = compiled.load("binlog_spec.output._cconflicts")
 #: The events that change nothing of the transaction they are in (Transactions.step: in a BEGIN).
 _INSIDE = frozenset(int(c) for c in (*ROW_OPS, ET.table_map_event))
 #: A spooled undone key: its transaction's number, the change (I, U, D), then its exact value.
 _KEY = struct.Struct("<Ic")
-#: Statement words whose later run on a touched table is a conflict of its own kind.
-_DDL_WORDS = ("ALTER", "CREATE", "DROP", "RENAME", "TRUNCATE")
 _OPS = {INSERT: "INSERT", UPDATE: "UPDATE", DELETE: "DELETE"}
 _OP_CODES = {INSERT: b"I", UPDATE: b"U", DELETE: b"D"}
 _OP_NAMES = {b"I": "INSERT", b"U": "UPDATE", b"D": "DELETE"}
 
 
-@dataclass(frozen=True)
-class Tx:
+class Tx(NamedTuple):
     """Where a transaction is: its GTID (None: none), its first event's file, position and time."""
 
     gtid: str | None
@@ -81,8 +84,7 @@ class Tx:
     timestamp: int
 
 
-@dataclass(frozen=True)
-class Conflict:
+class Conflict(NamedTuple):
     """A later change the undo would destroy. `kind`: "row" (a row change), "TRUNCATE", "DDL",
     "statement" (statement-based DML) or "unreadable" (a later rows event of the table that cannot be
     decoded). `key`: the row's key columns and values as SQL text (None for the other kinds); `whole`:
@@ -160,6 +162,8 @@ class _KeyIndex:
 
 def _shown(value) -> str:
     """A key value as SQL text (a long one cut: the report names the row, it does not restore it)."""
+    if type(value) is int:
+        return str(value)       # (sql_text.literal's text of an integer with no column type)
     from binlog_spec.output.sql_text import literal
     try:
         text = literal(value)
@@ -168,7 +172,7 @@ def _shown(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-class ConflictCheck:
+class ConflictCheck(CompiledPart):
     """Watches the events of a rollback's files (`watch`); then `count` conflicts, `conflicts()`.
 
     `schema_source`: a SchemaTracker replaying the DDL of the files for the keys, when the events
@@ -192,6 +196,8 @@ class ConflictCheck:
         self._keycols: dict[int, tuple] = {}
         self._tx_cache: dict[int, Tx] = {}      # undone transactions read back (at most TX_CACHE)
         self.quick = KeyReader()                # the keys of rows events read straight from their images
+        self._tracker = Transactions()          # the transactions of the events watched
+        self._init_compiled(_cconflicts if self.quick.crows is not None else None)
 
     # -- the stream ------------------------------------------------------------------------------
     def watch(self, events: Iterable[Event], select: Callable[[Iterable[Event]], Iterable[Event]]
@@ -204,7 +210,7 @@ class ConflictCheck:
         pending: deque = deque()            # [event, kept: None (undecided) / True / False, its Tx]
         where: dict[int, list] = {}         # id(event) -> its pending entry
         closed = [True]                     # the last event read closed its transaction (or had none)
-        tracker = Transactions()
+        tracker = self._tracker
 
         def settle(flush: bool = False) -> None:
             while pending:
@@ -248,6 +254,9 @@ class ConflictCheck:
             yield ev
         settle(flush=True)
         step, wanted, see, inside = tracker.step, _READ, self._see, _INSIDE
+        sink = self._sink if self.touched else None
+        if sink is not None:                # the compiled loop takes what it can of the rest (_cconflicts.Sink)
+            self._arm(sink, tracker)
         for ev in source:                    # past the window: read to the end, nothing undone
             code = ev.type_code
             # (a rows event or TABLE_MAP inside a BEGIN neither starts nor ends it: Transactions.step)
@@ -255,7 +264,16 @@ class ConflictCheck:
                 self.current = Tx(tracker.gtid, ev.file, ev.pos, ev.timestamp)
             if code in wanted:
                 see(ev, False, self.current)
+                if sink is not None and code == _TABLE_MAP:
+                    self._learn(ev)
+            if sink is not None:
+                self._arm(sink, tracker)
         self.done = True
+
+
+    def _adopt(self, gtid: str, file: str, pos: int, timestamp: int) -> None:
+        """The transaction the compiled loop hands over open: the one of the events that follow."""
+        self.current = Tx(gtid, file, pos, timestamp)
 
     # -- one event, in order ------------------------------------------------------------------------
     def _see(self, ev: Event, kept: bool, tx: Tx | None) -> None:
@@ -323,14 +341,18 @@ class ConflictCheck:
                 pass
             return                      # the rollback meets the same fault
         where = (table.schema, table.table)
+        if self.fast is not None and where not in self._slow and self._undone_fast(ev, op, table, where, tx):
+            return
         found = self._keys(ev, op, table, where)
         no = self._tx_number(tx)
         code = _OP_CODES[op]
         keys, index = self.keys, self.index
         first = keys.count
         if found is None:               # its rows cannot be read: every later change of the table conflicts
+            self._slow.add(where)
             self._whole_table(where, no, code)
             return
+        self._slow.add(where)           # (its later rows: the Python way, which looks in `fast` too)
         head = _KEY.pack(no, code)
         if first + len(found) > _REC_MASK + 1:
             raise BinlogError("the conflict check holds at most 2**30 undone rows", file=ev.file,
@@ -351,15 +373,22 @@ class ConflictCheck:
         self.touched.setdefault(where, rec)
         self.touched[where + ("*",)] = rec
 
-    def _undone_of(self, rec: int) -> tuple[Tx, str, bytes]:
+    def _undone_of(self, rec) -> tuple[Tx, str, bytes]:
+        """The transaction, change and key text of an undone key record (a tuple: (transaction number,
+        change) of a key in the compiled KeySet, whose text is not kept)."""
+        if type(rec) is tuple:
+            return self._undone_tx(rec[0]), _CHANGE_NAMES[rec[1]], b""
         data = self.keys.read(rec)
         no, code = _KEY.unpack_from(data)
+        return self._undone_tx(no), _OP_NAMES[code], data[_KEY.size:]
+
+    def _undone_tx(self, no: int) -> Tx:
         tx = self._tx_cache.get(no)
         if tx is None:
             if len(self._tx_cache) >= TX_CACHE:
                 self._tx_cache.clear()
             tx = self._tx_cache[no] = pickle.loads(self.txs.read(no))
-        return tx, _OP_NAMES[code], data[_KEY.size:]
+        return tx
 
     def _later(self, ev: Event, op: str, tx: Tx | None) -> None:
         table = self._table(ev)
@@ -380,7 +409,14 @@ class ConflictCheck:
             return
         cols, _ = self._key_columns(table)
         candidates, read_key = self.index.candidates, self.keys.read
+        slot = self._slots.get((where, cols)) if self._slots else None
         for row_op, names, vals, key, h in found:
+            if slot is not None and names == cols and type(vals[0]) is int:
+                first = self.fast.first(slot, vals[0])      # the KeySet's keys come before the index's
+                if first is not None:
+                    if first:
+                        self._fast_conflict(first, slot, vals[0], ev, row_op, tx)
+                    continue
             recs = candidates(h)
             if not recs:
                 continue
@@ -421,18 +457,11 @@ class ConflictCheck:
 
     def _statement(self, ev: Event, tx: Tx | None) -> None:
         """A later statement: TRUNCATE, DDL or statement-based DML on a touched table conflicts."""
-        from binlog_spec.rows.statement_text import leading_tokens
         query = ev.fields.get("query")
-        if not isinstance(query, str):
+        found = statement_kind(query) if isinstance(query, str) else None
+        if found is None:
             return
-        tokens = leading_tokens(query)
-        word = tokens[0].text.upper() if tokens else ""
-        if word in DML_STATEMENTS:
-            kind = "statement"
-        elif word in _DDL_WORDS:
-            kind = "TRUNCATE" if word == "TRUNCATE" else "DDL"
-        else:
-            return
+        kind, word = found
         db = ev.fields.get("db", "") or ""
         for where in _statement_targets(query, db, word, self.touched):
             if len(where) == 2:
@@ -440,9 +469,21 @@ class ConflictCheck:
 
     # -- the result --------------------------------------------------------------------------------
     def conflicts(self) -> Iterator[Conflict]:
+        quoted: dict[int, tuple] = {}
+        slot_keys, undone_tx, names_of, ops = self._slot_keys, self._undone_tx, _CHANGE_NAMES, _OPS
         for data in self.found.records():
             f = pickle.loads(data)
-            yield Conflict(f[0], f[1], f[2], f[3], f[4], Tx(*f[5]), f[6], Tx(*f[7]), f[8], f[9], f[10])
+            kind = f[0]
+            if kind == "F" or kind == "B":  # keys of the KeySet: (F, undone tx, change, slot, value, op, later tx, at)
+                for _, no, change, slot, value, op, gtid, file, pos, ts, at_file, at in (f,) if kind == "F" else f[1]:
+                    names = quoted.get(slot)    # ("B": those the compiled loop found in one call)
+                    if names is None:
+                        names = quoted[slot] = tuple(quote_identifier(c) for c in slot_keys[slot][1])
+                    where = slot_keys[slot][0]
+                    yield Conflict("row", where[0], where[1], (names, (_shown(value),)), False, undone_tx(no),
+                                   names_of[change], Tx(gtid, file, pos, ts), ops[op], (at_file, at), None)
+            else:
+                yield Conflict(f[0], f[1], f[2], f[3], f[4], Tx(*f[5]), f[6], Tx(*f[7]), f[8], f[9], f[10])
 
     def close(self) -> None:
         for spool in (self.txs, self.keys, self.found):
@@ -453,48 +494,6 @@ class ConflictCheck:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _statement_targets(query: str, db: str, word: str, touched: dict) -> list[tuple[str, str]]:
-    """The touched tables a statement writes or reshapes: the targets of statement-based DML
-    (stream.filters.statement_tables), the tables a DDL names, every table of a dropped database; a
-    statement that cannot be parsed, every touched table whose name it holds."""
-    from binlog_spec.stream.filters import statement_tables
-    tables = [t for t in touched if len(t) == 2]
-    if word in DML_STATEMENTS and word != "LOAD":
-        found = statement_tables(query, db)
-    else:
-        found = _ddl_tables(query, db, tables)
-    if found is None:
-        low = query.lower()
-        return [t for t in tables if t[1].lower() in low]
-    hit = {(s, t) for s, t in found}
-    return [t for t in tables if t in hit]
-
-
-def _ddl_tables(query: str, db: str, tables: list[tuple[str, str]]) -> list[tuple[str, str]] | None:
-    import logging
-
-    import sqlglot
-    from sqlglot import exp
-    from sqlglot.errors import SqlglotError
-
-    from binlog_spec.rows.statement_text import statement_offset
-    log = logging.getLogger("sqlglot")
-    level = log.level
-    log.setLevel(logging.CRITICAL)
-    try:
-        tree = sqlglot.parse_one(query[statement_offset(query):], read="mysql")
-    except (SqlglotError, ValueError, RecursionError):
-        return None
-    finally:
-        log.setLevel(level)
-    if isinstance(tree, exp.Drop) and str(tree.args.get("kind", "")).upper() in ("DATABASE", "SCHEMA"):
-        names = {t.name for t in tree.args.get("tables") or []} | ({tree.this.name} if tree.this is not None else set())
-        return [t for t in tables if t[0] in names]
-    if isinstance(tree, exp.Command):       # what sqlglot does not parse: named by the text
-        return None
-    return [(t.db or db, t.name) for t in tree.find_all(exp.Table)]
 
 
 __all__ = ["Conflict", "ConflictCheck", "Tx"]
