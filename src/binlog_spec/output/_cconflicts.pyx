@@ -1,5 +1,4 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-# distutils: libraries = z
 """The compiled part of a rollback's conflict check (output/conflicts.py, the pure-Python reference):
 
 * `KeySet`: the undone keys of the tables whose key is one integer column, exactly: (table slot, value)
@@ -39,12 +38,10 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp
 
 from binlog_spec.binlog import spec
-from binlog_spec.binlog._cbytes cimport (GROUP_COMMIT_ID, LEN_COMMIT_ID, LEN_GTID_FIXED, XA_FLAGS, gtid_xid_reads_agree,
-                                         le as _le, u4 as _u4)
+from binlog_spec.binlog._cbytes cimport (GROUP_COMMIT_ID, LEN_COMMIT_ID, LEN_GTID_FIXED, XA_FLAGS, event_crc32,
+                                         gtid_xid_reads_agree, le as _le, u4 as _u4)
 from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE, FL_STANDALONE
 
-cdef extern from "zlib.h":
-    unsigned long crc32(unsigned long crc, const unsigned char* buf, unsigned int len) nogil
 
 ET = spec.EventType
 cdef Py_ssize_t H = spec.LEN_EVENT_HEADER
@@ -327,7 +324,7 @@ cdef class Sink:
                 if code == FDE or code == START_ENCRYPTION or len_event < <uint32_t>min_len \
                         or <Py_ssize_t>len_event > n - off:
                     break
-                if verify and len_checksum == 4 and <uint32_t>crc32(0, e, len_event - 4) != _u4(e + len_event - 4):
+                if verify and len_checksum == 4 and event_crc32(e, len_event - 4) != _u4(e + len_event - 4):
                     break
                 body = e + H
                 len_body = len_event - H - len_checksum
