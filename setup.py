@@ -63,13 +63,25 @@ class OptionalBuildExt(build_ext):
 
     def build_extensions(self) -> None:
         """The CRC32 (binlog/_crc32.h): ISA-L's where it compiles and links here, else zlib's."""
-        if os.environ.get(CRC32_ENV, "") != "zlib" and self._links_isal():
+        isal = os.environ.get(CRC32_ENV, "") != "zlib" and self._links_isal()
+        if isal:
             for ext in self.extensions:
                 ext.define_macros.append(("BINLOG_SPEC_ISAL", "1"))
                 ext.libraries.append("isal")
         else:
             print("binlog-spec: the compiled CRC32 is zlib's (ISA-L, Debian's libisal-dev, is faster)",
                   file=sys.stderr)
+        # a build for the other CRC32 never reuses this one's objects or modules: its objects go to a folder
+        # of their own, and a file naming the choice (rewritten when it changes) is a dependency of every module
+        choice = "isal" if isal else "zlib"
+        self.build_temp = os.path.join(self.build_temp, f"crc32-{choice}")
+        os.makedirs(self.build_temp, exist_ok=True)
+        marker = os.path.join(os.path.dirname(self.build_temp), "crc32-choice")
+        if not os.path.exists(marker) or open(marker).read() != choice:
+            with open(marker, "w") as f:
+                f.write(choice)
+        for ext in self.extensions:
+            ext.depends.append(marker)
         super().build_extensions()
 
     def _links_isal(self) -> bool:

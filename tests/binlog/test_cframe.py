@@ -8,7 +8,9 @@ import dataclasses
 import os
 import random
 import struct
+import subprocess
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -250,4 +252,10 @@ def test_ci_runs_isal_crc32_where_make_installed_it():
     which one runs."""
     if os.environ.get("CI"):
         assert _cframe.CRC32 == "ISA-L"
+        # every module that checks CRC32s (cimports _cbytes' event_crc32) was built with it, not only _cframe
+        for name in compiled.MODULES:
+            module = compiled.load(name)
+            if "event_crc32" in Path(module.__file__).with_name(name.rpartition(".")[2] + ".pyx").read_text():
+                linked = subprocess.run(["ldd", module.__file__], capture_output=True, text=True, check=True).stdout
+                assert "libisal" in linked, (name, linked)
     assert _cframe.CRC32 in ("ISA-L", "zlib") and f"CRC32 by {_cframe.CRC32}" in compiled.describe()
