@@ -111,23 +111,8 @@ def test_the_compiled_loop_gives_the_reference_report(path, argv, monkeypatch):
     assert _cli(path, argv, True, monkeypatch) == _cli(path, argv, False, monkeypatch)
 
 
-def _change(b: bytearray, pos: int, size: int, rng: random.Random) -> None:
-    """One change inside an event: its body (a bit, or an edge value), its timestamp, or its type code."""
-    kind = rng.random()
-    if kind < 0.5:
-        i = pos + spec.LEN_EVENT_HEADER + rng.randrange(max(1, size - spec.LEN_EVENT_HEADER - 4))
-        b[i] ^= 1 << rng.randrange(8)
-    elif kind < 0.8:
-        i = pos + spec.LEN_EVENT_HEADER + rng.randrange(max(1, size - spec.LEN_EVENT_HEADER - 4))
-        b[i] = rng.choice((0, 1, 2, 64, 0x80, 0xfb, 0xfc, 0xfd, 0xfe, 0xff))
-    elif kind < 0.9:
-        b[pos] = rng.randrange(256)     # the timestamp
-    else:
-        b[pos + 4] = rng.choice((2, 16, 19, 23, 24, 25, 160, 162))     # the type code
-
-
 def _damaged(data: bytes, rng: random.Random) -> bytes:
-    return mutate.damaged_with_valid_checksums(data, rng, _change)
+    return mutate.damaged_with_valid_checksums(data, rng, mutate.change_in_event)
 
 
 @needs_compiled

@@ -15,7 +15,6 @@ import pytest
 
 import binlog_spec
 from binlog_spec import api, compiled
-from binlog_spec.binlog import spec
 from binlog_spec.cli import main
 from binlog_spec.options import ReadOptions
 from binlog_spec.output import conflicts
@@ -194,21 +193,6 @@ class _Limited:
         return self.module.KeySet(16)
 
 
-def _change(b: bytearray, pos: int, size: int, rng: random.Random) -> None:
-    """One change inside an event: its body (a bit, or an edge value), its timestamp, or its type code."""
-    kind = rng.random()
-    if kind < 0.5:
-        i = pos + spec.LEN_EVENT_HEADER + rng.randrange(max(1, size - spec.LEN_EVENT_HEADER - 4))
-        b[i] ^= 1 << rng.randrange(8)
-    elif kind < 0.8:
-        i = pos + spec.LEN_EVENT_HEADER + rng.randrange(max(1, size - spec.LEN_EVENT_HEADER - 4))
-        b[i] = rng.choice((0, 1, 2, 64, 0x80, 0xfb, 0xfc, 0xfd, 0xfe, 0xff))
-    elif kind < 0.9:
-        b[pos] = rng.randrange(256)     # the timestamp
-    else:
-        b[pos + 4] = rng.choice((2, 16, 19, 23, 24, 25, 160, 162))     # the type code
-
-
 @needs_compiled
 def test_damaged_binlogs_with_valid_checksums_give_the_python_paths_report(tmp_path, monkeypatch):
     rng = random.Random(SEED)
@@ -217,7 +201,7 @@ def test_damaged_binlogs_with_valid_checksums_give_the_python_paths_report(tmp_p
     for k in range(CASES):
         seed = rng.choice(SEEDS)
         case = tmp_path / f"case-{k:03d}.bin"
-        case.write_bytes(mutate.damaged_with_valid_checksums(seeds[seed], rng, _change))
+        case.write_bytes(mutate.damaged_with_valid_checksums(seeds[seed], rng, mutate.change_in_event))
         argv = rng.choice(variants(seed))
         fast = _cli(case, argv, True, monkeypatch, tmp_path)[0]
         if fast != _cli(case, argv, False, monkeypatch, tmp_path)[0]:
