@@ -85,12 +85,15 @@ def select_events(events: Iterable[Event], filters: FilterOptions, files: list[s
     return filter_events(events, filters, files, notify)
 
 
-def check_rollback(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None):
+def check_rollback(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None, check=None):
     """The conflict check of a rollback of the events the filters keep (output.conflicts): whether
     rows it undoes were changed again later in `events`. Reads them all; returns the ConflictCheck
-    (its `count`, `conflicts()`; close it). `schema`: a SchemaTracker for the keys the DDL gives."""
-    from binlog_spec.output.conflicts import ConflictCheck
-    check = ConflictCheck()
+    (its `count`, `conflicts()`; close it). `schema`: a SchemaTracker for the keys the DDL gives.
+    `check`: the ConflictCheck to run (a new one by default); where `events` are read with its
+    `sink()`, its compiled loop takes the common transactions past the window."""
+    if check is None:
+        from binlog_spec.output.conflicts import ConflictCheck
+        check = ConflictCheck()
     try:
         for _ in select_events(events, filters, files, schema, check=check):
             pass

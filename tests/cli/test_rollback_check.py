@@ -75,9 +75,20 @@ def test_the_help_says_only_the_files_given_are_checked():
     ["sql", "--sql", "--rollback", "--force", "--stop-datetime", LATER],
     ["sql", "--sql2", "--rollback", "--start-datetime", LATER],
 ])
-def test_jobs_give_what_one_process_gives(argv, monkeypatch):
+@pytest.mark.parametrize("pieces", [False, True], ids=["as-run", "parent-check"])
+def test_jobs_give_what_one_process_gives(argv, pieces, monkeypatch):
+    """Where the check's compiled loop runs, a checked rollback runs in one process under --jobs too; the
+    pieces (the parent checks the whole input first) are what the pure-Python core runs, forced here."""
+    from binlog_spec import compiled
+    alone = compiled.load("binlog_spec.output._cconflicts") is not None and not pieces
+    if pieces:
+        monkeypatch.setattr(jobs, "_checked_rollback_runs_alone", lambda args: False)
+    modes, mode_of = [], jobs.mode_of
+    monkeypatch.setattr(jobs, "mode_of", lambda args: modes.append(mode_of(args)) or modes[-1])
     monkeypatch.setenv(jobs.PIECE_ENV, "20000")
     one = run([*argv, "--jobs", "1", TYPES])
+    modes.clear()
     many = run([*argv, "--jobs", "3", TYPES])
+    assert modes and all((m is None) == alone for m in modes), modes
     assert many == one
     assert ("conflict" in one[1]) == ("--stop-datetime" in argv)

@@ -29,7 +29,8 @@ and stderr to temporary files; the parent copies them in order and makes whole w
 Where this cannot be made exact, the command runs in one process (`plan` returns None): standard
 input and gzip files (no positions to cut at), the binlog output and the base64 and binlog
 rollbacks (one FDE, GTIDs renumbered over the run), the plain base64 script where its compiled loop
-runs (`_base64_loop_runs`: faster on one core than the pieces on several), `analyze` (one report of every event), --start-position and
+runs (`_base64_loop_runs`: faster on one core than the pieces on several), a checked rollback where the
+check's compiled loop runs (`_checked_rollback_runs_alone`), `analyze` (one report of every event), --start-position and
 --stop-position (byte positions, and their notes, are the whole run's). On a terminal, the parent shows the
 progress bar, by the pieces copied. This is how the CLI runs a command, so it lives in cli/; what it plans with is
 in stream/.
@@ -89,7 +90,8 @@ def mode_of(args: argparse.Namespace) -> Mode | None:
         return Mode(header=1 if args.format == "text" else 0, when_output=True, schema=False)
     if command == "rows":
         return Mode(header=1 if args.format == "text" else 0, when_output=True)
-    if command == "sql" and args.output_format == "sql" and (args.commented or args.executable):
+    if command == "sql" and args.output_format == "sql" and (args.commented or args.executable) \
+            and not _checked_rollback_runs_alone(args):
         from binlog_spec.output.sql_script import HEADER
         return Mode(header=len(HEADER) + (1 if args.commented else 0), reverse=args.rollback)
     if command == "sql" and args.output_format == "sql" and not args.rollback and not _base64_loop_runs(args):
@@ -103,6 +105,15 @@ def _base64_loop_runs(args: argparse.Namespace) -> bool:
     from binlog_spec.output import base64_lane
     return base64_lane.compiled() and not (args.verbose or args.schema or args.skip_gtids or args.rewrite_db
                                            or args.filters.active or args.filters.start_position is not None)
+
+
+def _checked_rollback_runs_alone(args: argparse.Namespace) -> bool:
+    """Whether a checked rollback (a SQL rollback under a filter: cli/rollback_check.py) runs in one process:
+    where the check's compiled loop runs, one process reads the input once, checking and undoing as it
+    goes, where under --jobs the parent reads all of it to check first and the pieces read the window
+    again, which on two cores was slower than one process (docs/benchmarks.md, issue 18)."""
+    from binlog_spec import compiled
+    return bool(args.rollback and args.filters.active) and compiled.load("binlog_spec.output._cconflicts") is not None
 
 
 def plan(args: argparse.Namespace, err: TextIO) -> list[stream_splits.Split] | None:

@@ -91,10 +91,12 @@ def parent_check(args: argparse.Namespace, err: TextIO):
     run: code -> code), or None when the run is no checked rollback."""
     if getattr(args, "command", None) != "sql" or not getattr(args, "rollback", False) or not args.filters.active:
         return None
+    from binlog_spec.output.conflicts import ConflictCheck
     options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(api.SQL_BODIES, args.filters))
-    try:
-        check = api.check_rollback(api.read_events(args.files, options), args.filters,
-                                   [display_name(f) for f in args.files], schema_tracker(args))
-    except (BinlogError, OSError):
+    check = ConflictCheck()
+    try:                     # the compiled loop past the window where it runs (check.sink()), as in one process
+        check = api.check_rollback(api.read_events(args.files, options, sink=check.sink()), args.filters,
+                                   [display_name(f) for f in args.files], schema_tracker(args), check)
+    except (BinlogError, OSError):      # (check_rollback closed the check)
         return None          # the pieces meet the same fault, and report it as one process does
     return (args.force or not check.count), lambda code: finish_check(args, check, err, code)
