@@ -81,7 +81,8 @@ def select_events(events: Iterable[Event], filters: FilterOptions, files: list[s
     if not filters.active:
         return events
     if check is not None:
-        return check.watch(events, lambda kept: filter_events(kept, filters, files, notify))
+        return check.watch(events, lambda kept: filter_events(kept, filters, files, notify),
+                           filters.kept_seconds())
     return filter_events(events, filters, files, notify)
 
 

@@ -250,6 +250,10 @@ cdef class Sink:
     cdef Py_ssize_t start_pos
     cdef uint32_t first_ts, domain, server_id
     cdef uint64_t seq_no
+    cdef public bint whole          # inside the window: whole transactions the filters do not keep, or nothing
+    cdef public long long lo, hi    # the kept transactions' first timestamps (FilterOptions.kept_seconds)
+    cdef list undo                  # what taking the open transaction changed: (table id, old table, old pair)
+    cdef list undo_reported         # ... and the KeySet keys it marked reported
 
     def __init__(self, check, KeySet keys):
         self.check = check
@@ -275,6 +279,17 @@ cdef class Sink:
         self.batch = []
         self.fde = None
         self.usable = False
+        self.whole = False
+        self.lo, self.hi = -(1 << 62), 1 << 62
+        self.undo = []
+        self.undo_reported = []
+
+    def window(self, lo, hi):
+        """Take, while the filters run, only whole transactions whose GTID event's timestamp is outside
+        [lo, hi) (None: no bound), those the time filters keep not (`armed` between transactions)."""
+        self.whole = True
+        self.lo = -(1 << 62) if lo is None else lo
+        self.hi = (1 << 62) if hi is None else hi
 
     def resume(self, tx):
         """Take the events of the transaction the Python path has open (`tx`: its conflicts.Tx) too."""
@@ -307,7 +322,8 @@ cdef class Sink:
         cdef const unsigned char* body
         cdef uint32_t len_event
         cdef int code, len_checksum, flags2, r
-        cdef Py_ssize_t min_len
+        cdef Py_ssize_t min_len, tx_off = -1, batch_at = 0
+        cdef uint32_t ts
         if not self.armed:
             return 0
         if fde is not self.fde:
@@ -337,6 +353,11 @@ cdef class Sink:
                     at = LEN_GTID_FIXED + (LEN_COMMIT_ID if flags2 & GROUP_COMMIT_ID else 0)
                     if len_body < at or (len_body > at and body[at] != 0):
                         break
+                    if self.whole:
+                        ts = _u4(e)
+                        if self.lo <= ts < self.hi:
+                            break           # the filters keep it: theirs
+                        tx_off, batch_at = off, len(self.batch)
                     self.own = True
                     self.file = path
                     self.start_pos = pos + (off - start)
@@ -358,6 +379,10 @@ cdef class Sink:
                     if len_body != self.len_post_header_xid + 8:
                         break
                     self.own = False
+                    if self.whole:
+                        tx_off = -1
+                        self.undo.clear()
+                        self.undo_reported.clear()
                     if self.adopted:        # it ends the transaction the Python tracker has open
                         self.adopted = False
                         self.tracker.mode = None
@@ -366,12 +391,36 @@ cdef class Sink:
                 off += len_event
         finally:
             if self.own:
-                self._hand_over()
+                if self.whole:          # a transaction taken whole or not at all: not, from its GTID on
+                    self._undo(batch_at)
+                    off = tx_off
+                else:
+                    self._hand_over()
             if self.batch:
                 self.add_found(self.dumps(("B", self.batch), self.pickle_protocol))
                 self.check.count += len(self.batch)
                 self.batch = []
         return off - start
+
+    cdef _undo(self, Py_ssize_t batch_at):
+        """What taking the open transaction (its first `batch_at` conflicts kept) changed, undone."""
+        cdef KeySet keys = self.keys
+        cdef Py_ssize_t k
+        self.own = False
+        del self.batch[batch_at:]
+        for k in self.undo_reported:
+            keys.reported[k] = 0
+        for table_id, table, pair in reversed(self.undo):
+            if table is None:
+                self.tables.pop(table_id, None)
+            else:
+                self.tables[table_id] = table
+            if pair is None:
+                self.mapped.pop(table_id, None)
+            else:
+                self.mapped[table_id] = pair
+        self.undo.clear()
+        self.undo_reported.clear()
 
     cdef bint _table_map(self, const unsigned char* p, Py_ssize_t len_body) except -1:
         """A TABLE_MAP the check met before under this schema: mapped again in its decoder."""
@@ -391,6 +440,8 @@ cdef class Sink:
                                    or getattr(schema, "server_collation", None) != collation):
             return False
         table_id = table.table_id
+        if self.whole:
+            self.undo.append((table_id, self.tables.get(table_id), self.mapped.get(table_id)))
         self.tables[table_id] = table
         self.mapped[table_id] = pair
         return True
@@ -471,6 +522,8 @@ cdef class Sink:
         if k < 0 or keys.reported[k]:
             return 0
         keys.reported[k] = 1
+        if self.whole:
+            self.undo_reported.append(k)
         self.batch.append(("F", keys.origin[k] >> 2, keys.origin[k] & 3, slot, value, OPS[op], self._gtid(),
                            self.file, self.start_pos, self.first_ts, path, at))
         return 0

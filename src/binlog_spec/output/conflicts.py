@@ -200,17 +200,29 @@ class ConflictCheck(CompiledPart):
         self._init_compiled(_cconflicts if self.quick.crows is not None else None)
 
     # -- the stream ------------------------------------------------------------------------------
-    def watch(self, events: Iterable[Event], select: Callable[[Iterable[Event]], Iterable[Event]]
-              ) -> Iterator[Event]:
+    def watch(self, events: Iterable[Event], select: Callable[[Iterable[Event]], Iterable[Event]],
+              kept_seconds: tuple[int | None, int | None] | None = None) -> Iterator[Event]:
         """The events `select` keeps of `events` (the rollback's window), every event of `events`
         seen by the check in order: what `select` yields is undone, the rest is not. After `select`
         ends, `events` is read to its end. `select` must keep events in their order (the filters
         do), and decide a transaction's events by the time it asks for the event after its end
-        (then what it has not kept of it is out: the check holds one transaction at most)."""
+        (then what it has not kept of it is out: the check holds one transaction at most).
+
+        `kept_seconds`: `select` keeps a transaction exactly when its first event's timestamp is in
+        [lo, hi) (FilterOptions.kept_seconds: the time bounds are its only filters), and keeps nothing
+        outside transactions but what it always keeps. Then the compiled loop takes, while `select`
+        runs, whole transactions outside those bounds (`select` never sees them, nor anyone else: no
+        one prints an excluded transaction), armed only when the check, `select` and this stream are
+        all between transactions (nothing pending, nothing held)."""
         pending: deque = deque()            # [event, kept: None (undecided) / True / False, its Tx]
         where: dict[int, list] = {}         # id(event) -> its pending entry
         closed = [True]                     # the last event read closed its transaction (or had none)
         tracker = self._tracker
+        window = self._sink if kept_seconds is not None else None
+        if window is not None:
+            window.window(*kept_seconds)
+            learned = [None]                # what the loop learnt its tables under: (touched, slow, statements)
+            statements = [0]
 
         def settle(flush: bool = False) -> None:
             while pending:
@@ -222,6 +234,25 @@ class ConflictCheck(CompiledPart):
                 pending.popleft()
                 del where[id(entry[0])]
                 self._see(entry[0], entry[1], entry[2])
+                if window is not None:
+                    code = entry[0].type_code
+                    if code == _TABLE_MAP:
+                        if not entry[1]:        # (the loop takes the TABLE_MAPs of excluded transactions)
+                            self._learn(entry[0])
+                    elif code in QUERY_EVENTS and not is_begin(entry[0]) and not is_commit(entry[0]):
+                        statements[0] += 1      # (a statement the schema replays may change a table)
+
+        def arm_window() -> None:
+            """The loop takes the excluded transactions that come next: `select` has asked for the
+            event after the last one read, which ended a transaction or had none, so it holds nothing
+            and has decided all it read; the check sees those now."""
+            if pending:
+                settle(flush=True)
+            state = (len(self.touched), len(self._slow), statements[0])
+            if state != learned[0]:         # a slot or a table the loop learnt may be stale: learnt again
+                window.forget()
+                learned[0] = state
+            window.armed = True
 
         source = iter(events)
 
@@ -239,6 +270,11 @@ class ConflictCheck(CompiledPart):
                     where[id(ev)] = entry
                 closed[0] = ends or not tracker.mode
                 yield ev
+                if window is not None:
+                    if closed[0]:
+                        arm_window()
+                    else:
+                        window.armed = False
 
         raw = read()
         for ev in select(raw):
@@ -253,6 +289,9 @@ class ConflictCheck(CompiledPart):
                 settle()
             yield ev
         settle(flush=True)
+        if window is not None:
+            window.armed = window.whole = False
+            window.forget()
         step, wanted, see, inside = tracker.step, _READ, self._see, _INSIDE
         sink = self._sink if self.touched else None
         if sink is not None:                # the compiled loop takes what it can of the rest (_cconflicts.Sink)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Iterator
 
 from binlog_spec.binlog import spec
@@ -42,6 +42,7 @@ from binlog_spec.binlog.gtid import GtidPosition, GtidSet
 from binlog_spec.stream.transactions import Transactions, is_begin, is_commit
 
 ET = spec.EventType
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 #: Events that go with the statement after them (its text, its context): kept only with it.
@@ -95,6 +96,23 @@ class FilterOptions:
         if self.stop_gtid is not None and not self.stop_gtid.reached_by(gtid):
             return False
         return True
+
+    def kept_seconds(self) -> tuple[int | None, int | None] | None:
+        """When the time bounds are the only active filters: (lo, hi), whole seconds such that
+        keeps_transaction keeps a transaction exactly when lo <= its first event's timestamp < hi
+        (None: no bound on that side); None when any other filter is active."""
+        if not self.active or self != FilterOptions(start_datetime=self.start_datetime,
+                                                    stop_datetime=self.stop_datetime):
+            return None
+        if any(b is not None and b.tzinfo is None for b in (self.start_datetime, self.stop_datetime)):
+            return None
+
+        def ceiling(bound: datetime | None) -> int | None:       # ts < bound  <=>  ts < ceiling (ts whole)
+            if bound is None:
+                return None
+            micros = (bound - _EPOCH) // timedelta(microseconds=1)
+            return -(-micros // 1_000_000)
+        return ceiling(self.start_datetime), ceiling(self.stop_datetime)
 
     # -- schema and table --------------------------------------------------
     def keeps_schema(self, schema: str) -> bool:
