@@ -41,7 +41,29 @@ CHECKED: list[list[str]] = [
     ["sql", "--sql2", "--rollback", "--stop-position", "{stop:2}"],
     ["sql", "--rollback", "--force", "--stop-position", "{stop:3}"],
     ["sql", "--output-format", "binlog", "-o", "{out}", "--rollback", "--force", "--stop-position", "{stop:2}"],
+    # time windows: the filters run to the end of the file, the loop takes what they exclude meanwhile
+    ["sql", "--sql2", "--rollback", "--stop-datetime", "{time}"],
+    ["sql", "--rollback", "--force", "--start-datetime", "{time}"],
+    ["sql", "--sql2", "--rollback", "--force", "--start-datetime", "{time:before}", "--stop-datetime", "{time}"],
 ]
+
+
+def _times(path: str) -> dict[str, str]:
+    """{time}: the middle one of the distinct event times of the file (as far as it reads), {time:before}:
+    the one before it (the same when there is one)."""
+    from datetime import datetime, timezone
+
+    import binlog_spec
+    stamps = set()
+    try:
+        for ev in binlog_spec.read_events([path], binlog_spec.ReadOptions(verify_checksums=False)):
+            stamps.add(ev.timestamp)
+    except Exception:  # noqa: BLE001 - the times read before the fault
+        pass
+    ordered = sorted(stamps) or [0]
+    k = len(ordered) // 2
+    shown = lambda ts: datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")  # noqa: E731
+    return {"{time}": shown(ordered[k]), "{time:before}": shown(ordered[max(k - 1, 0)])}
 
 
 def _error(exc: BaseException | None) -> str:
@@ -119,9 +141,10 @@ def transcript(path: str) -> list[str]:
     size = os.path.getsize(path)
     with tempfile.TemporaryDirectory() as folder:
         target = os.path.join(folder, "undo.bin")
+        times = _times(path)
         for argv in CHECKED:
-            argv = [a.replace("{out}", target).replace("{stop:2}", str(size // 2)).replace("{stop:3}", str(size // 3))
-                    for a in argv]
+            argv = [times.get(a, a).replace("{out}", target).replace("{stop:2}", str(size // 2))
+                    .replace("{stop:3}", str(size // 3)) for a in argv]
             out, err = io.StringIO(), io.StringIO()
             try:
                 code = main([*argv, path], out, err)

@@ -252,3 +252,90 @@ def test_the_key_set_without_the_loop_finds_what_the_python_path_finds(monkeypat
             pass
         assert check.fast is not None and len(check.fast) > 0, "the undone integer keys went to the KeySet"
         assert list(report_lines(check, timezone.utc, True)) == reference
+
+
+# -- time windows: the loop takes the transactions the time filters exclude while they run ----------------
+#: The kept transactions' time in the restamped files below (2023-11-14 22:13:20 UTC).
+KEPT = 1_700_000_000
+
+
+def _restamped(data: bytes, stamp) -> bytes:
+    """`data` with the header timestamp of every event of its k-th transaction (GTID_EVENT to the next
+    one) set to stamp(k), each CRC32 made right again (the events before the first GTID keep theirs)."""
+    out = bytearray(data)
+    k = -1
+    for pos, size in mutate.event_spans(data):
+        if data[pos + 4] == 162:            # GTID_EVENT
+            k += 1
+        if k < 0:
+            continue
+        crc = zlib.crc32(data[pos:pos + size - 4]) == int.from_bytes(data[pos + size - 4:pos + size], "little")
+        out[pos:pos + 4] = stamp(k).to_bytes(4, "little")
+        if crc:
+            out[pos + size - 4:pos + size] = zlib.crc32(bytes(out[pos:pos + size - 4])).to_bytes(4, "little")
+    return bytes(out)
+
+
+def _when(ts: int) -> str:
+    from datetime import datetime, timezone
+    return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+
+
+TIME_FILES = {
+    # kept, after the window, before it, in turn: excluded transactions between kept ones
+    "interleaved": lambda k: KEPT + (0, 100, -100)[k % 3],
+    # the times go backwards: the window's transactions come after the ones past its stop
+    "backwards": lambda k: KEPT + 40 - k,
+}
+
+
+@needs_compiled
+@pytest.mark.parametrize("kind", sorted(TIME_FILES))
+def test_the_loop_takes_the_transactions_the_time_filters_exclude_as_the_python_path_checks_them(
+        kind, monkeypatch, tmp_path):
+    case = tmp_path / f"{kind}.bin"
+    case.write_bytes(_restamped(TYPES.read_bytes(), TIME_FILES[kind]))
+    windows = [["--start-datetime", _when(KEPT), "--stop-datetime", _when(KEPT + 1)],
+               ["--stop-datetime", _when(KEPT + 1)], ["--start-datetime", _when(KEPT)],
+               ["--stop-datetime", _when(KEPT + 20)], ["--start-datetime", _when(KEPT + 20)]]
+    took, reported = 0, 0
+    for window in windows:
+        for argv in (["--sql2", "--rollback", *window], ["--rollback", "--force", *window],
+                     ["--output-format", "binlog", "-o", "{out}", "--rollback", "--force", *window]):
+            fast, taken = _cli(case, argv, True, monkeypatch, tmp_path)
+            assert fast == _cli(case, argv, False, monkeypatch, tmp_path)[0], argv
+            took += taken
+            reported += fast[1].count("binlog-spec: conflict: row ")
+    # (types-full's transactions mostly map tables of their own: the loop takes those it met before)
+    assert took > 10000, "the loop takes excluded transactions while the filters run"
+    assert reported, "later changes in excluded transactions between kept ones are found"
+
+
+@needs_compiled
+@pytest.mark.parametrize("buffer_size", [512, 4096, 1 << 20])
+def test_excluded_transactions_cut_by_the_readers_window_are_left_to_the_python_path(buffer_size, monkeypatch,
+                                                                                      tmp_path):
+    """The loop takes an excluded transaction whole or not at all: one the reader's window cuts, or that
+    holds an event it cannot take, goes to the filters from its GTID on, and what the loop did of it is undone."""
+    from datetime import datetime, timezone
+    case = tmp_path / "interleaved.bin"
+    case.write_bytes(_restamped(TYPES.read_bytes(), TIME_FILES["interleaved"]))
+    paths = [case, FIXTURES / "demo" / "mariadb-bin.000001", case]
+    options = ReadOptions(buffer_size=buffer_size)
+    at = lambda ts: datetime.fromtimestamp(ts, tz=timezone.utc)    # noqa: E731
+    for filters in (FilterOptions(start_datetime=at(KEPT), stop_datetime=at(KEPT + 1)),
+                    FilterOptions(stop_datetime=at(KEPT + 1))):
+        fast, taken = _checked(paths, filters, True, options, monkeypatch)
+        assert fast == _checked(paths, filters, False, options, monkeypatch)[0], (buffer_size, filters)
+        assert taken and fast
+
+
+def test_only_the_time_bounds_give_the_loop_its_bounds():
+    from datetime import datetime, timezone
+    t = datetime(2026, 11, 24, 7, 25, 0, tzinfo=timezone.utc)
+    assert FilterOptions(stop_datetime=t).kept_seconds() == (None, int(t.timestamp()))
+    half = t.replace(microsecond=500000)        # a whole-second time is kept when at or after the start
+    assert FilterOptions(start_datetime=half).kept_seconds() == (int(t.timestamp()) + 1, None)
+    assert FilterOptions(start_datetime=t, server_ids=frozenset({1})).kept_seconds() is None
+    assert FilterOptions(start_datetime=t, stop_position=100).kept_seconds() is None
+    assert FilterOptions().kept_seconds() is None
