@@ -29,6 +29,13 @@
   the reader yields that event to the reference path. An event is taken whole or not at all.
   Returns the bytes taken (0: none).
 
+  With `window(lo, hi)` (ConflictCheck.watch, when the time bounds are the only filters: their
+  FilterOptions.kept_seconds) it also runs while the filters do, armed only between transactions, and
+  takes only whole transactions whose GTID_EVENT's timestamp is outside [lo, hi), those the filters
+  exclude, which then no one else sees: one it cannot take to its XID_EVENT within the window (any event
+  above, or the reader's window ends) is not taken at all, what the loop did of it undone (the tables it
+  mapped, the keys it marked reported, the conflicts it found), and goes to the filters from its GTID on.
+
 The differential test (tests/test_compiled_core.py) runs checked rollbacks both ways.
 """
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_GET_SIZE

@@ -6,7 +6,9 @@ most _cconflicts.MAX_SLOTS entries: then the rest goes to the check's spool and 
 spool and index; the check's Python path looks there first. Past the window the loop (`sink`, given to
 the reader) takes the common transactions straight from the reader's window, and leaves everything else
 to the Python path: the TABLE_MAPs it has not met (`_learn` tells it those it may take again), the tables
-with an undone key the KeySet lacks (`slow`), statements, damaged events. The report, the undo and the
+with an undone key the KeySet lacks (`slow`), statements, damaged events. When the time bounds are the
+only filters, it also takes, while they run, the whole transactions they exclude (ConflictCheck.watch
+`kept_seconds`). The report, the undo and the
 exit code are the same (tests/output/test_conflicts_compiled.py, tests/test_compiled_core.py).
 """
 from __future__ import annotations
