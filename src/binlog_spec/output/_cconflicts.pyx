@@ -261,6 +261,8 @@ cdef class Sink:
     cdef public long long lo, hi    # the kept transactions' first timestamps (FilterOptions.kept_seconds)
     cdef list undo                  # what taking the open transaction changed: (table id, old table, old pair)
     cdef list undo_reported         # ... and the KeySet keys it marked reported
+    cdef Py_ssize_t refused_pos     # the position of the last transaction not taken whole (in refused_path)
+    cdef object refused_path
 
     def __init__(self, check, KeySet keys):
         self.check = check
@@ -290,6 +292,8 @@ cdef class Sink:
         self.lo, self.hi = -(1 << 62), 1 << 62
         self.undo = []
         self.undo_reported = []
+        self.refused_pos = -1
+        self.refused_path = None
 
     def window(self, lo, hi):
         """Take, while the filters run, only whole transactions whose GTID event's timestamp is outside
@@ -337,6 +341,8 @@ cdef class Sink:
             self._set_fde(fde)
         if not self.usable:
             return 0
+        if self.whole and pos == self.refused_pos and path is self.refused_path:
+            return 0                    # (the transaction here was not taken whole a moment ago)
         len_checksum = fde.len_checksum
         min_len = H + len_checksum
         try:
@@ -401,6 +407,7 @@ cdef class Sink:
                 if self.whole:          # a transaction taken whole or not at all: not, from its GTID on
                     self._undo(batch_at)
                     off = tx_off
+                    self.refused_pos, self.refused_path = pos + (off - start), path
                 else:
                     self._hand_over()
             if self.batch:

@@ -234,13 +234,8 @@ class ConflictCheck(CompiledPart):
                 pending.popleft()
                 del where[id(entry[0])]
                 self._see(entry[0], entry[1], entry[2])
-                if window is not None:
-                    code = entry[0].type_code
-                    if code == _TABLE_MAP:
-                        if not entry[1]:        # (the loop takes the TABLE_MAPs of excluded transactions)
-                            self._learn(entry[0])
-                    elif code in QUERY_EVENTS and not is_begin(entry[0]) and not is_commit(entry[0]):
-                        statements[0] += 1      # (a statement the schema replays may change a table)
+                if window is not None and not entry[1] and entry[0].type_code == _TABLE_MAP:
+                    self._learn(entry[0])       # (the loop takes the TABLE_MAPs of excluded transactions)
 
         def arm_window() -> None:
             """The loop takes the excluded transactions that come next: `select` has asked for the
@@ -270,13 +265,30 @@ class ConflictCheck(CompiledPart):
                     where[id(ev)] = entry
                 closed[0] = ends or not tracker.mode
                 yield ev
-                if window is not None:
-                    if closed[0]:
-                        arm_window()
-                    else:
-                        window.armed = False
 
-        raw = read()
+        def read_window() -> Iterator[Event]:
+            """read(), the compiled loop armed while `select` asks for the next event between transactions."""
+            step, wanted, queries = tracker.step, _READ, QUERY_EVENTS
+            armed = False
+            for ev in source:
+                starts, ends = step(ev)
+                if starts:
+                    self.current = Tx(tracker.gtid, ev.file, ev.pos, ev.timestamp)
+                code = ev.type_code
+                if code in wanted:
+                    entry = [ev, None, self.current]
+                    pending.append(entry)
+                    where[id(ev)] = entry
+                    if code in queries and not is_begin(ev) and not is_commit(ev):
+                        statements[0] += 1      # (a statement the schema replays may change a table)
+                yield ev
+                if ends or not tracker.mode:
+                    arm_window()
+                    armed = True
+                elif armed:
+                    window.armed = armed = False
+
+        raw = read() if window is None else read_window()
         for ev in select(raw):
             entry = where.get(id(ev))
             if entry is not None and entry[0] is ev:
