@@ -13,7 +13,7 @@ import pytest
 
 import binlog_spec
 from binlog_spec import api
-from binlog_spec.output import conflict_report, conflicts
+from binlog_spec.output import conflict_index, conflict_report, conflicts
 from binlog_spec.output.conflicts import ConflictCheck, _statement_targets
 from binlog_spec.rows.schema import SchemaTracker
 from binlog_spec.stream.filters import FilterOptions, filter_events
@@ -88,15 +88,15 @@ def test_the_types_file_cut_after_the_inserts_names_the_rows_its_later_updates_a
 @pytest.mark.parametrize("path", [TYPES, DEMO])
 def test_hashes_that_all_collide_still_name_only_the_rows_changed_later(path, monkeypatch):
     monkeypatch.setattr(conflicts, "hash", lambda data: 42, raising=False)
-    monkeypatch.setattr(conflicts, "RECENT", 3)       # sorted runs, merged, from the fourth key on
+    monkeypatch.setattr(conflict_index, "RECENT", 3)       # sorted runs, merged, from the fourth key on
     starts = positions(path)
     cut = starts[len(starts) // 2]
     assert checked(path, FilterOptions(stop_position=cut))[0] == naive(path, lambda s: s < cut)
 
 
 def test_small_runs_merge_and_every_key_is_still_found(monkeypatch):
-    monkeypatch.setattr(conflicts, "RECENT", 2)
-    index = conflicts._KeyIndex()
+    monkeypatch.setattr(conflict_index, "RECENT", 2)
+    index = conflict_index.KeyIndex()
     for rec in range(1000):
         index.add(rec * 7919, rec)
     assert len(index.runs) < 12 and sum(len(r) for r in index.runs) + len(index.recent) == 1000

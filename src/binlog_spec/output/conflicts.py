@@ -19,18 +19,16 @@ trailing spaces and case: a conflict more, never one less; integer keys read str
 Memory stays bounded as the rollback spool's does: every undone key goes to a `Spool` on disk (its
 exact value and its transaction); memory holds a 64-bit entry per key (34 bits of its hash, 30 of its
 record number) in sorted runs merged as they grow, a small dict of the latest keys, and a bitmap that
-answers most lookups of keys never undone. A hash that matches is confirmed against the spooled key.
+answers most lookups of keys never undone (output.conflict_index). A hash that matches is confirmed
+against the spooled key.
 Later events on tables the rollback writes no rows of are passed over by their table id, their rows
 never decoded. The conflicts themselves go to a spool too; output.conflict_report renders them. The
 compiled core takes part (output.conflict_compiled).
 """
 from __future__ import annotations
 
-import heapq
 import pickle
 import struct
-from array import array
-from bisect import bisect_left
 from collections import deque
 from typing import Callable, Iterable, Iterator, NamedTuple
 
@@ -40,6 +38,7 @@ from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import DELETE, INSERT, QUERY_EVENTS, ROW_OPS, UPDATE
 from binlog_spec.errors import BinlogError
 from binlog_spec.output.conflict_compiled import CHANGE_NAMES as _CHANGE_NAMES, CompiledPart
+from binlog_spec.output.conflict_index import MAX_RECORDS, KeyIndex
 from binlog_spec.output.conflict_keys import KeyReader, exact, row_keys
 from binlog_spec.output.conflict_statements import statement_kind, statement_targets as _statement_targets
 from binlog_spec.output.rollback import Spool
@@ -49,14 +48,6 @@ from binlog_spec.stream.transactions import Transactions, is_begin, is_commit
 
 ET = spec.EventType
 
-#: Bits of an index entry: the key hash's low HASH_BITS, then the key's record number.
-HASH_BITS, REC_BITS = 34, 30
-_HASH_MASK = (1 << HASH_BITS) - 1
-_REC_MASK = (1 << REC_BITS) - 1
-#: Keys held in the dict of the latest before they become a sorted run.
-RECENT = 1 << 16
-#: Bits of the bitmap of undone key hashes (one byte per 8).
-BITMAP_BITS = 1 << 25
 #: Undone transactions held once read back for a report (the conflicts of one share it).
 TX_CACHE = 1024
 #: Bytes read back from the spool of keys at a time (a key is confirmed by reading it alone).
@@ -103,63 +94,6 @@ class Conflict(NamedTuple):
     statement: str | None = None
 
 
-class _KeyIndex:
-    """Entries (hash bits, record number) of the undone keys: a dict of the latest, sorted runs of
-    the others (merged two by two as they grow), and a bitmap of their hashes."""
-
-    def __init__(self) -> None:
-        self.recent: dict[int, int | list[int]] = {}
-        self.runs: list[array] = []
-        self.bitmap = bytearray(BITMAP_BITS >> 3)
-
-    def add(self, h: int, rec: int) -> None:
-        p = h & _HASH_MASK
-        b = (h >> HASH_BITS) & (BITMAP_BITS - 1)
-        self.bitmap[b >> 3] |= 1 << (b & 7)
-        old = self.recent.get(p)
-        if old is None:
-            self.recent[p] = rec
-        elif type(old) is int:
-            self.recent[p] = [old, rec]
-        else:
-            old.append(rec)
-        if len(self.recent) >= RECENT:
-            self._flush()
-
-    def _flush(self) -> None:
-        entries = []
-        for p, recs in self.recent.items():
-            if type(recs) is int:
-                entries.append((p << REC_BITS) | recs)
-            else:
-                entries += [(p << REC_BITS) | r for r in recs]
-        entries.sort()
-        self.recent.clear()
-        runs = self.runs
-        runs.append(array("Q", entries))
-        while len(runs) >= 2 and len(runs[-2]) <= 2 * len(runs[-1]):
-            b, a = runs.pop(), runs.pop()
-            runs.append(array("Q", heapq.merge(a, b)))
-
-    def candidates(self, h: int) -> list[int]:
-        """The record numbers of the keys whose hash bits are h's (none when the bitmap says so)."""
-        b = (h >> HASH_BITS) & (BITMAP_BITS - 1)
-        if not self.bitmap[b >> 3] & (1 << (b & 7)):
-            return []
-        p = h & _HASH_MASK
-        found: list[int] = []
-        recs = self.recent.get(p)
-        if recs is not None:
-            found += [recs] if type(recs) is int else recs
-        low = p << REC_BITS
-        for run in self.runs:
-            i = bisect_left(run, low)
-            while i < len(run) and run[i] >> REC_BITS == p:
-                found.append(run[i] & _REC_MASK)
-                i += 1
-        return found
-
-
 def _shown(value) -> str:
     """A key value as SQL text (a long one cut: the report names the row, it does not restore it)."""
     if type(value) is int:
@@ -185,7 +119,7 @@ class ConflictCheck(CompiledPart):
         self._numbered: tuple[Tx, int] | None = None    # the last undone transaction and its number
         self.txs = Spool()                      # the undone transactions (pickled Tx)
         self.keys = Spool(window=KEY_WINDOW)    # the undone keys (_KEY + exact value), read back one by one
-        self.index = _KeyIndex()
+        self.index = KeyIndex()
         self.reported = bytearray()             # per undone key: a conflict was reported for it
         #: (schema, table) -> (the undone key record that first touched it, its columns for the report)
         self.touched: dict[tuple[str, str], int] = {}
@@ -405,7 +339,7 @@ class ConflictCheck(CompiledPart):
             return
         self._slow.add(where)           # (its later rows: the Python way, which looks in `fast` too)
         head = _KEY.pack(no, code)
-        if first + len(found) > _REC_MASK + 1:
+        if first + len(found) > MAX_RECORDS:
             raise BinlogError("the conflict check holds at most 2**30 undone rows", file=ev.file,
                               offset=ev.pos, event_type=ev.type)
         add, index_add, rec = keys.add, index.add, first
