@@ -7,6 +7,7 @@ CRC32s, from a window cimports it):
 * the layout of mariadb_gtid_event (formats/binlog.ksy): seq_no u8, domain_id u4, flags2 u1, commit_id u8
   when flags2 & FL_GROUP_COMMIT_ID, XA fields when flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA), then
   flags_extra (a zero byte: padding follows); an xid_event's xid (u8) after its post-header;
+* `whole_and_sound`: the size and CRC32 checks an event passes before a compiled loop takes it;
 * `event_crc32`: the CRC32 of an event's bytes (binlog/_crc32.h: Intel's ISA-L where setup.py found it,
   else zlib; `CRC32_IMPLEMENTATION` names the one built in);
 * `gtid_xid_reads_agree()`: whether those reads give what the generated parser gives for the same bytes
@@ -37,6 +38,17 @@ cdef inline uint64_t le(const unsigned char* p, int size) noexcept:
     for i in range(size - 1, -1, -1):
         v = (v << 8) | p[i]
     return v
+
+
+cdef inline bint whole_and_sound(const unsigned char* e, uint32_t len_event, Py_ssize_t avail, Py_ssize_t min_len,
+                                 int len_checksum, bint verify) noexcept:
+    """Whether the event at `e`, of `len_event` bytes (its header's size field), is whole in the `avail`
+    bytes left, at least `min_len` long (its header and checksum), and, where `verify`, its CRC32 is right:
+    what every compiled loop requires of an event before it takes it (framing.walk_events' checks; the loop
+    stops before any other, and the reader's full path reports what is wrong with it)."""
+    if len_event < <uint32_t>min_len or <Py_ssize_t>len_event > avail:
+        return False
+    return not (verify and len_checksum == 4 and event_crc32(e, len_event - 4) != u4(e + len_event - 4))
 
 
 cdef inline bint gtid_xid_reads_agree():

@@ -11,7 +11,7 @@ from cpython.dict cimport PyDict_SetItem
 from libc.stdint cimport uint32_t
 
 from binlog_spec.binlog import spec
-from binlog_spec.binlog._cbytes cimport CRC32_IMPLEMENTATION, event_crc32, u4 as _u4
+from binlog_spec.binlog._cbytes cimport CRC32_IMPLEMENTATION, event_crc32, u4 as _u4, whole_and_sound
 
 
 cdef object _HEADER = spec.EventHeader
@@ -39,7 +39,7 @@ def walk_events(bytes buf, Py_ssize_t off, int len_checksum, bint verify, Py_ssi
     cdef Py_ssize_t min_len = H + len_checksum
     cdef Py_ssize_t count = 0
     cdef const unsigned char* e
-    cdef uint32_t len_event, stored
+    cdef uint32_t len_event
     cdef int code
     cdef list out = []
     cdef dict d
@@ -47,15 +47,10 @@ def walk_events(bytes buf, Py_ssize_t off, int len_checksum, bint verify, Py_ssi
         e = p + off
         code = e[4]
         len_event = _u4(e + 9)
-        if code == FDE or code == START_ENCRYPTION or len_event < <uint32_t>min_len \
-                or <Py_ssize_t>len_event > n - off:
+        if code == FDE or code == START_ENCRYPTION or not whole_and_sound(e, len_event, n - off, min_len,
+                                                                          len_checksum, verify):
             break
-        checksum = None
-        if len_checksum == 4:
-            stored = _u4(e + len_event - 4)
-            if verify and event_crc32(e, len_event - 4) != stored:
-                break
-            checksum = stored
+        checksum = _u4(e + len_event - 4) if len_checksum == 4 else None
         header = _NEW(_HEADER)
         d = header.__dict__
         PyDict_SetItem(d, K_TS, _u4(e))
@@ -92,9 +87,7 @@ def skip_events(bytes buf, Py_ssize_t off, Py_ssize_t end, int len_checksum, bin
         e = p + off
         len_event = _u4(e + 9)
         m = mark[e[4]]
-        if m == STOP or len_event < <uint32_t>min_len or <Py_ssize_t>len_event > end - off:
-            break
-        if verify and len_checksum == 4 and event_crc32(e, len_event - 4) != _u4(e + len_event - 4):
+        if m == STOP or not whole_and_sound(e, len_event, end - off, min_len, len_checksum, verify):
             break
         if m == RUN and off <= run_end:
             if in_run:

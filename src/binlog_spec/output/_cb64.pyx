@@ -100,7 +100,7 @@ from libc.stdint cimport uint64_t
 
 from binlog_spec.binlog import spec
 from binlog_spec.binlog._cbytes cimport (GROUP_COMMIT_ID, LEN_COMMIT_ID, LEN_GTID_FIXED, XA_FLAGS, event_crc32,
-                                         gtid_xid_reads_agree, le as _le, u4 as _u4)
+                                         gtid_xid_reads_agree, le as _le, u4 as _u4, whole_and_sound)
 from binlog_spec.binlog.event_types import FL_STANDALONE
 from binlog_spec.output.base64_session import DELIMITER
 
@@ -298,10 +298,7 @@ cdef class Lane:
         if n - off < H:
             return False
         len_event = _u4(p + off + 9)
-        if len_event < <uint32_t>(H + self.len_checksum) or <Py_ssize_t>len_event > n - off:
-            return False
-        if verify and self.len_checksum == 4 and \
-                event_crc32(p + off, len_event - 4) != _u4(p + off + len_event - 4):
+        if not whole_and_sound(p + off, len_event, n - off, H + self.len_checksum, self.len_checksum, verify):
             return False
         return True
 

@@ -30,8 +30,8 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes
 from libc.stdint cimport uint32_t, uint64_t
 
 from binlog_spec.binlog import spec
-from binlog_spec.binlog._cbytes cimport (GROUP_COMMIT_ID, LEN_COMMIT_ID, LEN_GTID_FIXED, XA_FLAGS, event_crc32,
-                                         gtid_xid_reads_agree, le as _le, u4 as _u4)
+from binlog_spec.binlog._cbytes cimport (GROUP_COMMIT_ID, LEN_COMMIT_ID, LEN_GTID_FIXED, XA_FLAGS,
+                                         gtid_xid_reads_agree, le as _le, u4 as _u4, whole_and_sound)
 from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE, FL_STANDALONE
 from binlog_spec.rows import image_plan
 from binlog_spec.rows.walker import check_rows, present_columns
@@ -132,10 +132,8 @@ cdef class Sink:
                 e = p + at
                 code = e[4]
                 len_event = _u4(e + 9)
-                if code == FDE or code == START_ENCRYPTION or len_event < <uint32_t>(H + len_checksum) \
-                        or <Py_ssize_t>len_event > n - at:
-                    break
-                if verify and len_checksum == 4 and event_crc32(e, len_event - 4) != _u4(e + len_event - 4):
+                if code == FDE or code == START_ENCRYPTION \
+                        or not whole_and_sound(e, len_event, n - at, H + len_checksum, len_checksum, verify):
                     break
                 len_body = len_event - H - len_checksum
                 if at == off:
