@@ -915,7 +915,11 @@ types:
         doc: |
           One bit per column of the relevant kind (numeric columns for
           SIGNEDNESS, all columns for COLUMN_VISIBILITY), most significant
-          bit first.
+          bit first. Which columns are numeric differs: MySQL counts the
+          types of `is_numeric_type()` (sql/field.h: the integers, FLOAT,
+          DOUBLE, DECIMAL and NEWDECIMAL); MariaDB counts every Field_num
+          (init_signedness_field in sql/log_event_server.cc), YEAR too, as
+          Field_year derives from Field_tiny (rows/tablemap.py applies both).
         seq:
           - id: bits
             size-eos: true

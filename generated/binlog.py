@@ -2108,7 +2108,11 @@ class Binlog(KaitaiStruct):
         class OmBitmap(KaitaiStruct):
             """One bit per column of the relevant kind (numeric columns for
             SIGNEDNESS, all columns for COLUMN_VISIBILITY), most significant
-            bit first.
+            bit first. Which columns are numeric differs: MySQL counts the
+            types of `is_numeric_type()` (sql/field.h: the integers, FLOAT,
+            DOUBLE, DECIMAL and NEWDECIMAL); MariaDB counts every Field_num
+            (init_signedness_field in sql/log_event_server.cc), YEAR too, as
+            Field_year derives from Field_tiny (rows/tablemap.py applies both).
             
             .. seealso::
                libbinlogevents/src/rows_event.cpp (Table_map_event::Optional_metadata_fields)

@@ -43,3 +43,25 @@ def test_without_metadata_columns_are_numbered_and_signed():
     t = TableDef.from_fields(fields([]))
     assert t.names == ["@1", "@2", "@3", "@4"]
     assert not t.has_names and not t.has_signedness and t.columns[0].unsigned is False
+
+
+YEAR, SHORT = 13, 2
+
+
+def year_fields(signedness: bytes):
+    """(id INT, y YEAR, s SMALLINT, n INT UNSIGNED), as in the issue's reproducer."""
+    return {"table_id": 7, "schema": "d", "table": "t", "column_types": [LONG, YEAR, SHORT, LONG],
+            "column_metadata": [{}, {}, {}, {}], "null_bitmap": b"\x0e",
+            "optional_metadata": [{"field_type": "SIGNEDNESS", "value": signedness}]}
+
+
+def test_mariadb_signedness_gives_year_a_bit():
+    """MariaDB 10.11 writes 0x50 for the reproducer: bits for id, y, s, n (Field_year is a Field_num)."""
+    t = TableDef.from_fields(year_fields(b"\x50"), mariadb=True)
+    assert [c.unsigned for c in t.columns] == [False, True, False, True]
+
+
+def test_mysql_signedness_skips_year():
+    """MySQL's is_numeric_type() has no YEAR: 0x20 is the bits of id, s, n (n unsigned)."""
+    t = TableDef.from_fields(year_fields(b"\x20"), mariadb=False)
+    assert [c.unsigned for c in t.columns] == [False, False, False, True]

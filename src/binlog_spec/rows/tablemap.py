@@ -12,9 +12,14 @@ from binlog_spec.rows.column_types import FLOAT_VALUED, Column
 
 CT = spec.ColumnType
 
-#: Columns that SIGNEDNESS has a bit for (Table_map_event::Optional_metadata_fields).
-NUMERIC_TYPES = frozenset({CT.tiny, CT.short, CT.int24, CT.long, CT.longlong, CT.newdecimal, CT.float,
-                           CT.double})
+#: Columns that SIGNEDNESS has a bit for, in MySQL: `is_numeric_type()` of sql/field.h, which
+#: Table_map_log_event::init_signedness_field (sql/log_event.cc) asks of each column's binlog type.
+NUMERIC_TYPES = frozenset({CT.tiny, CT.short, CT.int24, CT.long, CT.longlong, CT.decimal, CT.newdecimal,
+                           CT.float, CT.double})
+#: MariaDB's rule differs: its init_signedness_field (sql/log_event_server.cc) gives a bit to every column
+#: whose Binlog_type_info has a signedness, that is every Field_num. Field_year derives from Field_tiny,
+#: so YEAR has a bit there, and every integer after a YEAR would take its neighbour's bit without it.
+MARIADB_NUMERIC_TYPES = NUMERIC_TYPES | {CT.year}
 #: Column types that the (DEFAULT_|COLUMN_)CHARSET fields count (is_character_type in sql/log_event.cc).
 #: MySQL's list; MariaDB also counts GEOMETRY ("base class is blob for geom type").
 CHARACTER_TYPES = frozenset({CT.string, CT.var_string, CT.varchar, CT.blob, CT.tiny_blob, CT.medium_blob,
@@ -108,7 +113,8 @@ class TableDef:
     def from_fields(cls, f: dict, mariadb: bool = False) -> "TableDef":
         """Build from the plain fields of a TABLE_MAP_EVENT (see spec.body_fields).
 
-        `mariadb`: the file was written by MariaDB, whose charset metadata also covers GEOMETRY.
+        `mariadb`: the file was written by MariaDB, whose charset metadata also covers GEOMETRY and whose
+        SIGNEDNESS bitmap also covers YEAR.
         """
         types: list[int] = f["column_types"]
         metas: list[dict] = f["column_metadata"]
@@ -116,7 +122,8 @@ class TableDef:
         real = [real_type(t, m) for t, m in zip(types, metas)]
         om = {o["field_type"]: o["value"] for o in f.get("optional_metadata", [])}
 
-        numeric = [i for i, t in enumerate(real) if t in NUMERIC_TYPES]
+        numeric_types = MARIADB_NUMERIC_TYPES if mariadb else NUMERIC_TYPES
+        numeric = [i for i, t in enumerate(real) if t in numeric_types]
         unsigned = [False] * n
         if "SIGNEDNESS" in om:
             for i, bit in zip(numeric, _bits_msb_first(om["SIGNEDNESS"], len(numeric))):
