@@ -644,3 +644,11 @@ def test_analyze_counts_the_rows_of_pre_10_1_temporal_tables_created_before_the_
     assert code == cli.EXIT_OK and with_schema["summary"]["row_errors"] == 0 and err == ""
     _, whole, _ = analysis(src / "mariadb-bin.000001")
     assert with_schema["tables"] == whole["tables"] and whole["tables"][0]["rows"] > 0
+
+
+def test_a_transaction_with_a_savepoint_and_rollback_to_counts_once():
+    """The MySQL test suite's std_data/binlog_savepoint.000001: BEGIN, SavePoint mixed_cases, ROLLBACK TO
+    mixed_cases, XID: one transaction (Query_log_event::ends_group: ROLLBACK TO ends none)."""
+    r = cli_json([str(CORPUS / "rust_mysql_common/binlog_savepoint.000001")])
+    assert r["transactions"]["count"] == 1
+    assert r["transactions"]["time_source"] == {"commit_event": 1}

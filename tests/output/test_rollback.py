@@ -114,3 +114,62 @@ def test_notes_read_back_in_order_and_more_can_follow():
         notes.add_line("c.bin:1: TRUNCATE v")
         assert list(notes.lines())[-1] == "c.bin:1: TRUNCATE v"
         assert notes.count == 3
+
+
+def test_rows_a_rollback_to_savepoint_undid_are_not_undone_again():
+    """MariaDB's binlog of `BEGIN; INSERT 7; SAVEPOINT s2; DELETE 1; (MyISAM change) ROLLBACK TO s2;
+    UPDATE 2; COMMIT` holds the DELETE (the server undid it): the undo holds the UPDATE's and the
+    INSERT's undo only; records written after the ROLLBACK TO read back whole (small read windows)."""
+    with Spool(window=8) as spool:
+        spool.begin()
+        spool.add_text("BEGIN", HEAD)
+        spool.add_text("undo insert 7")
+        spool.savepoint("s2")
+        spool.add_text("undo delete 1")
+        spool.savepoint("inner")
+        spool.add_text("undo update 6")
+        assert spool.text(3) == "undo update 6"          # (a read window over the records to drop)
+        assert spool.rollback_to("s2") and not spool.rollback_to("inner")   # later savepoints go with it
+        spool.add_text("undo update 2")
+        spool.add_text("COMMIT", TAIL)
+        assert [[t for t, _ in tx] for tx in _undo(spool)] == [["BEGIN", "undo update 2", "undo insert 7",
+                                                                 "COMMIT"]]
+
+
+def test_a_released_savepoint_cannot_be_rolled_back_to_and_an_unknown_one_drops_nothing():
+    with Spool() as spool:
+        spool.begin()
+        spool.add_text("a")
+        spool.savepoint("s")
+        spool.add_text("b")
+        spool.release("s")
+        assert not spool.rollback_to("s") and not spool.rollback_to("never")
+        assert [[t for t, _ in tx] for tx in _undo(spool)] == [["b", "a"]]
+
+
+def test_a_transaction_that_ends_with_rollback_or_an_xa_rollback_is_not_undone():
+    with Spool() as spool:
+        spool.begin()
+        spool.add_text("kept")
+        spool.begin()
+        spool.add_text("undone by ROLLBACK")
+        spool.rolled_back()
+        spool.begin()
+        spool.add_text("prepared x2")
+        spool.mark_xa("x'7832',x'',1")
+        spool.begin()                        # the XA ROLLBACK group: no rows of its own
+        assert spool.xa_rolled_back("x'7832',x'',1") and not spool.xa_rolled_back("x'7832',x'',1")
+        assert [[t for t, _ in tx] for tx in _undo(spool)] == [["kept"]]
+
+
+def test_rollback_names_no_savepoint_statement_as_not_undone():
+    import io
+
+    from binlog_spec import cli
+    from conftest import CORPUS
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["sql", "--sql2", "--rollback", str(CORPUS / "rust_mysql_common/binlog_savepoint.000001")], out, err) == 0
+    notes = [line for line in err.getvalue().splitlines() if line.startswith("binlog-spec: note: not undone: ")]
+    # the statement-based INSERTs are named (their rows are not in the binlog); SAVEPOINT and ROLLBACK TO
+    # change no row of their own
+    assert len(notes) == 5 and all("INSERT INTO db1." in line for line in notes), err.getvalue()

@@ -32,7 +32,8 @@ from binlog_spec.errors import MalformedEventError, MissingTableMapError, Rewrit
 from binlog_spec.rows import decoder as rows
 from binlog_spec.rows import walker as rowwalk
 from binlog_spec.rows.tablemap import TableDef
-from binlog_spec.stream.transactions import Transactions, is_begin, is_commit
+from binlog_spec.rows.statement_text import TX_RELEASE, TX_ROLLBACK_TO, TX_SAVEPOINT, savepoint_name
+from binlog_spec.stream.transactions import Transactions, is_begin, is_commit, tx_control, xa_xid
 
 
 #: Image bounds are walked with ends=, which the walker's compiled fast path does not collect.
@@ -305,11 +306,19 @@ class Rewriter:
                         raise RollbackError(f"malformed rows event cannot be inverted: {ev.error.message}",
                                             file=ev.file, offset=ev.pos, event_type=ev.type)
                     continue
+                if code == ET.xa_prepare_log_event or (code in QUERY_EVENTS and is_begin(ev)
+                                                        and xa_xid(ev) is not None) or (
+                        code == ET.gtid_event and xa_xid(ev) is not None and not ev.fields["flags2"] & 1):
+                    raise RollbackError("an XA transaction's prepare cannot be undone as a binlog (its undo "
+                                        "would be XA-framed too): use sql --sql2 --rollback", file=ev.file,
+                                        offset=ev.pos, event_type=ev.type)
                 if ev.type_code in GTID_EVENTS or (code in QUERY_EVENTS and is_begin(ev)):
                     spool.add_item(HEAD, item)
                     if code == ET.gtid_event:
                         spool.set_gtid(ev.fields["domain_id"], ev.fields["seq_no"])
                 elif code == ET.xid_event or (code in QUERY_EVENTS and is_commit(ev)):
+                    if code in QUERY_EVENTS and ev.fields.get("query", "").upper().split()[:1] == ["ROLLBACK"]:
+                        spool.rolled_back()      # the server undid its rows (Spool.rolled_back)
                     spool.add_item(TAIL, item)
                 elif code == ET.table_map_event:
                     if in_group_rows:
@@ -336,6 +345,18 @@ class Rewriter:
                     in_group_rows = not ended
                     if ended:
                         group_tables.clear()
+                elif code in QUERY_EVENTS and tx_control(ev) is not None:
+                    # SAVEPOINT, ROLLBACK TO, RELEASE, XA END, XA START: no row of their own; the rows a
+                    # ROLLBACK TO undid are dropped from the undo (Spool.rollback_to)
+                    name = savepoint_name(ev.fields.get("query", ""))
+                    control = tx_control(ev)
+                    if name is not None and control == TX_SAVEPOINT:
+                        spool.savepoint(name)
+                    elif name is not None and control == TX_RELEASE:
+                        spool.release(name)
+                    elif name is not None and control == TX_ROLLBACK_TO and spool.rollback_to(name):
+                        group_tables.clear()        # a TABLE_MAP may have gone with the rows
+                        in_group_rows = False
                 elif code in QUERY_EVENTS or code == ET.execute_load_query_event:
                     self.skipped.add_line(f"{ev.file}:{ev.pos}: {' '.join(ev.fields.get('query', '').split())}")
             yield from header

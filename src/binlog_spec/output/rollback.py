@@ -18,6 +18,12 @@ framing kept and its statements last first:
 A SQL rollback spools each undo statement as one ROWS_END record, so its transactions come back as
 their statements reversed. A transaction with no rows to undo is left out.
 
+What the server undid itself is in the binlog but must not be undone again: the rows logged between a
+SAVEPOINT and a ROLLBACK TO it (MariaDB and MySQL write ROLLBACK TO, after those rows, when a
+non-transactional table changed since the savepoint; the transactional rows were rolled back), and an XA
+transaction's prepare whose XA ROLLBACK a later group logs, a transaction that ends with ROLLBACK
+(`rollback_to`, `xa_rolled_back`, `rolled_back`).
+
 `EventSpool` adds what the binary output needs: output events (`Item`s) as records, and MariaDB
 GTIDs handed out again in ascending order per domain.
 """
@@ -54,6 +60,8 @@ class Spool:
         self.kinds = array("b")
         self.tx_starts = array("q")   # index into offsets where each transaction starts
         self.tx_rows = array("b")     # whether each transaction has rows records (something to undo)
+        self._savepoints: dict[str, int] = {}   # the open transaction's savepoints: the record count then
+        self._xa: dict[str, int] = {}           # XA transactions prepared: their transaction's number
 
     @property
     def count(self) -> int:
@@ -63,6 +71,68 @@ class Spool:
         """The records added from now on belong to a new transaction."""
         self.tx_starts.append(len(self.offsets))
         self.tx_rows.append(0)
+        self._savepoints: dict[str, int] = {}
+
+    # -- what the server undid itself: savepoints and XA ROLLBACK -----------------------------------
+    def savepoint(self, name: str) -> None:
+        """SAVEPOINT name in the open transaction: where a ROLLBACK TO it goes back to (the same name set
+        again moves it, as on the server)."""
+        if self.tx_starts:
+            self._savepoints.pop(name, None)
+            self._savepoints[name] = len(self.offsets)
+
+    def rollback_to(self, name: str) -> bool:
+        """ROLLBACK TO name: the server undid the rows logged since that SAVEPOINT (they are in the
+        binlog, written before the rollback), so their undo records are dropped, and the savepoints set
+        after it with them. False when the transaction set no such savepoint (nothing dropped)."""
+        mark = self._savepoints.get(name) if self.tx_starts else None
+        if mark is None:
+            return False
+        if mark < len(self.offsets):
+            self._end = self.offsets[mark]
+            del self.offsets[mark:]
+            del self.kinds[mark:]
+            self._at_end = False
+            if self._window_at + len(self._window) > self._end:
+                self._window, self._window_at = b"", 0
+            first = self.tx_starts[-1]
+            self.tx_rows[-1] = int(any(ROWS <= k <= ROWS_END for k in self.kinds[first:]))
+        self._release_after(name)
+        return True
+
+    def rolled_back(self) -> None:
+        """ROLLBACK ends the open transaction: the server undid its rows (it logs such a transaction when
+        a non-transactional table changed in it, that table's rows in a group of their own before it),
+        so nothing of it is undone."""
+        if self.tx_starts:
+            self._savepoints = {"": self.tx_starts[-1]}
+            self.rollback_to("")
+
+    def release(self, name: str) -> None:
+        """RELEASE SAVEPOINT name: it, and the savepoints set after it, are gone."""
+        if self.tx_starts and name in self._savepoints:
+            self._release_after(name)
+            del self._savepoints[name]
+
+    def _release_after(self, name: str) -> None:
+        names = list(self._savepoints)
+        for later in names[names.index(name) + 1:]:
+            del self._savepoints[later]
+
+    def mark_xa(self, xid: str) -> None:
+        """The open transaction is the prepare of XA transaction `xid` (its XA COMMIT or XA ROLLBACK is a
+        later group of its own)."""
+        if self.tx_starts:
+            self._xa[xid] = len(self.tx_starts) - 1
+
+    def xa_rolled_back(self, xid: str) -> bool:
+        """XA ROLLBACK xid: the server undid that prepared transaction's rows; its undo is dropped. False
+        when its prepare is not in the input."""
+        k = self._xa.pop(xid, None)
+        if k is None:
+            return False
+        self.tx_rows[k] = 0
+        return True
 
     def _append_to(self) -> BinaryIO:
         if self._file is None:

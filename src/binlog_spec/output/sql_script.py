@@ -20,7 +20,8 @@ from binlog_spec.binlog import timezones
 from binlog_spec.binlog.event import Event
 from binlog_spec.rows.statement_text import DML_STATEMENTS, is_ddl, leading_tokens
 from binlog_spec.binlog.event_types import QUERY_EVENTS, ROW_OPS
-from binlog_spec.stream.transactions import Transactions, implies_begin, is_begin, is_commit
+from binlog_spec.rows.statement_text import TX_BEGIN, TX_END, TX_RELEASE, TX_ROLLBACK_TO, TX_SAVEPOINT, savepoint_name
+from binlog_spec.stream.transactions import FL_PREPARED_XA, Transactions, implies_begin, tx_control, xa_xid
 from binlog_spec.errors import BinlogError, RowRefusedError
 from binlog_spec.output.rollback import Spool
 from binlog_spec.output.statements import SqlOptions, leading_statements, statement
@@ -110,9 +111,13 @@ def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None, wa
         if op is None:       # what decoder.feed does, one generator less per event
             observe(ev)
             if code == ET.gtid_event and implies_begin(ev):
-                yield "BEGIN;"
+                # an XA transaction's prepare opens with its XA START, as mariadb-binlog writes it
+                yield f"XA START {xa_xid(ev)};" if ev.fields["flags2"] & FL_PREPARED_XA else "BEGIN;"
             if code == ET.xid_event:
                 yield "COMMIT;"
+                continue
+            if code == ET.xa_prepare_log_event:
+                yield f"XA COMMIT {xa_xid(ev)} ONE PHASE;" if ev.fields["one_phase"] else f"XA PREPARE {xa_xid(ev)};"
                 continue
             if code not in QUERY_EVENTS:
                 continue
@@ -137,10 +142,11 @@ def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None, wa
                 else:
                     yield text
             continue
-        if is_begin(ev):          # a QUERY_EVENT
-            yield "BEGIN;"
-        elif is_commit(ev):
-            yield "COMMIT;" if ev.query.strip().upper().startswith("COMMIT") else ev.query.rstrip(";") + ";"
+        control = tx_control(ev)   # a QUERY_EVENT
+        if control == TX_BEGIN:
+            yield "BEGIN;" if ev.query.strip().upper() == "BEGIN" else ev.query.rstrip().rstrip(";") + ";"
+        elif control == TX_END:
+            yield "COMMIT;" if ev.query.strip().upper().startswith("COMMIT") else ev.query.rstrip().rstrip(";") + ";"
         else:
             db = sql_opts.rewrite_db.get(ev.fields.get("db", ""), ev.fields.get("db", ""))
             if commented:
@@ -149,6 +155,32 @@ def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None, wa
                 if db and not ev.flags & LOG_EVENT_SUPPRESS_USE_F:
                     yield f"USE {quote_identifier(db)};"
                 yield ev.query.rstrip().rstrip(";") + ";"
+
+
+def _statement(ev: Event, spool: Spool, not_undone: NotUndone | None) -> None:
+    """A statement in a rollback's input: what the server undid itself is dropped from the undo (the
+    rows since a SAVEPOINT that a ROLLBACK TO it undid, a transaction that ends with ROLLBACK, an XA
+    transaction's prepare that XA ROLLBACK undid); other transaction control changes no row; any other
+    statement cannot be undone."""
+    control = tx_control(ev)
+    if control in (TX_SAVEPOINT, TX_ROLLBACK_TO, TX_RELEASE):
+        name = savepoint_name(ev.query)
+        if name is None:
+            return
+        if control == TX_SAVEPOINT:
+            spool.savepoint(name)
+        elif control == TX_RELEASE:
+            spool.release(name)
+        elif not spool.rollback_to(name) and not_undone is not None:
+            not_undone.add(f"{ev.file}:{ev.pos}", ev.query)      # its SAVEPOINT is not in the input
+    elif control == TX_END:
+        words = [w.upper() for w in ev.query.split()[:2]]
+        if words[:1] == ["ROLLBACK"]:
+            spool.rolled_back()
+        elif words == ["XA", "ROLLBACK"] and xa_xid(ev) is not None:
+            spool.xa_rolled_back(xa_xid(ev).lower())
+    elif control is None and not_undone is not None:
+        not_undone.add(f"{ev.file}:{ev.pos}", ev.query)
 
 
 def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
@@ -169,9 +201,10 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
             op = row_ops.get(ev.type_code) if ev.error is None else None
             if op is None:       # what decoder.feed does, one generator less per event
                 observe(ev)
-                if ev.error is None and ev.type_code in QUERY_EVENTS and not is_begin(ev) and not is_commit(ev):
-                    if not_undone is not None:
-                        not_undone.add(f"{ev.file}:{ev.pos}", ev.query)
+                if ev.error is None and ev.type_code in QUERY_EVENTS:
+                    _statement(ev, spool, not_undone)
+                elif ev.error is None and ev.type_code == ET.xa_prepare_log_event and not ev.fields["one_phase"]:
+                    spool.mark_xa(xa_xid(ev).lower())
                 continue
             changes = list(rows_of(ev, op))
             texts, done = leading_statements(changes, sql_opts)    # the compiled formatter's, if it runs

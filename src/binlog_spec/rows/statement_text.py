@@ -4,6 +4,7 @@ transaction control, statement-based DML). Tokens are sqlglot's MySQL dialect's.
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -18,9 +19,101 @@ DIALECT = "mysql"
 DDL_STATEMENTS = frozenset({"CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE", "GRANT", "REVOKE", "ANALYZE",
                             "OPTIMIZE", "REPAIR", "FLUSH", "SET PASSWORD"})
 #: Statements that are transaction control, never DDL (most statement events): not tokenized.
-TX_CONTROL = (b"BEGIN", b"COMMIT", b"ROLLBACK", b"XA ")
-#: How the statements that end a transaction start (upper-cased, first 9 bytes).
-COMMIT_WORDS = (b"COMMIT", b"ROLLBACK", b"XA COMMIT", b"XA ROLLBA")
+TX_CONTROL = (b"BEGIN", b"COMMIT", b"ROLLBACK", b"XA ", b"SAVEPOINT", b"RELEASE")
+
+#: What a transaction-control statement does to the transaction it is in (`transaction_control`).
+TX_BEGIN, TX_END, TX_SAVEPOINT, TX_ROLLBACK_TO, TX_RELEASE, TX_XA_END = (
+    "begin", "end", "savepoint", "rollback_to", "release", "xa_end")
+
+
+def _words(statement: bytes, n: int) -> list[bytes]:
+    """The first `n` words of a statement, upper-cased, after the white space and comments before and
+    between them (`/* */`, `-- `, `#`); a word ends at white space, a comment, a quote or `;`."""
+    out: list[bytes] = []
+    i, end = 0, len(statement)
+    while len(out) < n and i < end:
+        c = statement[i:i + 1]
+        if c.isspace():
+            i += 1
+        elif statement.startswith(b"/*", i):
+            close = statement.find(b"*/", i + 2)
+            if close < 0:
+                break
+            i = close + 2
+        elif c == b"#" or (statement.startswith(b"--", i) and (i + 2 == end or statement[i + 2:i + 3].isspace())):
+            close = statement.find(b"\n", i)
+            if close < 0:
+                break
+            i = close + 1
+        else:
+            j = i
+            while j < end and not statement[j:j + 1].isspace() and statement[j:j + 1] not in b"'\"`;(" \
+                    and not statement.startswith(b"/*", j):
+                j += 1
+            if j == i:
+                break
+            out.append(statement[i:j].upper())
+            i = j
+    return out
+
+
+def transaction_control(statement: bytes) -> str | None:
+    """What a statement event's statement does to its transaction, read as MySQL's Query_log_event does
+    (sql/log_event.h: `starts_group`, `ends_group`, `is_trans_keyword`), case, white space and comments
+    aside (a statement typed by a user, as servers before MySQL bug #50407's fix logged SAVEPOINT and
+    ROLLBACK TO): TX_BEGIN (BEGIN, XA START / XA BEGIN), TX_END (COMMIT, ROLLBACK, XA COMMIT, XA
+    ROLLBACK), TX_SAVEPOINT, TX_ROLLBACK_TO (`ROLLBACK [WORK] TO [SAVEPOINT] sp`: the transaction goes on),
+    TX_RELEASE (RELEASE SAVEPOINT), TX_XA_END (XA END, the end of an XA transaction's statements, before
+    its XA PREPARE); None for any other statement."""
+    first = statement[:1].upper()
+    if first.isalpha() and first not in b"BCRSX":      # most statements: no keyword here starts so
+        return None
+    words = _words(statement[:512], 4)
+    if not words:
+        return None
+    first = words[0]
+    if first == b"BEGIN":
+        return TX_BEGIN
+    if first == b"COMMIT":
+        return TX_END
+    if first == b"SAVEPOINT":
+        return TX_SAVEPOINT
+    if first == b"RELEASE":
+        return TX_RELEASE if words[1:2] == [b"SAVEPOINT"] else None
+    if first == b"ROLLBACK":
+        rest = words[1:]
+        if rest[:1] == [b"WORK"]:
+            rest = rest[1:]
+        return TX_ROLLBACK_TO if rest[:1] == [b"TO"] else TX_END
+    if first == b"XA":
+        second = words[1:2]
+        if second in ([b"START"], [b"BEGIN"]):
+            return TX_BEGIN
+        if second in ([b"COMMIT"], [b"ROLLBACK"]):
+            return TX_END
+        if second == [b"END"]:
+            return TX_XA_END
+    return None
+#: The savepoint a SAVEPOINT, ROLLBACK TO or RELEASE SAVEPOINT names: its keywords, then the name, in
+#: backquotes (a backquote doubled in it), double quotes (ANSI_QUOTES) or bare.
+_SAVEPOINT_NAME = re.compile(
+    r"(?:SAVEPOINT|ROLLBACK(?:\s+WORK)?\s+TO(?:\s+SAVEPOINT)?|RELEASE\s+SAVEPOINT)\s*"
+    r"(`(?:[^`]|``)*`|\"(?:[^\"]|\"\")*\"|[^\s;`\"/]+)", re.IGNORECASE)
+
+
+def savepoint_name(statement: str) -> str | None:
+    """The savepoint a SAVEPOINT / ROLLBACK TO / RELEASE SAVEPOINT statement names, folded to lower
+    case (the server compares savepoint names without case: sql/transaction.cc find_savepoint), or
+    None when the statement names none this way."""
+    found = _SAVEPOINT_NAME.match(statement, statement_offset(statement))
+    if found is None:
+        return None
+    name = found.group(1)
+    if name[:1] in "`\"":
+        name = name[1:-1].replace(name[0] * 2, name[0])
+    return name.lower()
+
+
 #: How QUERY statements that never change a table definition start (upper-cased bytes): they need
 #: no parsing (observe_schema, Spark's planning pass).
 NOT_DDL = (b"BEGIN", b"COMMIT", b"INSERT", b"UPDATE", b"DELETE", b"REPLACE", b"SAVEPOINT", b"ROLLBACK",

@@ -22,8 +22,10 @@ Schema and table filters drop the TABLE_MAP and rows events (and statements
 run in an excluded schema) inside a transaction, and what goes with what they
 removed: the ANNOTATE_ROWS / ROWS_QUERY text of rows events all removed, the
 INTVAR/RAND/USER_VAR context of a removed statement. A transaction left with
-nothing but its framing (GTID, BEGIN, TABLE_MAP, XID/COMMIT) is dropped whole;
-one that keeps something keeps its framing. Events outside transactions
+nothing but its framing (GTID, BEGIN, TABLE_MAP, XID/COMMIT, and SAVEPOINT,
+ROLLBACK TO, RELEASE SAVEPOINT, XA END) is dropped whole; one that keeps
+something keeps its framing. Transaction control is never dropped by the
+database it names (mysqlbinlog keeps it too). Events outside transactions
 (FORMAT_DESCRIPTION, ROTATE, PREVIOUS_GTIDS, ...) are always kept: output
 needs them.
 """
@@ -39,7 +41,7 @@ from binlog_spec.errors import PositionError
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import CONTROL_EVENTS, GTID_EVENTS, QUERY_EVENTS, ROWS_EVENTS
 from binlog_spec.binlog.gtid import GtidPosition, GtidSet
-from binlog_spec.stream.transactions import Transactions, is_begin, is_commit
+from binlog_spec.stream.transactions import Transactions, tx_control
 
 ET = spec.EventType
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -184,11 +186,12 @@ def statement_tables(query: str, default_db: str) -> list[tuple[str, str]] | Non
 
 
 def _is_framing(ev: Event) -> bool:
-    """GTID, BEGIN, TABLE_MAP, XID/COMMIT, TRANSACTION_PAYLOAD: what a transaction is framed by, not
-    what it does (a TABLE_MAP the filters keep has rows that they keep)."""
+    """GTID, BEGIN, TABLE_MAP, XID/COMMIT, TRANSACTION_PAYLOAD, and the transaction control inside
+    (SAVEPOINT, ROLLBACK TO, RELEASE SAVEPOINT, XA END: tx_control): what a transaction is framed by,
+    not what it does (a TABLE_MAP the filters keep has rows that they keep)."""
     code = ev.type_code
-    return (code in GTID_EVENTS or code in (ET.table_map_event, ET.transaction_payload_event)
-            or is_begin(ev) or is_commit(ev))
+    return (code in GTID_EVENTS or code in (ET.table_map_event, ET.transaction_payload_event, ET.xid_event,
+                                             ET.xa_prepare_log_event) or tx_control(ev) is not None)
 
 
 class _Held:
@@ -259,8 +262,10 @@ def filter_events(events: Iterable[Event], options: FilterOptions,
             if ev.fields["table_id"] in excluded_tables:
                 held.removed, held.attached = True, []
                 continue
-        elif (ev.error is None and code in QUERY_EVENTS and not is_begin(ev) and not is_commit(ev)
+        elif (ev.error is None and code in QUERY_EVENTS and tx_control(ev) is None
               and (options.databases or options.exclude_databases or options.filters_tables)):
+            # (transaction control is kept whatever database it names, as mysqlbinlog keeps it:
+            # client/mysqlbinlog.cc skips a QUERY by its database only when !is_trans_keyword())
             keep, unparsed = _keeps_statement(ev, options)
             if unparsed and not unparsed_warned:
                 unparsed_warned = True

@@ -37,26 +37,77 @@ from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.timezones import iso_z
 from binlog_spec.binlog.event_types import CONTROL_EVENTS, FL_STANDALONE, GTID_EVENTS, QUERY_EVENTS, ROWS_EVENTS
-from binlog_spec.rows.statement_text import COMMIT_WORDS
+from binlog_spec.rows.statement_text import TX_BEGIN, TX_END, TX_RELEASE, TX_ROLLBACK_TO, TX_SAVEPOINT, TX_XA_END, \
+    transaction_control
 from binlog_spec.binlog.event_types import DELETE, INSERT, ROW_OPS, UPDATE
 from binlog_spec.rows.decoder import RowDecoder
 
 ET = spec.EventType
 
 
-def _query_word(ev: Event) -> bytes:
-    """The statement's first 9 bytes, upper-cased (Event.statement_bytes: no fields are built)."""
-    return ev.statement_bytes().lstrip()[:9].upper() if ev.error is None else b""
+def tx_control(ev: Event) -> str | None:
+    """What a statement event does to its transaction (statement_text.transaction_control: TX_BEGIN,
+    TX_END, TX_SAVEPOINT, TX_ROLLBACK_TO, TX_RELEASE, TX_XA_END), None for any other event or statement."""
+    if ev.type_code not in QUERY_EVENTS or ev.error is not None:
+        return None
+    return transaction_control(ev.statement_bytes())
 
 
 def is_begin(ev: Event) -> bool:
-    return ev.type_code in QUERY_EVENTS and _query_word(ev).startswith(b"BEGIN")
+    """BEGIN, or XA START (MySQL logs an XA transaction's prepare group from `XA START xid`)."""
+    return tx_control(ev) == TX_BEGIN
 
 
 def is_commit(ev: Event) -> bool:
+    """What ends a transaction: XID, XA_PREPARE_LOG_EVENT, COMMIT, ROLLBACK (not ROLLBACK TO a
+    savepoint: the transaction goes on), XA COMMIT, XA ROLLBACK."""
     if ev.type_code in (ET.xid_event, ET.xa_prepare_log_event):
         return True
-    return ev.type_code in QUERY_EVENTS and _query_word(ev).startswith(COMMIT_WORDS)
+    return tx_control(ev) == TX_END
+
+
+def is_savepoint_statement(ev: Event) -> bool:
+    """SAVEPOINT, ROLLBACK TO, RELEASE SAVEPOINT, XA END: statements inside a transaction that change no
+    row of their own (mysqlbinlog keeps them whatever database they name: is_trans_keyword)."""
+    return tx_control(ev) in _INSIDE_CONTROL
+
+
+_INSIDE_CONTROL = frozenset({TX_SAVEPOINT, TX_ROLLBACK_TO, TX_RELEASE, TX_XA_END})
+
+
+#: MariaDB GTID_EVENT flags2: the group is an XA transaction's prepare (FL_PREPARED_XA), or its XA
+#: COMMIT / XA ROLLBACK (FL_COMPLETED_XA).
+FL_PREPARED_XA, FL_COMPLETED_XA = 0x40, 0x80
+
+
+def xid_text(format_id: int, gtrid: bytes, bqual: bytes) -> str:
+    """An XA transaction's XID as servers write it in XA statements (XID::serialize): X'gtrid',X'bqual',N."""
+    return f"X'{bytes(gtrid).hex()}',X'{bytes(bqual).hex()}',{format_id}"
+
+
+def xa_xid(ev: Event) -> str | None:
+    """The XID (`xid_text`) of an XA transaction's event: a MariaDB GTID_EVENT of an XA group,
+    an XA_PREPARE_LOG_EVENT, or an `XA START|END|COMMIT|ROLLBACK xid` statement; None for others."""
+    if ev.error is not None:
+        return None
+    code = ev.type_code
+    f = ev.fields
+    if code == ET.gtid_event:
+        if not f["flags2"] & (FL_PREPARED_XA | FL_COMPLETED_XA):
+            return None
+        data, n = bytes(f["xa_data"]), f["xa_len_gtrid"]
+        return xid_text(f["xa_format_id"], data[:n], data[n:])
+    if code == ET.xa_prepare_log_event:
+        return xid_text(f["format_id"], f["gtrid"], f["bqual"])
+    if code in QUERY_EVENTS and tx_control(ev) is not None:
+        words = ev.statement_bytes().decode("utf-8", "replace").split(None, 2)
+        if len(words) == 3 and words[0].upper() == "XA":
+            xid = words[2].strip().rstrip(";").strip()
+            for tail in (" ONE PHASE", " SUSPEND", " FOR MIGRATE"):
+                if xid.upper().endswith(tail):
+                    xid = xid[:-len(tail)].rstrip()
+            return xid.replace(" ", "")
+    return None
 
 
 def implies_begin(ev: Event) -> bool:
