@@ -11,7 +11,8 @@ Checked against the server, never against our own output: `analyze` counts as ma
 server gave GTIDs; the --rollback script run on the end state gives back the start state (the rows a
 ROLLBACK TO or XA ROLLBACK undid are not undone twice) and says nothing of the savepoint and XA
 statements; the --sql2 script (and the one --database db1 keeps, whose SAVEPOINT / ROLLBACK TO / XA
-statements run under another default database) run on the start state gives the end state.
+statements run under another default database), and the base64 script (an XA prepare opened by XA START,
+as mariadb-binlog writes it), run on the start state give the end state.
 """
 from __future__ import annotations
 
@@ -111,14 +112,15 @@ def test_rollback_gives_back_the_start_state_and_says_nothing_of_savepoints_or_x
     assert srv.sql(STATE) == start_state
 
 
-@pytest.mark.parametrize("filters", [[], ["--database", "db1"]], ids=["all", "database-db1"])
-def test_sql2_replayed_on_the_start_state_gives_the_end_state(recorded, filters):
+@pytest.mark.parametrize("filters", [["--sql2"], ["--sql2", "--database", "db1"], [], ["--database", "db1"]],
+                         ids=["sql2", "sql2-database-db1", "base64", "base64-database-db1"])
+def test_scripts_replayed_on_the_start_state_give_the_end_state(recorded, filters):
     srv, log, start_state, end_state, _ = recorded
     undo = run("sql", "--sql2", "--rollback", log)[0]
     if srv.sql(STATE) != start_state:
         srv.sql(undo)
     assert srv.sql(STATE) == start_state
-    script, err, code = run("sql", "--sql2", *filters, log)
+    script, err, code = run("sql", *filters, log)
     assert code == 0, err
     try:
         srv.sql(script)

@@ -25,10 +25,14 @@ from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import FL_STANDALONE, ROWS_EVENTS, STMT_END_F
 from binlog_spec.binlog.writer import Item
 from binlog_spec.output import event_text
+from binlog_spec.stream.transactions import FL_COMPLETED_XA, FL_PREPARED_XA
 from binlog_spec.output.base64_script import (_ANNOTATE, _BLOCK_EVENTS, _GTID_VALUES, _MARIADB_GTID, _TABLE_MAP,
                                               _XID, DELIMITER, FL_ALLOW_PARALLEL, Base64Script, _event_text,
                                               _one_line, _when)
 from binlog_spec.output.rewriter import Rewriter
+
+#: MariaDB GTID_EVENT flags2 of an XA group: written by the script's own path (its XA START).
+_XA_FLAGS = FL_PREPARED_XA | FL_COMPLETED_XA
 
 #: The types the lane writes itself, when they pass through unchanged.
 _LANE = frozenset(ROWS_EVENTS) | {_TABLE_MAP, _XID, _MARIADB_GTID, _ANNOTATE}
@@ -134,7 +138,7 @@ def _lane(script: Base64Script, events: Iterable[Event], rewriter: Rewriter, lan
         if code == _MARIADB_GTID:
             flags2, domain_id, seq_no = ev.body_values(_GTID_VALUES)
             s = script.session
-            if skip_gtids or s.skip_parallel != int(not flags2 & FL_ALLOW_PARALLEL) or \
+            if skip_gtids or s.skip_parallel != int(not flags2 & FL_ALLOW_PARALLEL) or flags2 & _XA_FLAGS or \
                     s.gtid_domain != domain_id or s.gtid_server != ev.header.server_id:
                 if block:
                     script.block.extend(Item(b, e.file, e.pos, fde, source=e) for e, b in block)

@@ -47,6 +47,7 @@ from binlog_spec.output.rewriter import Rewriter
 from binlog_spec.output.base64_parts import NOT_NONE, UNKNOWN, Part, deferred
 from binlog_spec.output.base64_session import DELIMITER, Session, flags2_settings, footer, header
 from binlog_spec.rows.statement_text import quote_identifier
+from binlog_spec.stream.transactions import FL_PREPARED_XA, xa_xid
 from binlog_spec.errors import BinlogError
 from binlog_spec.binlog.event_types import FL_STANDALONE, ROWS_EVENTS, STMT_END_F
 
@@ -291,10 +292,8 @@ class Base64Script:
             self.warnings.append(f"{item.file}:{item.pos}: LOAD DATA cannot be replayed from a binlog script")
             out.append(f"# not replayable (LOAD DATA needs its file): {' '.join(ev.fields.get('query', '').split())}")
         elif code == ET.xa_prepare_log_event:
-            f = ev.fields
-            xid = f"X'{bytes(f['gtrid']).hex()}',X'{bytes(f['bqual']).hex()}',{f['format_id']}"
-            out.append(f"XA COMMIT {xid} ONE PHASE" if f["one_phase"] else f"XA PREPARE {xid}")
-            out.append(DELIMITER)
+            xid = xa_xid(ev)
+            out += [f"XA COMMIT {xid} ONE PHASE" if ev.fields["one_phase"] else f"XA PREPARE {xid}", DELIMITER]
         elif code == ET.incident_event:
             self.warnings.append(f"{item.file}:{item.pos}: incident event: the source lost events here")
         elif code == ET.transaction_payload_event:
@@ -364,9 +363,9 @@ class Base64Script:
                                      f"/*M!100001 SET @@session.server_id={item.event.server_id}*/{DELIMITER}")
         if not self.options.skip_gtids:
             yield f"/*M!100001 SET @@session.gtid_seq_no={seq_no}*/{DELIMITER}"
-        if not flags2 & FL_STANDALONE:
-            yield "START TRANSACTION"
-            yield DELIMITER
+        if not flags2 & FL_STANDALONE:      # (an XA transaction's prepare: its XA START, as mariadb-binlog)
+            yield from ((f"XA START {xa_xid(item.event)}{DELIMITER}",) if flags2 & FL_PREPARED_XA else
+                        ("START TRANSACTION", DELIMITER))
 
     def _query(self, item: Item) -> Iterator[str]:
         ev = item.event
