@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 import sys
 
 import pytest
@@ -102,14 +103,33 @@ def test_analyze_counts_one_transaction_per_gtid_the_server_gave(recorded):
     assert json.loads(out)["transactions"]["count"] == gtids
 
 
-def test_rollback_gives_back_the_start_state_and_says_nothing_of_savepoints_or_xa(recorded):
+def undo_script(log, mode: str) -> tuple[str, str]:
+    """The undo as a script for the mariadb client: --sql2, the base64 script, or the binary rollback
+    as mariadb-binlog prints it."""
+    if mode != "binlog":
+        out, err, code = run("sql", *(["--sql2"] if mode == "sql2" else []), "--rollback", log)
+        assert code == 0, err
+        return out, err
+    target = log.parent / "undo.bin"
+    _, err, code = run("sql", "--rollback", "--output-format", "binlog", "-o", target, log)
+    assert code == 0, err
+    printed = subprocess.run(["mariadb-binlog", "--no-defaults", str(target)], capture_output=True, check=True)
+    return printed.stdout.decode(), err
+
+
+@pytest.mark.parametrize("mode", ["sql2", "base64", "binlog"])
+def test_rollback_gives_back_the_start_state_and_says_nothing_of_savepoints_or_xa(recorded, mode):
     srv, log, start_state, end_state, _ = recorded
     assert srv.sql(STATE) == end_state
-    undo, err, code = run("sql", "--sql2", "--rollback", log)
-    assert code == 0, err
+    undo, err = undo_script(log, mode)
     assert "not undone" not in err and "SAVEPOINT" not in err and "XA " not in err, err
-    srv.sql(undo)
-    assert srv.sql(STATE) == start_state
+    try:
+        srv.sql(undo)
+        assert srv.sql(STATE) == start_state
+    finally:
+        if srv.sql(STATE) != end_state:     # back to the end state for the next mode
+            srv.sql(run("sql", "--sql2", log)[0]) if srv.sql(STATE) == start_state else None
+    assert srv.sql(STATE) == end_state
 
 
 @pytest.mark.parametrize("filters", [["--sql2"], ["--sql2", "--database", "db1"], [], ["--database", "db1"]],

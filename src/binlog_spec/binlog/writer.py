@@ -293,6 +293,32 @@ def gtid_with_seq_no(bare: bytes, fde: spec.FormatDescription, seq_no: int) -> b
     return bytes(b)
 
 
+def xid_event(template: bytes, fde: spec.FormatDescription, xid: int = 0) -> bytes:
+    """A bare XID_EVENT (COMMIT) with the timestamp and server id of `template`."""
+    hl = _header_len(fde)
+    head = bytearray(template[:hl])
+    head[OFS_TYPE] = ET.xid_event
+    head[OFS_FLAGS:OFS_FLAGS + 2] = b"\0\0"
+    return _with_len(head + bytes(fde.post_header_len(ET.xid_event)) + xid.to_bytes(8, "little"))
+
+
+def gtid_without_xa(bare: bytes, fde: spec.FormatDescription) -> bytes:
+    """A MariaDB GTID_EVENT of an XA group made the GTID of a plain transaction: FL_PREPARED_XA and
+    FL_COMPLETED_XA cleared and the XID after the fixed part (formats/binlog.ksy, mariadb_gtid_event:
+    seq_no, domain_id, flags2, commit_id when flags2 & 2, then format_id u4, gtrid and bqual lengths u1
+    each, their bytes) cut out, the body padded with zeros to its former fixed size."""
+    at = _header_len(fde) + 13
+    flags2 = bare[at - 1]
+    if not flags2 & 0xC0:
+        return bare
+    fixed = at + (8 if flags2 & 2 else 0)
+    xa_end = fixed + 6 + bare[fixed + 4] + bare[fixed + 5]
+    body = bytearray(bare[:fixed] + bare[xa_end:])
+    body[at - 1] = flags2 & ~0xC0
+    body += bytes(max(0, _header_len(fde) + fde.post_header_len(ET.gtid_event) - len(body)))
+    return _with_len(body)
+
+
 def set_stmt_end(bare: bytes, fde: spec.FormatDescription, on: bool, file: str | None = None,
                  pos: int | None = None) -> bytes:
     """The rows event with its STMT_END_F flag set (on) or cleared."""

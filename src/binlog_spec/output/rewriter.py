@@ -26,7 +26,8 @@ from binlog_spec.binlog.event_types import (FL_STANDALONE, GTID_EVENTS, QUERY_EV
 from binlog_spec.binlog.writer import (DROPPED_EVENTS, ET, FILE_HEADER_EVENTS, H, INVERSE_TYPE, OFS_TYPE,
                                        PLAIN_OF_COMPRESSED, ROWS_COMPRESSED, BinlogFileWriter, Item, _where,
                                        _with_len, bare_bytes, begin_query, decompress,
-                                       has_stmt_end, rename_schema, rows_layout, set_stmt_end)
+                                       gtid_without_xa, has_stmt_end, rename_schema, rows_layout, set_stmt_end,
+                                       xid_event)
 from binlog_spec.output.rollback import HEAD, MAP, ROWS, ROWS_END, TAIL, EventSpool, LineSpool
 from binlog_spec.errors import MalformedEventError, MissingTableMapError, RewriteError, RollbackError
 from binlog_spec.rows import decoder as rows
@@ -306,20 +307,26 @@ class Rewriter:
                         raise RollbackError(f"malformed rows event cannot be inverted: {ev.error.message}",
                                             file=ev.file, offset=ev.pos, event_type=ev.type)
                     continue
-                if code == ET.xa_prepare_log_event or (code in QUERY_EVENTS and is_begin(ev)
-                                                        and xa_xid(ev) is not None) or (
-                        code == ET.gtid_event and xa_xid(ev) is not None and not ev.fields["flags2"] & 1):
-                    raise RollbackError("an XA transaction's prepare cannot be undone as a binlog (its undo "
-                                        "would be XA-framed too): use sql --sql2 --rollback", file=ev.file,
-                                        offset=ev.pos, event_type=ev.type)
                 if ev.type_code in GTID_EVENTS or (code in QUERY_EVENTS and is_begin(ev)):
+                    if code == ET.gtid_event:
+                        item = Item(gtid_without_xa(item.bare, item.fde), item.file, item.pos, item.fde)
+                    elif code in QUERY_EVENTS and xa_xid(ev) is not None:       # MySQL's XA START
+                        item = Item(begin_query(item.bare, item.fde), item.file, item.pos, item.fde)
                     spool.add_item(HEAD, item)
                     if code == ET.gtid_event:
                         spool.set_gtid(ev.fields["domain_id"], ev.fields["seq_no"])
                 elif code == ET.xid_event or (code in QUERY_EVENTS and is_commit(ev)):
-                    if code in QUERY_EVENTS and ev.fields.get("query", "").upper().split()[:1] == ["ROLLBACK"]:
+                    words = ev.fields.get("query", "").upper().split()[:2] if code in QUERY_EVENTS else []
+                    if words[:1] == ["ROLLBACK"]:
                         spool.rolled_back()      # the server undid its rows (Spool.rolled_back)
+                    elif words == ["XA", "ROLLBACK"]:
+                        spool.xa_rolled_back(xa_xid(ev).lower())
                     spool.add_item(TAIL, item)
+                elif code == ET.xa_prepare_log_event:
+                    # an XA transaction's undo is a plain one: BEGIN (a GTID without its XID), COMMIT (XID)
+                    if not ev.fields["one_phase"]:
+                        spool.mark_xa(xa_xid(ev).lower())
+                    spool.add_item(TAIL, Item(xid_event(item.bare, item.fde), item.file, item.pos, item.fde))
                 elif code == ET.table_map_event:
                     if in_group_rows:
                         group_tables.clear()
@@ -346,8 +353,8 @@ class Rewriter:
                     if ended:
                         group_tables.clear()
                 elif code in QUERY_EVENTS and tx_control(ev) is not None:
-                    # SAVEPOINT, ROLLBACK TO, RELEASE, XA END, XA START: no row of their own; the rows a
-                    # ROLLBACK TO undid are dropped from the undo (Spool.rollback_to)
+                    # SAVEPOINT, ROLLBACK TO, RELEASE, XA END: no row of their own (XA END is left out of an
+                    # XA transaction's undo); the rows a ROLLBACK TO undid are dropped (Spool.rollback_to)
                     name = savepoint_name(ev.fields.get("query", ""))
                     control = tx_control(ev)
                     if name is not None and control == TX_SAVEPOINT:
