@@ -148,3 +148,17 @@ def test_scripts_replayed_on_the_start_state_give_the_end_state(recorded, filter
         pytest.fail(f"the script does not replay: {exc}")
     assert srv.sql(STATE) == end_state
     srv.sql(undo)
+
+
+@pytest.mark.parametrize("argv", [["analyze", "--format", "json"], ["sql"], ["sql", "--database", "db1"],
+                                  ["sql", "--rollback"], ["sql", "--sql2", "--rollback"], ["rows"]],
+                         ids=lambda a: "-".join(a))
+def test_the_compiled_loops_write_what_the_python_path_writes(recorded, argv):
+    """The compiled loops take no QUERY event and no XA GTID or XA_PREPARE_LOG_EVENT: they hand those
+    transactions to the Python path, and the outputs are the same with BINLOG_SPEC_PURE=1."""
+    import os
+    _, log, *_ = recorded
+    got = [subprocess.run([sys.executable, "-m", "binlog_spec", *argv, str(log)], capture_output=True,
+                          env={**os.environ, "BINLOG_SPEC_PURE": pure, "TZ": "UTC"}) for pure in ("0", "1")]
+    assert got[0].returncode == got[1].returncode == 0, got[0].stderr
+    assert (got[0].stdout, got[0].stderr) == (got[1].stdout, got[1].stderr)
