@@ -162,3 +162,47 @@ def test_the_compiled_loops_write_what_the_python_path_writes(recorded, argv):
                           env={**os.environ, "BINLOG_SPEC_PURE": pure, "TZ": "UTC"}) for pure in ("0", "1")]
     assert got[0].returncode == got[1].returncode == 0, got[0].stderr
     assert (got[0].stdout, got[0].stderr) == (got[1].stdout, got[1].stderr)
+
+
+# ------------------------------------------------------------------ the rollback's check and savepoints
+CHECK_SCHEMA = """
+CREATE DATABASE c; USE c;
+CREATE TABLE ti (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;
+CREATE TABLE tm (id INT PRIMARY KEY, v INT) ENGINE=MyISAM;
+INSERT INTO ti VALUES (1,1),(2,2),(3,3);
+"""
+#: The window: its DELETE of row 1 is logged, then undone by ROLLBACK TO (a MyISAM change came between).
+CHECK_WINDOW = """
+USE c;
+BEGIN; UPDATE ti SET v=10 WHERE id=3; SAVEPOINT s; DELETE FROM ti WHERE id=1; INSERT INTO tm VALUES (1,1);
+  ROLLBACK TO s; COMMIT;
+"""
+#: Later: row 1 changed (the undo does not write it); row 3 changed, then undone by ROLLBACK TO.
+CHECK_LATER = """
+USE c;
+BEGIN; UPDATE ti SET v=11 WHERE id=1; COMMIT;
+BEGIN; UPDATE ti SET v=12 WHERE id=2; SAVEPOINT t; UPDATE ti SET v=13 WHERE id=3; INSERT INTO tm VALUES (2,2);
+  ROLLBACK TO t; COMMIT;
+"""
+
+
+def test_the_rollback_check_finds_no_conflict_in_rows_a_rollback_to_undid(tmp_path):
+    with MariaDBServer() as srv:
+        srv.sql(CHECK_SCHEMA)
+        start = int(srv.sql("SHOW MASTER STATUS;").split("\t")[1])
+        srv.sql(CHECK_WINDOW)
+        stop = int(srv.sql("SHOW MASTER STATUS;").split("\t")[1])
+        srv.sql(CHECK_LATER)
+        srv.sql("FLUSH BINARY LOGS;")
+        log = tmp_path / "mariadb-bin.000001"
+        log.write_bytes(srv.binlogs()[0].read_bytes())
+        assert b"ROLLBACK TO `s`" in log.read_bytes() and b"ROLLBACK TO `t`" in log.read_bytes()
+        argv = ["sql", "--sql2", "--rollback", "--start-position", start, "--stop-position", stop, log]
+        undo, err, code = run(*argv)
+        assert (code, err) == (0, ""), err
+        pure = subprocess.run([sys.executable, "-m", "binlog_spec", *map(str, argv)], capture_output=True,
+                              env={**__import__("os").environ, "BINLOG_SPEC_PURE": "1"})
+        assert (pure.returncode, pure.stdout.decode(), pure.stderr.decode()) == (0, undo, "")
+        srv.sql(undo)
+        # the window's UPDATE of row 3 undone; rows 1 and 2 as the later transactions left them
+        assert srv.sql("SELECT * FROM c.ti ORDER BY id;") == "1\t11\n2\t12\n3\t3\n"

@@ -54,8 +54,14 @@ class CompiledPart:
 
     def _arm(self, sink, tracker: Transactions) -> None:
         """The compiled loop takes the next events: between transactions, or inside one opened by a BEGIN
-        (a GTID's or a statement's: `current`), not elsewhere."""
+        (a GTID's or a statement's: `current`), not elsewhere; nor after a savepoint of the transaction
+        (the Python path holds the changes after it: output.conflict_savepoints)."""
         mode = tracker.mode
+        if self._held.tx is not None:
+            if mode is not None and self._held.tx is self.current:
+                sink.armed = False
+                return
+            self._held.check(self)
         if mode is None:
             sink.armed = True
         elif mode == "begin" and self.current is not None:

@@ -40,6 +40,7 @@ from binlog_spec.errors import BinlogError
 from binlog_spec.output.conflict_compiled import CHANGE_NAMES as _CHANGE_NAMES, CompiledPart
 from binlog_spec.output.conflict_index import MAX_RECORDS, KeyIndex
 from binlog_spec.output.conflict_keys import KeyReader, exact, row_keys
+from binlog_spec.output.conflict_savepoints import SavepointHold
 from binlog_spec.output.conflict_statements import statement_kind, statement_targets as _statement_targets
 from binlog_spec.output.rollback import Spool
 from binlog_spec.rows.decoder import RowDecoder
@@ -131,6 +132,7 @@ class ConflictCheck(CompiledPart):
         self._tx_cache: dict[int, Tx] = {}      # undone transactions read back (at most TX_CACHE)
         self.quick = KeyReader()                # the keys of rows events read straight from their images
         self._tracker = Transactions()          # the transactions of the events watched
+        self._held = SavepointHold()            # the row changes after a savepoint (conflict_savepoints)
         self._init_compiled(_cconflicts if self.quick.crows is not None else None)
 
     # -- the stream ------------------------------------------------------------------------------
@@ -177,6 +179,7 @@ class ConflictCheck(CompiledPart):
             and has decided all it read; the check sees those now."""
             if pending:
                 settle(flush=True)
+            self._held.check(self)
             state = (len(self.touched), len(self._slow), statements[0])
             if state != learned[0]:         # a slot or a table the loop learnt may be stale: learnt again
                 window.forget()
@@ -253,8 +256,8 @@ class ConflictCheck(CompiledPart):
                     self._learn(ev)
             if sink is not None:
                 self._arm(sink, tracker)
+        self._held.check(self)
         self.done = True
-
 
     def _adopt(self, gtid: str, file: str, pos: int, timestamp: int) -> None:
         """The transaction the compiled loop hands over open: the one of the events that follow."""
@@ -262,15 +265,22 @@ class ConflictCheck(CompiledPart):
 
     # -- one event, in order ------------------------------------------------------------------------
     def _see(self, ev: Event, kept: bool, tx: Tx | None) -> None:
+        if self._held.tx is not None:
+            self._held.check(self, tx)
         code = ev.type_code
         op = ROW_OPS.get(code) if ev.error is None else None
         if op is None:
+            if code in QUERY_EVENTS and ev.error is None and self._held.control(ev, tx):
+                self.decoder.observe(ev)
+                return
             if kept or not self.touched or code not in QUERY_EVENTS or ev.error is not None:
                 self.decoder.observe(ev)
                 return
             if not is_begin(ev) and not is_commit(ev):
                 self._statement(ev, tx)
             self.decoder.observe(ev)            # (the DDL replayed after it is checked)
+            return
+        if self._held.hold(ev, kept, op, tx):
             return
         if kept:
             self._undone(ev, op, tx)
