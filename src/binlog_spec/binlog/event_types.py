@@ -46,3 +46,6 @@ def is_mariadb(num_post_header_lens: int) -> bool:
 STMT_END_F = 0x1
 #: MariaDB GTID_EVENT flags2 bit: the group is one statement with no BEGIN/COMMIT (DDL).
 FL_STANDALONE = 0x01
+#: MariaDB GTID_EVENT flags2 bits of an XA transaction's groups: its prepare (XA START ... XA END, then
+#: XA_PREPARE_LOG_EVENT), and its XA COMMIT / XA ROLLBACK.
+FL_PREPARED_XA, FL_COMPLETED_XA = 0x40, 0x80

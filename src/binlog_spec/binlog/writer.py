@@ -27,7 +27,7 @@ from typing import BinaryIO, Iterable, Mapping, NamedTuple
 
 from binlog_spec.binlog import payload, spec
 from binlog_spec.binlog.event import Event
-from binlog_spec.binlog.event_types import STMT_END_F
+from binlog_spec.binlog.event_types import FL_COMPLETED_XA, FL_PREPARED_XA, STMT_END_F
 from binlog_spec.errors import DecompressionError, MalformedEventError, RewriteError
 
 ET = spec.EventType
@@ -309,12 +309,12 @@ def gtid_without_xa(bare: bytes, fde: spec.FormatDescription) -> bytes:
     each, their bytes) cut out, the body padded with zeros to its former fixed size."""
     at = _header_len(fde) + 13
     flags2 = bare[at - 1]
-    if not flags2 & 0xC0:
+    if not flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA):
         return bare
     fixed = at + (8 if flags2 & 2 else 0)
     xa_end = fixed + 6 + bare[fixed + 4] + bare[fixed + 5]
     body = bytearray(bare[:fixed] + bare[xa_end:])
-    body[at - 1] = flags2 & ~0xC0
+    body[at - 1] = flags2 & ~(FL_PREPARED_XA | FL_COMPLETED_XA)
     body += bytes(max(0, _header_len(fde) + fde.post_header_len(ET.gtid_event) - len(body)))
     return _with_len(body)
 

@@ -47,9 +47,9 @@ from binlog_spec.output.rewriter import Rewriter
 from binlog_spec.output.base64_parts import NOT_NONE, UNKNOWN, Part, deferred
 from binlog_spec.output.base64_session import DELIMITER, Session, flags2_settings, footer, header
 from binlog_spec.rows.statement_text import quote_identifier
-from binlog_spec.stream.transactions import FL_PREPARED_XA, xa_xid
+from binlog_spec.stream.transactions import xa_xid
 from binlog_spec.errors import BinlogError
-from binlog_spec.binlog.event_types import FL_STANDALONE, ROWS_EVENTS, STMT_END_F
+from binlog_spec.binlog.event_types import FL_PREPARED_XA, FL_STANDALONE, ROWS_EVENTS, STMT_END_F
 
 ET = spec.EventType
 

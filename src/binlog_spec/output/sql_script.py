@@ -18,10 +18,10 @@ from binlog_spec.rows import decoder as rows
 from binlog_spec.binlog import spec
 from binlog_spec.binlog import timezones
 from binlog_spec.binlog.event import Event
-from binlog_spec.rows.statement_text import DML_STATEMENTS, is_ddl, leading_tokens
-from binlog_spec.binlog.event_types import QUERY_EVENTS, ROW_OPS
-from binlog_spec.rows.statement_text import TX_BEGIN, TX_END, TX_RELEASE, TX_ROLLBACK_TO, TX_SAVEPOINT, savepoint_name
-from binlog_spec.stream.transactions import FL_PREPARED_XA, Transactions, implies_begin, tx_control, xa_xid
+from binlog_spec.rows.statement_text import (DML_STATEMENTS, TX_BEGIN, TX_END, TX_RELEASE, TX_ROLLBACK_TO, TX_SAVEPOINT,
+                                             is_ddl, leading_tokens, savepoint_name)
+from binlog_spec.binlog.event_types import FL_PREPARED_XA, QUERY_EVENTS, ROW_OPS
+from binlog_spec.stream.transactions import Transactions, implies_begin, tx_control, xa_xid
 from binlog_spec.errors import BinlogError, RowRefusedError
 from binlog_spec.output.rollback import Spool
 from binlog_spec.output.statements import SqlOptions, leading_statements, statement

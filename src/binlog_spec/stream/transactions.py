@@ -36,9 +36,9 @@ from typing import Iterable, Iterator
 from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.timezones import iso_z
-from binlog_spec.binlog.event_types import CONTROL_EVENTS, FL_STANDALONE, GTID_EVENTS, QUERY_EVENTS, ROWS_EVENTS
-from binlog_spec.rows.statement_text import TX_BEGIN, TX_END, TX_RELEASE, TX_ROLLBACK_TO, TX_SAVEPOINT, TX_XA_END, \
-    transaction_control
+from binlog_spec.binlog.event_types import (CONTROL_EVENTS, FL_COMPLETED_XA, FL_PREPARED_XA, FL_STANDALONE,
+                                           GTID_EVENTS, QUERY_EVENTS, ROWS_EVENTS)
+from binlog_spec.rows.statement_text import TX_BEGIN, TX_END, transaction_control
 from binlog_spec.binlog.event_types import DELETE, INSERT, ROW_OPS, UPDATE
 from binlog_spec.rows.decoder import RowDecoder
 
@@ -64,20 +64,6 @@ def is_commit(ev: Event) -> bool:
     if ev.type_code in (ET.xid_event, ET.xa_prepare_log_event):
         return True
     return tx_control(ev) == TX_END
-
-
-def is_savepoint_statement(ev: Event) -> bool:
-    """SAVEPOINT, ROLLBACK TO, RELEASE SAVEPOINT, XA END: statements inside a transaction that change no
-    row of their own (mysqlbinlog keeps them whatever database they name: is_trans_keyword)."""
-    return tx_control(ev) in _INSIDE_CONTROL
-
-
-_INSIDE_CONTROL = frozenset({TX_SAVEPOINT, TX_ROLLBACK_TO, TX_RELEASE, TX_XA_END})
-
-
-#: MariaDB GTID_EVENT flags2: the group is an XA transaction's prepare (FL_PREPARED_XA), or its XA
-#: COMMIT / XA ROLLBACK (FL_COMPLETED_XA).
-FL_PREPARED_XA, FL_COMPLETED_XA = 0x40, 0x80
 
 
 def xid_text(format_id: int, gtrid: bytes, bqual: bytes) -> str:
