@@ -107,6 +107,11 @@ class Transactions:
     A transaction is a GTID event (if any) and then: BEGIN ... XID/COMMIT, or a
     TRANSACTION_PAYLOAD (whose inner events hold BEGIN ... XID), or a single
     statement (DDL, or a statement with its INTVAR/RAND/USER_VAR context).
+    Its ends are MySQL's (Query_log_event::starts_group / ends_group, sql/log_event.h):
+    SAVEPOINT, ROLLBACK TO and RELEASE SAVEPOINT are inside it; XA START opens one
+    as BEGIN does (MySQL; a MariaDB GTID_EVENT with FL_PREPARED_XA stands for it),
+    XA_PREPARE_LOG_EVENT ends it, and the XA COMMIT / XA ROLLBACK that follow in a
+    later group are a transaction of their own.
     """
 
     def __init__(self) -> None:
