@@ -4,7 +4,9 @@ With ROW logging MariaDB writes `SAVEPOINT sp` into every transaction that sets 
 `ROLLBACK TO sp` only when a non-transactional (MyISAM) table changed since the savepoint: the MyISAM rows
 go out as a group of their own first, the InnoDB rows logged since the savepoint stay in the transaction
 and the ROLLBACK TO after them undoes them on a replica. Without a MyISAM change the server cuts them from
-its cache instead (nothing of them is written). An XA transaction is two groups: XA START (the GTID event's
+its cache instead (nothing of them is written). A savepoint set before the transaction's first change is
+not written, and a ROLLBACK TO it after a MyISAM change splits the transaction: its rows up to there go
+out as a group that ends with ROLLBACK, the rest as a group of its own. An XA transaction is two groups: XA START (the GTID event's
 flags) ... XA END, XA_PREPARE_LOG_EVENT; then XA COMMIT or XA ROLLBACK.
 
 Checked against the server, never against our own output: `analyze` counts as many transactions as the
