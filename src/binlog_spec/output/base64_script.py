@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import struct
 from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from datetime import tzinfo
 from typing import Iterable, Iterator
 
 from binlog_spec.binlog import writer as binwriter
@@ -97,11 +97,8 @@ def _charset_names() -> dict[int, str]:
 CHARSET_NAMES = _charset_names()
 
 
-@functools.lru_cache(maxsize=1024)   # the events of a second share their time
-def _when(ts: int, tz: tzinfo = timezones.UTC) -> str:
-    """As the tools print it, in the zone given: 260101  9:05:00."""
-    t = datetime.fromtimestamp(ts, tz=tz)
-    return f"{t:%y%m%d} {t.hour:2d}:{t:%M:%S}"
+#: As the tools print it, in the zone given: 260101  9:05:00.
+_when = timezones.tool_text
 
 
 #: base64.encodebytes(data) without its last newline (base64_text: compiled where built).
@@ -222,7 +219,9 @@ class Base64Script:
         ev = item.event
         crc = f"CRC32 0x{int.from_bytes(framed[-4:], 'little'):08x} " if len(framed) > len(item.bare) else ""
         end = int.from_bytes(framed[_OFS_END:_END_END], "little")
-        text = _one_line(summary.summarize(ev))
+        text = summary.summarize(ev, self.options.tz)     # on one line, its time's padding kept
+        if not text.isprintable():
+            text = _one_line(text)
         header = ev.header
         return [f"# at {item.pos}",
                 f"#{_when(header.timestamp, self.options.tz)} server id {header.server_id}  end_log_pos {end} "
@@ -235,7 +234,7 @@ class Base64Script:
         header = ev.header
         bare = item.bare
         return _event_text(bare, len(bare), item.pos, item.fde.len_checksum == 4, _when(header.timestamp, self.options.tz),
-                           header.server_id, _one_line(summary.summarize(ev)), encode)
+                           header.server_id, _one_line(summary.summarize(ev, self.options.tz)), encode)
 
     def _item(self, item: Item) -> list[str]:
         """The item's lines (a string may hold several, joined by newlines), appended to self._out as
