@@ -44,8 +44,8 @@ from binlog_spec.rows.charsets import COLLATION_IDS
 from binlog_spec.output import verbose
 from binlog_spec.binlog.writer import Item
 from binlog_spec.output.rewriter import Rewriter
-from binlog_spec.output.base64_parts import NOT_NONE, UNKNOWN, Part, deferred
-from binlog_spec.output.base64_session import DELIMITER, Session, flags2_settings, footer, header
+from binlog_spec.output.base64_parts import NOT_NONE, UNKNOWN, Part, deferred, flags2_lines
+from binlog_spec.output.base64_session import DELIMITER, Session, flags2_written, footer, header
 from binlog_spec.rows.statement_text import quote_identifier
 from binlog_spec.errors import BinlogError
 from binlog_spec.binlog.event_types import FL_STANDALONE, ROWS_EVENTS, STMT_END_F
@@ -370,11 +370,13 @@ class Base64Script:
     def _query(self, item: Item) -> Iterator[str]:
         ev = item.event
         db, query = binwriter.query_parts(item.bare, item.fde, item.file, item.pos)
-        yield from self._query_header(ev, db, query)
+        version = self.rewriter.server_version(item) if self.rewriter is not None else item.fde.server_version
+        yield from self._query_header(ev, db, query, flags2_written(version))
         yield _text(query)
         yield DELIMITER
 
-    def _query_header(self, ev, db: bytes, query: bytes) -> Iterator[str]:
+    def _query_header(self, ev, db: bytes, query: bytes, written: int) -> Iterator[str]:
+        """The session lines before a statement; of Q_FLAGS2, the bits `written` (flags2_written)."""
         s = self.session
         st = _status(ev)
         if ev.flags & LOG_EVENT_SUPPRESS_USE_F:
@@ -392,13 +394,7 @@ class Base64Script:
             s.thread_id = NOT_NONE
         flags2 = st.get("Q_FLAGS2_CODE")
         if isinstance(flags2, int):
-            if s.flags2 is UNKNOWN:
-                yield deferred("flags2", flags2, [])
-            else:
-                line = flags2_settings(s.flags2, flags2, self.mariadb)
-                if line:
-                    yield line
-            s.flags2 = flags2
+            yield from flags2_lines(s, flags2 & written, written)     # (a bit not written is unknown, not 0)
         sql_mode = st.get("Q_SQL_MODE_CODE")
         if isinstance(sql_mode, int) and sql_mode != s.sql_mode:
             yield from self._changed("sql_mode", sql_mode, f"SET @@session.sql_mode={sql_mode}{DELIMITER}")
