@@ -45,6 +45,8 @@ CHECKED: list[list[str]] = [
     ["sql", "--sql2", "--rollback", "--stop-datetime", "{time}"],
     ["sql", "--rollback", "--force", "--start-datetime", "{time}"],
     ["sql", "--sql2", "--rollback", "--force", "--start-datetime", "{time:before}", "--stop-datetime", "{time}"],
+    # a filtered analysis (the kept transactions' times, the window): the reference path under both cores
+    ["analyze", "--format", "json", "--start-datetime", "{time:before}", "--stop-datetime", "{time}"],
 ]
 
 

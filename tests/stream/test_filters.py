@@ -149,3 +149,19 @@ def test_gtid_and_server_id_filters_keep_whole_transactions():
     assert sid in gtids[1]
     assert data_positions(kept(DEMO, server_ids=frozenset({2}))) == []
     assert data_positions(kept(DEMO, exclude_server_ids=frozenset({2}))) == data_positions(kept(DEMO))
+
+
+def test_the_filters_name_themselves_as_the_command_line_gives_them():
+    """What a report says it covers: each option with its value (times in UTC), in a form the command
+    line takes back (the GTID sets parse to the same set)."""
+    from binlog_spec.binlog.gtid import GtidPosition
+    gtids = "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5,0-1-7,0-2-9-12"
+    f = FilterOptions(tables=("shop.orders",), exclude_databases=("tmp*",), include_gtids=GtidSet.parse(gtids),
+                      server_ids=frozenset({2, 1}),
+                      start_datetime=datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc),
+                      stop_gtid=GtidPosition.parse("0-1-20,1-1-3"))
+    assert f.described() == [("--exclude-database", "tmp*"), ("--table", "shop.orders"), ("--include-gtids", gtids),
+                             ("--server-id", "1"), ("--server-id", "2"),
+                             ("--start-datetime", "2026-01-01T09:00:00Z"), ("--stop-position", "0-0-20,1-0-3")]
+    assert GtidSet.parse(gtids) == f.include_gtids and GtidPosition.parse("0-0-20,1-0-3") == f.stop_gtid
+    assert FilterOptions().described() == []

@@ -23,38 +23,33 @@ from __future__ import annotations
 import heapq
 import itertools
 import warnings
-from dataclasses import dataclass
-from datetime import datetime, timezone
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from binlog_spec import compiled
 from binlog_spec.binlog import spec
 from binlog_spec.errors import BinlogError, MalformedEventError, MissingTableMapError, RowsLayoutError
 from binlog_spec.binlog.event import Event
-from binlog_spec.binlog.timezones import iso_z
 from binlog_spec.binlog.event_types import DELETE, INSERT, ROW_OPS, UPDATE
 from binlog_spec.rows.walker import RowWalker, RowWalkError
 from binlog_spec.rows.schema import SchemaTracker
 from binlog_spec.errors import SchemaWarning
 from binlog_spec.rows.statement_text import TX_CONTROL, is_ddl
 from binlog_spec.rows.tablemap import TableDef
-from binlog_spec.binlog.event_types import QUERY_EVENTS
+from binlog_spec.binlog.event_types import CONTROL_EVENTS, QUERY_EVENTS
+from binlog_spec.stream.filters import FilterOptions
 from binlog_spec.stream.transactions import Summarizer, TxSummary, _Open
+from binlog_spec.analysis import figures
+from binlog_spec.analysis.figures import MAX_FLAGGED, MIN_BUCKET, OPS, _error_dict, _iso
 
 ET = spec.EventType
-UTC = timezone.utc
-OPS = (INSERT, UPDATE, DELETE)
 SORT_KEYS = ("bytes", "rows", "events", "name", "inserts", "updates", "deletes")
 #: How a comment before a statement starts (schema.statement_offset skips them).
 _COMMENT_OPENINGS = (b"/*", b"--", b"#")
 #: At most this many DDL statements are listed (the count goes on).
 MAX_DDL = 10_000
-#: At most this many flagged (big or long) transactions are listed (the count goes on).
-MAX_FLAGGED = 1000
 #: At most this many rows events whose rows could not be counted are listed (the count goes on).
 MAX_ROW_ERRORS = 1000
-#: Transaction size histogram: powers of two from 2**MIN_BUCKET bytes.
-MIN_BUCKET = 8
 
 
 @dataclass(frozen=True)
@@ -64,14 +59,10 @@ class AnalyzeOptions:
     bucket_s: int = 60
     big_trx_bytes: int = 1 << 20
     long_trx_seconds: float = 10.0
-
-
-def _iso(ts: float | datetime | None) -> str | None:
-    if ts is None:
-        return None
-    if not isinstance(ts, datetime):
-        ts = datetime.fromtimestamp(ts, tz=UTC)
-    return iso_z(ts)
+    #: The filters the events were selected by: the report names them, and its times (first and last
+    #: event, timeline) are then those of the kept transactions, not of the control events (FORMAT_
+    #: DESCRIPTION, ROTATE, GTID_LIST, ...) every selection keeps whatever their time.
+    filters: FilterOptions = field(default_factory=FilterOptions)
 
 
 class _TableStat:
@@ -102,11 +93,6 @@ class _TxTracker(Summarizer):
         return super().feed(ev, table_name)
 
 
-def _error_dict(exc: BinlogError) -> dict[str, Any]:
-    return {"file": exc.file, "offset": exc.offset, "event_type": exc.event_type, "error": type(exc).__name__,
-            "message": exc.message}
-
-
 class Analyzer:
     def __init__(self, options: AnalyzeOptions = AnalyzeOptions()):
         self.options = options
@@ -115,6 +101,9 @@ class Analyzer:
         self.tables: dict[str, _TableStat] = {}
         self.timeline: dict[int, list[int]] = {}   # bucket start -> [events, rows, bytes]
         self.untimed = [0, 0, 0]                    # events with timestamp 0: [events, rows, bytes]
+        #: Filtered: the control events (kept whatever their time) are in no bucket: [events, rows, bytes].
+        self.outside = [0, 0, 0]
+        self._outside_codes = frozenset(map(int, CONTROL_EVENTS)) if options.filters.active else frozenset()
         self._bucket_ts, self._bucket = 0, self.untimed    # the last timestamp seen, and its bucket
         self.faults: list[dict[str, Any]] = []
         self.ddl: list[dict[str, Any]] = []
@@ -204,7 +193,9 @@ class Analyzer:
                 start = statement if head.startswith(_COMMENT_OPENINGS) else statement[:256]
                 if is_ddl(start.decode("utf-8", "replace")):
                     self._ddl(ev)
-        if ts == self._bucket_ts:           # most events: the same second as the one before
+        if code in self._outside_codes:     # (filtered) outside the kept transactions' times
+            b = self.outside
+        elif ts == self._bucket_ts:         # most events: the same second as the one before
             b = self._bucket
         elif ts:
             if self.first_ts is None or ts < self.first_ts:
@@ -383,83 +374,9 @@ class Analyzer:
             self._close(tx)
 
     def report(self) -> dict[str, Any]:
+        """The report: a plain dict (figures.report; report.py renders it)."""
         self.finish()
-        o = self.options
-        total = self.total_bytes or 1
-        types = [{"type": spec.event_type_name(code), "type_code": code, "events": v[0], "bytes": v[1],
-                  "share": round(v[1] / total, 6), "inner_events": v[2], "inner_bytes": v[3]}
-                 for code, v in self.types.items()]
-        types.sort(key=lambda r: (-r["bytes"], -r["inner_bytes"], r["type"]))
-        tables = []
-        for name, st in self.tables.items():
-            row: dict[str, Any] = {"table": name}
-            for op in OPS:
-                row[f"{op}_events"] = st.events[op]
-                row[f"{op}_rows"] = st.rows[op]
-                row[f"{op}_bytes"] = st.bytes[op]
-            row["events"] = sum(st.events.values())
-            row["rows"] = sum(st.rows.values())
-            row["bytes"] = sum(st.bytes.values())
-            tables.append(row)
-        sort = o.sort
-        if sort == "name":
-            tables.sort(key=lambda r: r["table"])
-        else:
-            key = {"inserts": "insert_rows", "updates": "update_rows", "deletes": "delete_rows"}.get(sort, sort)
-            tables.sort(key=lambda r: (-r[key], r["table"]))
-        top_bytes = [d for _, _, d in sorted(self._top_bytes, key=lambda x: (-x[0], -x[1]))]
-        top_duration = [d for _, _, d in sorted(self._top_duration, key=lambda x: (-x[0], -x[1]))]
-        bins = range(min(self.tx_hist), max(self.tx_hist) + 1) if self.tx_hist else ()   # empty bins too
-        hist = [{"min_bytes": 0 if b == MIN_BUCKET else 1 << (b - 1), "max_bytes": (1 << b) - 1,
-                 "count": self.tx_hist.get(b, 0)} for b in bins]
-        timeline = [{"start": _iso(k), "events": v[0], "rows": v[1], "bytes": v[2]}
-                    for k, v in sorted(self.timeline.items())]
-        untimed = dict(zip(("events", "rows", "bytes"), self.untimed))
-        timeline_note = "buckets with no event are not listed (the HTML chart leaves their place empty)"
-        if self.untimed[0]:
-            timeline_note += (f"; {untimed['events']} events with timestamp 0 ({untimed['rows']} rows, "
-                              f"{untimed['bytes']} bytes) are in no bucket (untimed)")
-        sources = self.tx_sources
-        shown = len(self._flagged)
-        if sources.get("immediate_commit_timestamp"):
-            note = ("commit times from the GTID events' immediate_commit_timestamp (MySQL 8.0, microseconds)"
-                    + (f" for {sources['immediate_commit_timestamp']} transactions, from the XID/COMMIT event "
-                       f"timestamps (whole seconds) for {sources.get('commit_event')}"
-                       if sources.get("commit_event") else "")
-                    + "; begin times are event timestamps (whole seconds), so durations are whole seconds "
-                      "(the commit time cut to its second minus the begin time)")
-        else:
-            note = ("commit times from the XID/COMMIT event timestamps; begin times, commit times and durations "
-                    "in whole seconds")
-        return {
-            "files": [{"file": k, **v} for k, v in self.files.items()],
-            "summary": {"files": len(self.files), "events": self.total_events, "bytes": self.total_bytes,
-                        "rows": self.total_rows, "tables": len(self.tables), "transactions": self.tx_count,
-                        "ddl": self.ddl_count, "first_event": _iso(self.first_ts),
-                        "last_event": _iso(self.last_ts), "row_errors": self.row_errors,
-                        "untimed_events": self.untimed[0], "faults": len(self.faults)},
-            "faults": self.faults,
-            "row_errors": [_error_dict(e) for e in self.row_error_list],
-            "event_types": types,
-            "tables": tables,
-            "transactions": {
-                "count": self.tx_count, "bytes": self.tx_bytes_total, "rows": self.tx_rows_total,
-                "time_source": sources,
-                "time_source_note": note, "duration_resolution_s": 1,
-                "big_trx_bytes": o.big_trx_bytes, "long_trx_seconds": o.long_trx_seconds,
-                "big": self.tx_big, "long": self.tx_long, "max_duration_s": round(self.tx_max_duration, 6),
-                "top_by_bytes": top_bytes, "top_by_duration": top_duration,
-                "flagged": self._flagged, "flagged_count": self.tx_flagged, "flagged_shown": shown,
-                "flagged_note": f"flagged: {self.tx_flagged}, showing {shown}"
-                                + (f" (at most {MAX_FLAGGED} are listed)" if shown < self.tx_flagged else ""),
-                "size_histogram": hist,
-            },
-            "ddl": self.ddl,
-            "timeline": timeline,
-            "timeline_untimed": untimed,
-            "timeline_note": timeline_note,
-            "options": {"top": o.top, "sort": o.sort, "bucket_s": o.bucket_s},
-        }
+        return figures.report(self)
 
 
 _canalyze = compiled.load("binlog_spec.analysis._canalyze")

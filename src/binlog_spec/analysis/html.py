@@ -91,14 +91,24 @@ def timeline_svg(r: dict[str, Any]) -> str:
         return _svg("timeline", ['<text x="20" y="40">no timed events</text>'], "Timeline")
     bucket = r["options"]["bucket_s"]
     starts = [_seconds(p["start"]) for p in points]
-    t0 = starts[0]
-    span = starts[-1] + bucket - t0
+    window = r.get("window") or {}
+    lo, hi = (_seconds(window[k]) if window.get(k) else None for k in ("start", "stop"))
+    # the chart spans the filters' time window where they give one (its bounds drawn), else the buckets
+    t0 = starts[0] if lo is None else min(starts[0], lo)
+    span = (starts[-1] + bucket if hi is None else max(starts[-1] + bucket, hi)) - t0
     plot_w = W - PAD_L - PAD_R
     plot_h = H - PAD_T - PAD_B
     body, top_b = _axis(max(p["bytes"] for p in points), "bytes (bars)")
     right, top_r = _axis(max(p["rows"] for p in points), "rows (line)", right=True, color=COLORS["rows"])
     body += right
     bw = plot_w * bucket / span
+    if lo is not None or hi is not None:
+        x0 = PAD_L + plot_w * ((t0 if lo is None else lo) - t0) / span
+        x1 = PAD_L + plot_w * ((t0 + span if hi is None else hi) - t0) / span
+        label = f'{window.get("start") or "…"} – {window.get("stop") or "…"}'
+        body.append(f'<rect class="window" x="{x0:.2f}" y="{PAD_T}" width="{max(x1 - x0, 1):.2f}" height="{plot_h}" '
+                    f'fill="#2e7d32" fill-opacity="0.07" stroke="#2e7d32" stroke-dasharray="4 3">'
+                    f'<title>time window of the filters: {_e(label)}</title></rect>')
     runs: list[list[str]] = []
     prev = None
     for t, p in zip(starts, points):
@@ -222,7 +232,8 @@ def render(r: dict[str, Any]) -> str:
         f"<style>{CSS}</style></head><body>",
         "<h1>Binlog analysis</h1>",
         f'<p>{_e(", ".join(f["file"] for f in r["files"]))}<br>{_e(s["first_event"])} &ndash; {_e(s["last_event"])}'
-        f'<br>{_e(tx["time_source_note"])}; {tx["big"]} transactions over {tx["big_trx_bytes"]} bytes, '
+        + (f'<br>filters: <span data-key="summary.filters">{_e(s["filters"])}</span>' if s.get("filters") else "")
+        + f'<br>{_e(tx["time_source_note"])}; {tx["big"]} transactions over {tx["big_trx_bytes"]} bytes, '
         f'{tx["long"]} over {tx["long_trx_seconds"]} s</p>',
         "".join(f'<p class="fault" data-key="faults">{_e(f["file"])}: offset {_e(f["offset"])}: {_e(f["error"])}: '
                 f'{_e(f["message"])} &ndash; the figures count only what was read before</p>' for f in r["faults"]),

@@ -179,6 +179,8 @@ def in_zone(r: dict[str, Any], tz, zone_name: str) -> dict[str, Any]:
     out = dict(r)
     out["summary"] = {"time_zone": zone_name,
                       **{k: local(v) if k in ("first_event", "last_event") else v for k, v in r["summary"].items()}}
+    if "filters" in r["summary"]:       # the time bounds in the zone too
+        out["summary"]["filters"] = " ".join(f"{f['option']} {local(f['value'])}" for f in r["filters"])
     tx = dict(r["transactions"])
     for key in ("top_by_bytes", "top_by_duration", "flagged"):
         tx[key] = txs(tx[key])

@@ -73,6 +73,14 @@ class GtidSet:
                                    "or domain-server-first-last")
         return cls(mysql, mariadb)
 
+    def __str__(self) -> str:
+        """The set as `parse` reads it (uuid[:tag]:lo-hi, domain-server-seq / domain-server-first-last)."""
+        out = [f"{sid}{':' + tag if tag else ''}:{lo}-{hi}" if lo != hi else f"{sid}{':' + tag if tag else ''}:{lo}"
+               for (sid, tag), spans in self.mysql.items() for lo, hi in spans]
+        out += [f"{d}-{srv}-{lo}" + (f"-{hi}" if hi != lo else "")
+                for (d, srv), spans in self.mariadb.items() for lo, hi in spans]
+        return ",".join(out)
+
     def __contains__(self, gtid: str | None) -> bool:
         if not gtid or gtid == "ANONYMOUS":
             return False
@@ -110,6 +118,10 @@ class GtidPosition:
         if not seqs:
             raise GtidSetError(f"no GTID in {text!r}")
         return cls(tuple(sorted(seqs.items())))
+
+    def __str__(self) -> str:
+        """The state per domain (the server id, which is not compared, as 0): domain-0-seq,..."""
+        return ",".join(f"{d}-0-{seq}" for d, seq in self.seqs)
 
     def _seq(self, gtid: str | None) -> tuple[int | None, int]:
         if not gtid or ":" in gtid or gtid.count("-") != 2:

@@ -6,6 +6,7 @@ names another; the text outputs print their times in that zone. JSON keeps ISO 8
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 from datetime import datetime, timedelta, timezone, tzinfo
@@ -108,6 +109,14 @@ def local_text(timestamp: int, tz: tzinfo = UTC) -> str:
             _TEXT_CACHE.clear()
         _TEXT_CACHE[key] = text
     return text
+
+
+@functools.lru_cache(maxsize=1024)   # the events of a second share their time
+def tool_text(timestamp: int, tz: tzinfo = UTC) -> str:
+    """A binlog timestamp as mysqlbinlog and mariadb-binlog print it in their ``#`` lines, in `tz`:
+    '260101  9:05:00' (Log_event::print_timestamp: "%02d%02d%02d %2d:%02d:%02d" of localtime)."""
+    t = datetime.fromtimestamp(timestamp, tz=tz)
+    return f"{t:%y%m%d} {t.hour:2d}:{t:%M:%S}"
 
 
 def local_datetime(timestamp: int, tz: tzinfo = UTC) -> datetime:

@@ -252,7 +252,8 @@ def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"binlog-spec: error: cannot write {args.html}: {exc.strerror}\n")
             return EXIT_USAGE
     options = analyze.AnalyzeOptions(top=args.top, sort=args.sort, bucket_s=args.bucket,
-                                     big_trx_bytes=args.big_trx_bytes, long_trx_seconds=args.long_trx_seconds)
+                                     big_trx_bytes=args.big_trx_bytes, long_trx_seconds=args.long_trx_seconds,
+                                     filters=args.filters)
     warnings = [0]
     faults: list[BinlogError] = []
     analyzer, schema = analyze.Analyzer(options), schema_tracker(args)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Iterator, TextIO
 
 from binlog_spec.output.base64_session import flags2_settings
 
@@ -32,6 +32,19 @@ DEFERRED = "\x00b64\x00"
 def deferred(name: str, value, lines) -> str:
     """The placeholder of a setting's lines in a piece whose session before it is not known."""
     return DEFERRED + json.dumps([name, repr(value), list(lines)])
+
+
+def flags2_lines(session, flags2: int, written: int) -> Iterator[str]:
+    """The SET line of the Q_FLAGS2 options that changed (of the bits `written`: flags2_written of the
+    file's server), or its placeholder (whose lines are the bits written) where the session before it is
+    not known; the session then has `flags2`."""
+    if session.flags2 is UNKNOWN:
+        yield deferred("flags2", flags2, [written])
+    else:
+        line = flags2_settings(session.flags2, flags2, written)
+        if line:
+            yield line
+    session.flags2 = flags2
 
 
 @dataclass(frozen=True)
@@ -87,7 +100,7 @@ class Joiner:
             name = "thread_id"
         elif name == "flags2":
             self.running[name] = key
-            line = flags2_settings(None if old == "None" else int(old), int(key), self.mariadb)
+            line = flags2_settings(None if old == "None" else int(old), int(key), lines[0])
             return f"{line}\n" if line else ""
         elif old == key:
             return ""

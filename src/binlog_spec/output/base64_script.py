@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import struct
 from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from datetime import tzinfo
 from typing import Iterable, Iterator
 
 from binlog_spec.binlog import writer as binwriter
@@ -44,8 +44,8 @@ from binlog_spec.rows.charsets import COLLATION_IDS
 from binlog_spec.output import verbose
 from binlog_spec.binlog.writer import Item
 from binlog_spec.output.rewriter import Rewriter
-from binlog_spec.output.base64_parts import NOT_NONE, UNKNOWN, Part, deferred
-from binlog_spec.output.base64_session import DELIMITER, Session, flags2_settings, footer, header
+from binlog_spec.output.base64_parts import NOT_NONE, UNKNOWN, Part, deferred, flags2_lines
+from binlog_spec.output.base64_session import DELIMITER, Session, flags2_written, footer, header
 from binlog_spec.rows.statement_text import quote_identifier
 from binlog_spec.stream.transactions import xa_xid
 from binlog_spec.errors import BinlogError
@@ -98,11 +98,8 @@ def _charset_names() -> dict[int, str]:
 CHARSET_NAMES = _charset_names()
 
 
-@functools.lru_cache(maxsize=1024)   # the events of a second share their time
-def _when(ts: int, tz: tzinfo = timezones.UTC) -> str:
-    """As the tools print it, in the zone given: 260101  9:05:00."""
-    t = datetime.fromtimestamp(ts, tz=tz)
-    return f"{t:%y%m%d} {t.hour:2d}:{t:%M:%S}"
+#: As the tools print it, in the zone given: 260101  9:05:00.
+_when = timezones.tool_text
 
 
 #: base64.encodebytes(data) without its last newline (base64_text: compiled where built).
@@ -223,7 +220,9 @@ class Base64Script:
         ev = item.event
         crc = f"CRC32 0x{int.from_bytes(framed[-4:], 'little'):08x} " if len(framed) > len(item.bare) else ""
         end = int.from_bytes(framed[_OFS_END:_END_END], "little")
-        text = _one_line(summary.summarize(ev))
+        text = summary.summarize(ev, self.options.tz)     # on one line, its time's padding kept
+        if not text.isprintable():
+            text = _one_line(text)
         header = ev.header
         return [f"# at {item.pos}",
                 f"#{_when(header.timestamp, self.options.tz)} server id {header.server_id}  end_log_pos {end} "
@@ -236,7 +235,7 @@ class Base64Script:
         header = ev.header
         bare = item.bare
         return _event_text(bare, len(bare), item.pos, item.fde.len_checksum == 4, _when(header.timestamp, self.options.tz),
-                           header.server_id, _one_line(summary.summarize(ev)), encode)
+                           header.server_id, _one_line(summary.summarize(ev, self.options.tz)), encode)
 
     def _item(self, item: Item) -> list[str]:
         """The item's lines (a string may hold several, joined by newlines), appended to self._out as
@@ -370,11 +369,13 @@ class Base64Script:
     def _query(self, item: Item) -> Iterator[str]:
         ev = item.event
         db, query = binwriter.query_parts(item.bare, item.fde, item.file, item.pos)
-        yield from self._query_header(ev, db, query)
+        version = self.rewriter.server_version(item) if self.rewriter is not None else item.fde.server_version
+        yield from self._query_header(ev, db, query, flags2_written(version))
         yield _text(query)
         yield DELIMITER
 
-    def _query_header(self, ev, db: bytes, query: bytes) -> Iterator[str]:
+    def _query_header(self, ev, db: bytes, query: bytes, written: int) -> Iterator[str]:
+        """The session lines before a statement; of Q_FLAGS2, the bits `written` (flags2_written)."""
         s = self.session
         st = _status(ev)
         if ev.flags & LOG_EVENT_SUPPRESS_USE_F:
@@ -392,13 +393,7 @@ class Base64Script:
             s.thread_id = NOT_NONE
         flags2 = st.get("Q_FLAGS2_CODE")
         if isinstance(flags2, int):
-            if s.flags2 is UNKNOWN:
-                yield deferred("flags2", flags2, [])
-            else:
-                line = flags2_settings(s.flags2, flags2, self.mariadb)
-                if line:
-                    yield line
-            s.flags2 = flags2
+            yield from flags2_lines(s, flags2 & written, written)     # (a bit not written is unknown, not 0)
         sql_mode = st.get("Q_SQL_MODE_CODE")
         if isinstance(sql_mode, int) and sql_mode != s.sql_mode:
             yield from self._changed("sql_mode", sql_mode, f"SET @@session.sql_mode={sql_mode}{DELIMITER}")

@@ -2,6 +2,9 @@
 the tools), the Q_FLAGS2 options, the script's opening and closing lines."""
 from __future__ import annotations
 
+import functools
+import re
+
 DELIMITER = "/*!*/;"
 _MARIADB_ONLY = ("/*!40019 SET @@session.max_delayed_threads=0*/;", "ROLLBACK /* added by mysqlbinlog */;")
 HEADER = [
@@ -63,9 +66,42 @@ class Session:
         self.unset = unset
 
 
-def flags2_settings(old: int | None, new: int, mariadb: bool) -> str | None:
-    """The SET line of the Q_FLAGS2 options that differ from the old ones (all of them after None)."""
-    changed = ~0 if old is None else old ^ new
+#: The Q_FLAGS2 bits every server's binlog carries (OPTIONS_WRITTEN_TO_BIN_LOG of MySQL and MariaDB 5.x).
+FLAGS2_COMMON = sum(bit for bit, _, _ in _FLAGS2_COMMON)
+_IF_EXISTS, _EXPLICIT_DEF_TIMESTAMP = 1 << 28, 1 << 24
+#: MariaDB 10.x: the first release of each series whose binlog carries OPTION_EXPLICIT_DEF_TIMESTAMP.
+_EXPLICIT_DEF_TIMESTAMP_FROM = {5: 17, 6: 9, 7: 5, 8: 4, 9: 2}
+_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
+
+
+@functools.lru_cache(maxsize=64)
+def flags2_written(server_version: str) -> int:
+    """The Q_FLAGS2 bits a file's server wrote, told by its FORMAT_DESCRIPTION's server version, as
+    mariadb-binlog tells them (Format_description_log_event::deduct_options_written_to_bin_log, MariaDB's
+    sql/log_event.cc; Query_log_event::print_query_header prints only those): the older servers'
+    binlogs leave the newer bits at 0, which means nothing, and an older server rejects their
+    variables. OPTION_IF_EXISTS (sql_if_exists) from MariaDB 10.5.2; OPTION_EXPLICIT_DEF_TIMESTAMP
+    from 10.5.17, 10.6.9, 10.7.5, 10.8.4, 10.9.2 and 10.10 on. check_constraint_checks and
+    system_versioning_insert_history are printed for every MariaDB file, as mariadb-binlog does; a
+    MySQL file, whose script is mysqlbinlog's, has the four MySQL options only."""
+    if "mariadb" not in server_version.lower():
+        return FLAGS2_COMMON
+    written = FLAGS2_COMMON | (1 << 15) | (1 << 30)
+    m = _VERSION.match(server_version)
+    version = tuple(int(x) for x in m.groups()) if m else (0, 0, 0)
+    if version < (10, 5, 2):
+        return written
+    written |= _IF_EXISTS
+    major, minor, patch = version
+    if major == 10 and patch < _EXPLICIT_DEF_TIMESTAMP_FROM.get(minor, 0 if minor > 9 else 99):
+        return written
+    return written | _EXPLICIT_DEF_TIMESTAMP
+
+
+def flags2_settings(old: int | None, new: int, written: int) -> str | None:
+    """The SET line of the Q_FLAGS2 options that differ from the old ones (all of them after None),
+    of the bits `written` (flags2_written of the file's server) only."""
+    changed = (~0 if old is None else old ^ new) & written
     settings = [f"{name}={int(bool(new & bit) != negated)}"
-                for bit, name, negated in _FLAGS2_COMMON + (_FLAGS2_MARIADB if mariadb else []) if changed & bit]
+                for bit, name, negated in _FLAGS2_COMMON + _FLAGS2_MARIADB if changed & bit]
     return "SET " + ", ".join(settings) + DELIMITER if settings else None

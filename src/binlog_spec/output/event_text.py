@@ -1,7 +1,7 @@
 """One-line, mysqlbinlog-style summaries of events (the text after ``#`` in its output)."""
 from __future__ import annotations
 
-from datetime import datetime, timezone, tzinfo
+from datetime import tzinfo
 from typing import Callable
 
 from binlog_spec.binlog import plain_fields, spec
@@ -21,11 +21,15 @@ def _clip(text: str, limit: int = MAX_QUERY) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def _fde(f: dict) -> str:
-    created = f.get("create_timestamp") or 0
-    when = datetime.fromtimestamp(created, tz=timezone.utc).strftime(" created %y%m%d %H:%M:%S") if created else ""
+def fde_summary(f: dict, timestamp: int, tz: tzinfo = timezones.UTC) -> str:
+    """The summary of a FORMAT_DESCRIPTION_EVENT, as the tools print it (Start_log_event_v3::print of
+    MariaDB's sql/log_event_client.cc, Format_description_event::print of MySQL's sql/log_event.cc):
+    "created" and the event's own time (`timestamp`) in the zone of the other times (`tz`, by
+    Log_event::print_timestamp's localtime), " at startup" when the body's create timestamp is set."""
+    startup = " at startup" if f.get("create_timestamp") else ""
     alg = f.get("checksum_alg")
-    return (f"Start: binlog v {f['binlog_version']}, server v {f['server_version']}{when}"
+    return (f"Start: binlog v {f['binlog_version']}, server v {_clip(str(f['server_version']))} "
+            f"created {timezones.tool_text(timestamp, tz)}{startup}"
             + (f", checksum {alg}" if alg is not None else ""))
 
 
@@ -75,7 +79,7 @@ def _mariadb_gtid(f: dict) -> str:
 
 #: Event code -> summary of its fields.
 SUMMARIES: dict[int, Callable[[dict], str]] = {
-    ET.format_description_event: _fde,
+    ET.format_description_event: lambda f: fde_summary(f, 0),     # (summarize gives it the event's time)
     ET.query_event: _query,
     ET.query_compressed_event: _query,
     ET.execute_load_query_event: _query,
@@ -172,11 +176,16 @@ _HEADS: dict[int, Callable[[Event], str]] = {
 }
 
 
-def summarize(event: Event) -> str:
-    """A one-line description of the event's body."""
+def summarize(event: Event, tz: tzinfo = timezones.UTC) -> str:
+    """A one-line description of the event's body (its times in `tz`)."""
     if event.error is not None:
         return f"MALFORMED: {event.error.message}"
     code = event.type_code
+    if code == ET.format_description_event:
+        try:
+            return fde_summary(event.fields, event.timestamp, tz)
+        except KeyError as missing:
+            return f"{event.type}: (no field {missing})"
     head = _HEADS.get(code)
     if head is not None:
         try:
@@ -204,4 +213,4 @@ def event_line(event: Event, tz: tzinfo = timezones.UTC) -> str:
     when = timezones.local_text(event.timestamp, tz)
     pos = f"{event.pos}+{event.payload_offset}" if event.payload_pos is not None else str(event.pos)
     return (f"#at {pos:<12} {when}  server id {event.server_id:<10} {event.type:<28} size {event.size:<7} "
-            f"end_log_pos {event.end_log_pos:<10} {summarize(event)}")
+            f"end_log_pos {event.end_log_pos:<10} {summarize(event, tz)}")

@@ -164,6 +164,9 @@ class Rewriter:
         #: TABLE_MAP body bytes -> its table, made once (rows.table_def)
         self._made_tables: dict[tuple, TableDef] = {}
         self.first_file: str | None = None
+        #: File -> the server version its FORMAT_DESCRIPTION names (the events of a later file are
+        #: written in the first FDE's format, but what their status variables mean is their server's).
+        self.server_versions: dict[str, str] = {}
         #: Statements a rollback cannot undo: (file, pos, text), spooled to disk.
         self.skipped = LineSpool()
         #: Finds where each row image ends, for invert_rows.
@@ -174,10 +177,15 @@ class Rewriter:
         self._looked_at = _LOOKED_AT | (frozenset(_RENAMED) if options.rewrite_db else frozenset()) | (
             frozenset(int(c) for c in GTID_EVENTS) if options.skip_gtids else frozenset())
 
+    def server_version(self, item: Item) -> str:
+        """The server version of the file `item` was read from (its FDE's)."""
+        return self.server_versions.get(item.file, item.fde.server_version)
+
     # -- one event ---------------------------------------------------------
     def _fde_item(self, ev: Event) -> Item | None:
         fde = spec.parse_fde(ev.raw[H:])
         self.in_fde = fde
+        self.server_versions[ev.file] = fde.server_version
         self.mariadb = is_mariadb(len(fde.post_header_lens))
         self.tables = {}
         if self.out_fde is None:

@@ -151,3 +151,40 @@ def alter_actions(sql: str, tokens: list[Token]) -> str | None:
             partition_names = False
         i = stop + 1
     return head + " " + ", ".join(actions) if actions else None
+
+
+#: The columns of a sequence's table, as MariaDB defines them (sql/sql_sequence.cc, sequence_structure;
+#: SHOW CREATE TABLE of a sequence prints them so on 10.11, tests/rows/test_sequence_server.py). The
+#: first four are taken to have the sequence's value type (`AS INT UNSIGNED`, MariaDB 11.5; not checked
+#: on such a server: their names, which are what a rows event needs, are the same), BIGINT by default.
+_SEQUENCE_VALUES = ("next_not_cached_value", "minimum_value", "maximum_value", "start_value")
+_SEQUENCE_REST = "`increment` bigint(21) NOT NULL, `cache_size` bigint(21) unsigned NOT NULL, " \
+                 "`cycle_option` tinyint(1) unsigned NOT NULL, `cycle_count` bigint(21) NOT NULL"
+_INTEGER_WORDS = {"TINYINT", "SMALLINT", "MEDIUMINT", "INT", "INTEGER", "BIGINT", "UNSIGNED", "SIGNED"}
+
+
+def sequence_as_table(sql: str, tokens: list[Token]) -> str | None:
+    """A CREATE or DROP SEQUENCE as the CREATE or DROP TABLE of the sequence's table (whose rows events
+    NEXTVAL and SETVAL write): `CREATE [OR REPLACE] [TEMPORARY] SEQUENCE [IF NOT EXISTS] s ...` ->
+    `CREATE ... TABLE [IF NOT EXISTS] s (<its columns>)`, `DROP [TEMPORARY] SEQUENCE ...` -> `DROP ...
+    TABLE ...`. None for an ALTER SEQUENCE that changes no column (its names never change); the
+    statement as it is otherwise."""
+    words = [t.text.upper() for t in tokens]
+    if "SEQUENCE" not in words[:5]:
+        return sql
+    i = words.index("SEQUENCE")
+    head = sql[:tokens[i].start] + "TABLE"
+    if words[0] == "ALTER":
+        return sql if "AS" in words[i + 1:] else None
+    if words[0] != "CREATE":
+        return head + sql[tokens[i].end + 1:]
+    j = i + 1 + (3 if words[i + 1:i + 4] == ["IF", "NOT", "EXISTS"] else 0)
+    while j + 2 < len(tokens) and tokens[j + 1].token_type == TokenType.DOT:
+        j += 2                                  # db.name
+    value_type = "bigint(21)"
+    if "AS" in words[j + 1:]:
+        k = words.index("AS", j + 1) + 1
+        typed = [w for w in words[k:k + 2] if w in _INTEGER_WORDS]
+        value_type = " ".join(typed).lower() or value_type
+    columns = ", ".join(f"`{name}` {value_type} NOT NULL" for name in _SEQUENCE_VALUES)
+    return f"{head}{sql[tokens[i].end + 1:tokens[j].end + 1]} ({columns}, {_SEQUENCE_REST})"

@@ -1,13 +1,12 @@
 """Column names, signs and charsets from CREATE TABLE statements, kept current by replaying DDL.
 
-MySQL 5.7, MariaDB and `binlog_row_metadata=MINIMAL` write neither column names
-nor signedness, and before MySQL 8 / MariaDB 10.5 no charsets either. A
-SchemaTracker fills them in: it loads a `mysqldump --no-data` style file
-(`--schema FILE`: the tables at the start of the first binlog) and replays the
-CREATE, ALTER, RENAME and DROP TABLE and CREATE, ALTER and DROP DATABASE
-statements found in QUERY events (rows.observe_schema feeds it every event,
-before any filter), so a column's name, sign and charset follow the schema as
-it was when each event was written.
+MySQL 5.7, MariaDB and `binlog_row_metadata=MINIMAL` write neither column names nor signedness, and
+before MySQL 8 / MariaDB 10.5 no charsets either. A SchemaTracker fills them in: it loads a `mysqldump
+--no-data` style file (`--schema FILE`: the tables at the start of the first binlog) and replays the
+CREATE, ALTER, RENAME and DROP TABLE, CREATE and DROP SEQUENCE (as the sequence's table) and CREATE,
+ALTER and DROP DATABASE statements found in QUERY events (rows.observe_schema feeds it every event,
+before any filter), so a column's name, sign and charset follow the schema as it was when each event
+was written.
 
 What a TABLE_MAP says comes first (its optional metadata), then the replayed
 DDL, then --schema (which the DDL replays on top of). A text column's charset
@@ -41,7 +40,7 @@ from binlog_spec.rows.schema_sql import (ColumnSchema, Key, _CHARACTER_TYPES, _a
                                          _charset_option_tokens, _column, _contradiction, _create_keys,
                                          _key_columns, _like_source, _members, _parse, _place, _snippet,
                                          _temporary, _why)
-from binlog_spec.rows.ddl_tokens import alter_actions, without_partitioning
+from binlog_spec.rows.ddl_tokens import alter_actions, sequence_as_table, without_partitioning
 
 
 #: Statements the tracker replays, by their first token.
@@ -130,11 +129,16 @@ class SchemaTracker:
         except TokenError:
             tokens = []
         tokenized = query           # the text `tokens` are of
-        words = [t.text.upper() for t in tokens[:4]]
+        words = [t.text.upper() for t in tokens[:5]]
         if len(words) > 1 and words[1] in ("DATABASE", "SCHEMA"):
             self._database(words[0], tokens[2:])
             return
         source = query
+        if "SEQUENCE" in words:             # CREATE / DROP / ALTER SEQUENCE: as its table's
+            query = tokenized = sequence_as_table(query, tokens)
+            if query is None:
+                return
+            tokens = tokenize(query)
         if tokens and "TABLE" in words[:4]:
             if first == TokenType.ALTER:
                 prepared = alter_actions(query, tokens)

@@ -41,6 +41,7 @@ from binlog_spec.errors import PositionError
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import CONTROL_EVENTS, GTID_EVENTS, QUERY_EVENTS, ROWS_EVENTS
 from binlog_spec.binlog.gtid import GtidPosition, GtidSet
+from binlog_spec.binlog.timezones import iso_z
 from binlog_spec.stream.transactions import Transactions, tx_control
 
 ET = spec.EventType
@@ -74,6 +75,24 @@ class FilterOptions:
     @property
     def active(self) -> bool:
         return self != FilterOptions()
+
+    def described(self) -> list[tuple[str, str]]:
+        """The active filters as (option, value) pairs, named as the command line names them (times in
+        ISO 8601 UTC), for a report to say what it covers."""
+        out = [(name, v) for name, values in (("--database", self.databases), ("--exclude-database",
+               self.exclude_databases), ("--table", self.tables), ("--exclude-table", self.exclude_tables))
+               for v in values]
+        out += [(name, str(v)) for name, v in (("--include-gtids", self.include_gtids),
+                                                ("--exclude-gtids", self.exclude_gtids)) if v is not None]
+        out += [(name, str(i)) for name, ids in (("--server-id", self.server_ids),
+                                                  ("--exclude-server-id", self.exclude_server_ids)) for i in sorted(ids)]
+        out += [(name, iso_z(v.astimezone(timezone.utc)) if v.tzinfo else v.isoformat())
+                for name, v in (("--start-datetime", self.start_datetime), ("--stop-datetime", self.stop_datetime))
+                if v is not None]
+        out += [(name, str(v)) for name, v in (("--start-position", self.start_position), ("--start-position",
+                self.start_gtid), ("--stop-position", self.stop_position), ("--stop-position", self.stop_gtid))
+                if v is not None]
+        return out
 
     # -- whole transactions ------------------------------------------------
     def keeps_transaction(self, first: Event, gtid: str | None) -> bool:
