@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import functools
 import os
+import stat
 import sys
 import tempfile
 from typing import Callable, Iterable, Iterator, TextIO
@@ -110,6 +111,8 @@ def _replacing(path: str, binary: bool = False) -> Iterator:
     except OSError as exc:      # named as the user gave it, never by the temporary file's name
         raise OSError(exc.errno, exc.strerror, f"-o {path}") from None
     try:
+        with contextlib.suppress(OSError):      # (a file system without modes keeps its own)
+            os.fchmod(tmp.fileno(), _output_mode(path))
         yield tmp
     except BaseException:
         tmp.close()
@@ -121,6 +124,17 @@ def _replacing(path: str, binary: bool = False) -> Iterator:
     except OSError as exc:
         os.unlink(tmp.name)
         raise OSError(exc.errno, exc.strerror, f"-o {path}") from None
+
+
+def _output_mode(path: str) -> int:
+    """The mode of an -o file, as a shell redirection leaves it: an existing file's own mode (it is
+    replaced, not reset), a new file's 0666 less the umask (the temporary file is made 0600)."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mask = os.umask(0o022)      # (read by setting it: set back at once)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def _writes_text_output(args: argparse.Namespace) -> bool:
