@@ -1,7 +1,7 @@
 """The `binlog-spec` command: a thin shell over the library API.
 
 Exit codes:
-    0  every event was read
+    0  every event was read (filters that kept nothing say so in a note on stderr: cli.selection_notes)
     1  read to the end, but some event bodies did not match their layout, or some rows could not be
        counted (analyze), decoded (sql -v) or written exactly (sql --sql/--sql2): warnings on stderr
     2  bad command line (one line names the option, or hints at binlog-spec's spelling of a mysqlbinlog
