@@ -68,22 +68,23 @@ def read_events(paths: list, options: ReadOptions = DEFAULT_OPTIONS, faults: lis
 
 def select_events(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None,
                   notify: Callable[[str, str], None] | None = None,
-                  warn: Callable[[str], None] | None = None, check=None) -> Iterable[Event]:
+                  warn: Callable[[str], None] | None = None, check=None, selection=None) -> Iterable[Event]:
     """The events the filters keep; with `schema` (a SchemaTracker), every event is seen by it first, so
     the filters choose what is output, never what is learnt. `files` are the names of the run's files
     (for --start-position / --stop-position), `notify(kind, message)` hears the filters' notes, `warn`
     what the schema says of a statement it replays (a table forgotten, and why). With `check` (a
     rollback's output.conflicts.ConflictCheck), every event is seen by it too, the ones the filters
     keep as undone, and the input is read to its end (with no filter, every event is undone: nothing
-    comes after them)."""
+    comes after them). `selection` (a stream.selection.Selection) counts what the filters keep and
+    learns the names the files have, for the notes of a selection that kept nothing."""
     if schema is not None:
         events = observe_schema(events, schema, warn)
     if not filters.active:
         return events
     if check is not None:
-        return check.watch(events, lambda kept: filter_events(kept, filters, files, notify),
+        return check.watch(events, lambda kept: filter_events(kept, filters, files, notify, selection),
                            filters.kept_seconds())
-    return filter_events(events, filters, files, notify)
+    return filter_events(events, filters, files, notify, selection)
 
 
 def check_rollback(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None, check=None):

@@ -1,10 +1,11 @@
 """The `binlog-spec` command: a thin shell over the library API.
 
 Exit codes:
-    0  every event was read
+    0  every event was read (filters that kept nothing say so in a note on stderr: cli.selection_notes)
     1  read to the end, but some event bodies did not match their layout, or some rows could not be
        counted (analyze), decoded (sql -v) or written exactly (sql --sql/--sql2): warnings on stderr
-    2  bad command line (a message names the option), a --start-position that is no event boundary, or a
+    2  bad command line (one line names the option, or hints at binlog-spec's spelling of a mysqlbinlog
+       option: cli.hints), a --start-position that is no event boundary, or a
        --schema file with no CREATE TABLE
     3  a binlog is broken (not a binlog, truncated, bad checksum, impossible size); the events
        before the fault were printed
@@ -23,6 +24,7 @@ from typing import TextIO
 import binlog_spec
 from binlog_spec import compiled
 from binlog_spec.errors import BinlogError, SchemaFileError
+from binlog_spec.cli.hints import Parser, errors_to
 from binlog_spec.cli.arguments import add_read_arguments, add_schema_arguments, rewrite_arg, size_arg
 from binlog_spec.cli.commands import (EVENT_FORMATS, EXIT_BAD_INPUT, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_IO, EXIT_OK,
                                       EXIT_USAGE, EXIT_WARNINGS, ROW_FORMATS, run_analyze, run_events, run_rows, run_sql)
@@ -41,7 +43,7 @@ class _Version(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="binlog-spec", description="Read MySQL/MariaDB binary logs offline.")
+    ap = Parser(prog="binlog-spec", description="Read MySQL/MariaDB binary logs offline.")
     ap.add_argument("--version", action=_Version)
     ap.add_argument("--debug", action="store_true", help="on an internal error, print the Python traceback")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -116,7 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    errors_to(parser, err)          # a bad command line's one line goes to `err`
+    args = parser.parse_args(argv)
     try:
         return args.run(args, out, err)
     except SchemaFileError as exc:

@@ -178,7 +178,8 @@ def add_read_arguments(p: argparse.ArgumentParser) -> None:
                    help="binlog files (plain or .gz), read in order; - reads standard input")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE instead of stdout (written whole or not at all: a temporary file renamed "
-                        "at the end)")
+                        "at the end; a new FILE gets mode 0666 less the umask, an existing one keeps its mode, "
+                        "as a shell redirection leaves them)")
     p.add_argument("--timezone", type=_zone, metavar="ZONE",
                    help="the zone of --start/--stop-datetime and of the times the text outputs print: UTC, "
                         "+08:00, Asia/Shanghai (default: the local zone, TZ)")

@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import functools
 import os
+import stat
 import sys
 import tempfile
 from typing import Callable, Iterable, Iterator, TextIO
@@ -20,6 +21,8 @@ from binlog_spec.errors import BinlogError, PositionError, UsageError
 from binlog_spec.cli import jobs
 from binlog_spec.cli.progress import with_progress
 from binlog_spec.stream import splits
+from binlog_spec.stream.selection import Selection
+from binlog_spec.cli import selection_notes
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.reader import display_name
 from binlog_spec.cli.arguments import filter_options, read_options, schema_tracker, warner, write_options
@@ -77,8 +80,9 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
         for note in schema.notes:       # what --schema FILE could not give
             err.write(f"binlog-spec: warning: --schema {getattr(args, 'schema', '')}: {note}\n")
         schema.notes.clear()
+    args.selection = Selection() if args.filters.active else None      # reported by _command at the end
     return api.select_events(read(), args.filters, [display_name(f) for f in args.files], schema, notify,
-                             warn=warner(err), check=check)
+                             warn=warner(err), check=check, selection=args.selection)
 
 
 def _read(args: argparse.Namespace, faults, options, sink=None):
@@ -110,6 +114,8 @@ def _replacing(path: str, binary: bool = False) -> Iterator:
     except OSError as exc:      # named as the user gave it, never by the temporary file's name
         raise OSError(exc.errno, exc.strerror, f"-o {path}") from None
     try:
+        with contextlib.suppress(OSError):      # (a file system without modes keeps its own)
+            os.fchmod(tmp.fileno(), _output_mode(path))
         yield tmp
     except BaseException:
         tmp.close()
@@ -121,6 +127,17 @@ def _replacing(path: str, binary: bool = False) -> Iterator:
     except OSError as exc:
         os.unlink(tmp.name)
         raise OSError(exc.errno, exc.strerror, f"-o {path}") from None
+
+
+def _output_mode(path: str) -> int:
+    """The mode of an -o file, as a shell redirection leaves it: an existing file's own mode (it is
+    replaced, not reset), a new file's 0666 less the umask (the temporary file is made 0600)."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mask = os.umask(0o022)      # (read by setting it: set back at once)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def _writes_text_output(args: argparse.Namespace) -> bool:
@@ -139,14 +156,18 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
         except UsageError as exc:
             err.write(f"binlog-spec: error: {exc}\n")
             return EXIT_USAGE
-        go = functools.partial(jobs.run, run, report=_report_merged, precheck=rollback_check.parent_check)   # --jobs N
+        go = functools.partial(jobs.run, selection_notes.handing_back(run),      # --jobs N
+                               report=functools.partial(_report_merged, args), precheck=rollback_check.parent_check)
         try:
             if not _writes_text_output(args):
-                return go(args, out, err)
-            with _replacing(args.output) as f:
-                code = go(args, f, err)
-                if code >= EXIT_USAGE:
-                    raise _Failed(code)
+                code = go(args, out, err)
+            else:
+                with _replacing(args.output) as f:
+                    code = go(args, f, err)
+                    if code >= EXIT_USAGE:
+                        raise _Failed(code)
+            if code < EXIT_USAGE:       # (a run that failed says why instead)
+                selection_notes.report(args, err)
             return code
         except _Failed as failed:
             return failed.code
@@ -394,9 +415,11 @@ def _report_not_undone(not_undone, err: TextIO) -> None:
         err.write(f"binlog-spec: note: ... and {not_undone.count - len(not_undone.first)} more\n")
 
 
-def _report_merged(key: str, value, err: TextIO) -> None:
+def _report_merged(args: argparse.Namespace, key: str, value, err: TextIO) -> None:
     """--jobs: what the pieces handed back (cli.jobs.hand_back), merged, reported as one process does."""
-    if key == "not_undone":
+    if key == "selection":
+        args.selection = value          # (reported by _command at the end, with the exit code)
+    elif key == "not_undone":
         _report_not_undone(value, err)
     elif key == "base64":
         _report_base64(value, err)

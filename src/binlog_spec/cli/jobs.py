@@ -269,7 +269,7 @@ def _handed_back(folder: str, index: int, merged: dict, joiner=None) -> None:
                 value = pickle.load(f)
             os.unlink(os.path.join(folder, name))
             key = name[len(prefix):]
-            if joiner is not None:
+            if joiner is not None and key == "base64":
                 joiner.end_of_piece(value)
             if key in merged:
                 merged[key].merge(value)

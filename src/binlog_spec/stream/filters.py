@@ -237,9 +237,16 @@ Notify = Callable[[str, str], None]
 
 
 def filter_events(events: Iterable[Event], options: FilterOptions,
-                  files: list[str] | None = None, notify: Notify | None = None) -> Iterator[Event]:
+                  files: list[str] | None = None, notify: Notify | None = None, selection=None) -> Iterator[Event]:
     """The events the filters keep, in order. `files`: the names of the run's files (as the events
-    name them), for the position filters; `notify`: where notes and warnings go (none when None)."""
+    name them), for the position filters; `notify`: where notes and warnings go (none when None);
+    `selection`: a stream.selection.Selection that counts what they keep and learns the names read."""
+    kept = _filter_events(events, options, files, notify, selection)
+    return kept if selection is None or not options.active else selection.count(kept)
+
+
+def _filter_events(events: Iterable[Event], options: FilterOptions, files: list[str] | None,
+                   notify: Notify | None, selection) -> Iterator[Event]:
     if not options.active:
         yield from events
         return
@@ -258,9 +265,12 @@ def filter_events(events: Iterable[Event], options: FilterOptions,
     unparsed_warned = False
     excluded_tables: set[int] = set()
     held = _Held()
+    see = selection.watcher(options) if selection is not None else None
     for ev in events:
         starts, ends = tx.step(ev)
         code = ev.type_code
+        if see is not None and (code == ET.table_map_event or code in QUERY_EVENTS):
+            see(ev, code)
         if code in CONTROL_EVENTS:
             yield from held.release()
             yield ev
