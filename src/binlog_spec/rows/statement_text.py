@@ -57,6 +57,9 @@ def _words(statement: bytes, n: int) -> list[bytes]:
     return out
 
 
+_EXACT = {b"BEGIN": TX_BEGIN, b"COMMIT": TX_END, b"ROLLBACK": TX_END}
+
+
 def transaction_control(statement: bytes) -> str | None:
     """What a statement event's statement does to its transaction, read as MySQL's Query_log_event does
     (sql/log_event.h: `starts_group`, `ends_group`, `is_trans_keyword`), case, white space and comments
@@ -65,6 +68,10 @@ def transaction_control(statement: bytes) -> str | None:
     ROLLBACK), TX_SAVEPOINT, TX_ROLLBACK_TO (`ROLLBACK [WORK] TO [SAVEPOINT] sp`: the transaction goes on),
     TX_RELEASE (RELEASE SAVEPOINT), TX_XA_END (XA END, the end of an XA transaction's statements, before
     its XA PREPARE); None for any other statement."""
+    if len(statement) <= 8:                         # as the servers write them: BEGIN, COMMIT, ROLLBACK
+        exact = _EXACT.get(statement)
+        if exact is not None:
+            return exact
     first = statement[:1].upper()
     if first.isalpha() and first not in b"BCRSX":      # most statements: no keyword here starts so
         return None
