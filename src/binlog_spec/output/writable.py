@@ -226,19 +226,19 @@ def may_have_problems(paths: list, options: SqlOptions, read: ReadOptions) -> bo
         reader = BinlogReader(path, read)
         tables: dict[int, TableDef] = {}
         try:
-            for pos, code, size, ev in reader.scan(wanted | {TABLE_MAP, PAYLOAD}, frozenset()):
+            for pos, code, size, ev in reader.scan(wanted | {TABLE_MAP, PAYLOAD}, frozenset(), SCAN_CHUNK):
                 fde = reader.format_description
                 if code == PAYLOAD or code == FDE or fde is None:
                     if code == FDE:
                         tables.clear()
                         continue
                     return None
-                bare = ev[:size - fde.len_checksum]
+                bare = bytes(ev[:size - fde.len_checksum])     # (no view of the window kept past this step)
                 if code == TABLE_MAP:
                     body = bytes(bare[fde.len_common_header:])
                     table = made.get(body)
                     if table is None:
-                        table = _quick_table(bytes(ev), fde, is_mariadb(len(fde.post_header_lens)))
+                        table = _quick_table(bare + bytes(ev[size - fde.len_checksum:]), fde, is_mariadb(len(fde.post_header_lens)))
                         if len(made) >= _MAX_MADE:
                             made.clear()
                         made[body] = table
@@ -265,6 +265,8 @@ def may_have_problems(paths: list, options: SqlOptions, read: ReadOptions) -> bo
     return False
 
 
+#: The quick pass's read size (the reader's scan mode reads the file in chunks of this size).
+SCAN_CHUNK = 1 << 20
 #: Bound on the TABLE_MAPs kept by the quick pass (emptied when reached).
 _MAX_MADE = 1024
 
