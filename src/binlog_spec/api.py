@@ -12,6 +12,7 @@
   (DDL replayed, TABLE_MAPs completed) before the filters choose what is output (stream.filters);
 * `read_rows` - row events to row changes (rows.decoder);
 * `write_sql` - SQL statements, forward or rollback (output.sql_script);
+* `unwritable` - whether write_sql can write its script whole (output.writable);
 * `write_binlog` - a binlog file, forward or rollback (output.rewriter);
 * `analyze` - the analysis report's figures (analysis.collector);
 * `check_rollback` - whether a rollback would overwrite later changes (output.conflicts).
@@ -117,6 +118,15 @@ def write_sql(events: Iterable[Event], options, rollback: bool = False, not_undo
     return sql_script.forward(events, options, warn=warn, refused=refused)
 
 
+def unwritable(events: Iterable[Event], options, exact: bool = True) -> list:
+    """What keeps a SQL script of the events (write_sql) from being written whole, known before its
+    first byte: one output.writable.Problem per table and cause (column names unknown, row images a
+    rollback or --replace needs whole), read off the TABLE_MAPs and the rows events' bitmaps. `options`:
+    an output.statements.SqlOptions (its `rollback` says which script). `exact`: see writable.problems."""
+    from binlog_spec.output import writable
+    return writable.problems(events, options, exact)
+
+
 def write_binlog(events: Iterable[Event], out, options=None):
     """The events, or their inversion, as one binlog file written to `out` (output.rewriter.write_binlog;
     `options`: a WriteOptions). Returns the Rewriter, whose notes name what a rollback could not undo."""
@@ -132,4 +142,4 @@ def analyze(events: Iterable[Event], options=None, faults=None, analyzer=None):
                              analyzer)
 
 
-__all__ = ["ROWS_BODIES", "SQL_BODIES", "ANALYZE_BODIES", "bodies_needed", "read_events", "select_events", "read_rows", "write_sql", "write_binlog", "analyze", "check_rollback"]
+__all__ = ["ROWS_BODIES", "SQL_BODIES", "ANALYZE_BODIES", "bodies_needed", "read_events", "select_events", "read_rows", "write_sql", "unwritable", "write_binlog", "analyze", "check_rollback"]

@@ -1,19 +1,6 @@
 """The `binlog-spec` command: a thin shell over the library API.
 
-Exit codes:
-    0  every event was read (filters that kept nothing say so in a note on stderr: cli.selection_notes)
-    1  read to the end, but some event bodies did not match their layout, or some rows could not be
-       counted (analyze), decoded (sql -v) or written exactly (sql --sql/--sql2): warnings on stderr
-    2  bad command line (one line names the option, or hints at binlog-spec's spelling of a mysqlbinlog
-       option: cli.hints), a --start-position that is no event boundary, or a
-       --schema file with no CREATE TABLE
-    3  a binlog is broken (not a binlog, truncated, bad checksum, impossible size); the events
-       before the fault were printed
-    4  a file could not be opened or read
-    5  sql --rollback: a later transaction in the files changed rows the rollback would overwrite (each
-       conflict on stderr); nothing was written (--force writes it anyway, and exits 1)
-   70  an internal error (a bug): `binlog-spec: internal error at FILE offset N: ...`, and how to
-       report it; the traceback only with --debug
+Exit codes: binlog_spec.cli.exit_codes (their one home, with what each means).
 """
 from __future__ import annotations
 
@@ -26,8 +13,9 @@ from binlog_spec import compiled
 from binlog_spec.errors import BinlogError, SchemaFileError
 from binlog_spec.cli.hints import Parser, errors_to
 from binlog_spec.cli.arguments import add_read_arguments, add_schema_arguments, rewrite_arg, size_arg
-from binlog_spec.cli.commands import (EVENT_FORMATS, EXIT_BAD_INPUT, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_IO, EXIT_OK,
-                                      EXIT_USAGE, EXIT_WARNINGS, ROW_FORMATS, run_analyze, run_events, run_rows, run_sql)
+from binlog_spec.cli.commands import EVENT_FORMATS, ROW_FORMATS, run_analyze, run_events, run_rows, run_sql
+from binlog_spec.cli.exit_codes import (EXIT_BAD_INPUT, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_IO, EXIT_OK,
+                                        EXIT_UNWRITABLE, EXIT_USAGE, EXIT_WARNINGS)
 
 
 class _Version(argparse.Action):
@@ -163,7 +151,7 @@ def entry() -> None:
 
 
 __all__ = ["main", "entry", "build_parser", "EXIT_OK", "EXIT_WARNINGS", "EXIT_USAGE", "EXIT_BAD_INPUT", "EXIT_IO", "EXIT_CONFLICT",
-           "EXIT_INTERNAL"]
+           "EXIT_UNWRITABLE", "EXIT_INTERNAL"]
 
 
 if __name__ == "__main__":

@@ -26,17 +26,11 @@ from binlog_spec.cli import selection_notes
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.reader import display_name
 from binlog_spec.cli.arguments import filter_options, read_options, schema_tracker, warner, write_options
-from binlog_spec.cli import rollback_check
+from binlog_spec.cli import rollback_check, sql_precheck
+from binlog_spec.cli.exit_codes import (EXIT_BAD_INPUT, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_IO,  # noqa: F401
+                                        EXIT_OK, EXIT_UNWRITABLE, EXIT_USAGE, EXIT_WARNINGS)
 
 
-#: Exit codes (the table is in binlog_spec.cli's docstring and the README).
-EXIT_OK = 0
-EXIT_WARNINGS = 1
-EXIT_USAGE = 2
-EXIT_BAD_INPUT = 3
-EXIT_IO = 4
-EXIT_CONFLICT = 5       # a rollback would overwrite later changes: nothing written (output.conflicts)
-EXIT_INTERNAL = 70      # EX_SOFTWARE (sysexits.h)
 
 
 #: --format name -> event renderer.
@@ -158,6 +152,9 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
             return EXIT_USAGE
         go = functools.partial(jobs.run, selection_notes.handing_back(run),      # --jobs N
                                report=functools.partial(_report_merged, args), precheck=rollback_check.parent_check)
+        refused = sql_precheck.refuse(args, err)    # a script that cannot be written whole is not begun
+        if refused is not None:
+            return refused
         try:
             if not _writes_text_output(args):
                 code = go(args, out, err)

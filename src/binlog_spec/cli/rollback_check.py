@@ -10,6 +10,7 @@ from typing import TextIO
 from binlog_spec import api
 from binlog_spec.binlog.reader import display_name
 from binlog_spec.cli.arguments import read_options, schema_tracker
+from binlog_spec.cli.exit_codes import EXIT_CONFLICT, EXIT_WARNINGS
 from binlog_spec.errors import BinlogError
 
 
@@ -79,7 +80,6 @@ def finish_check(args: argparse.Namespace, check, err: TextIO, code: int) -> int
                 err.write("".join(chunk))
                 chunk.clear()
         err.write("".join(chunk))
-        from binlog_spec.cli.commands import EXIT_CONFLICT, EXIT_WARNINGS
         return max(code, EXIT_WARNINGS) if args.force else EXIT_CONFLICT
     finally:
         check.close()

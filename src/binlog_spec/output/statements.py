@@ -224,15 +224,28 @@ def statement(rc: RowChange, opts: SqlOptions) -> str:
                 text = fast.update(before, after, opts.rollback)
             if text is not None:
                 return text
+    whole_before, whole_after = whole_images(rc.op, opts, rc.table_def, rc.op == rows.UPDATE and _has_diffs(rc.after))
+    if opts.rollback:       # the images as logged, swapped above
+        whole_before, whole_after = whole_after, whole_before
     if op == rows.INSERT:
-        # A forward INSERT of a MINIMAL or NOBLOB image names the columns it has: the others take their
-        # defaults, as on a replica. Undoing a DELETE needs the whole row.
-        _check(rc, after, full=opts.rollback)
+        _check(rc, after, full=whole_after)
         return build_insert(rc, after, opts)
     if op == rows.DELETE:
-        _check(rc, before, full=False)
+        _check(rc, before, full=whole_before)
         return build_delete(rc, before, opts)
-    _check(rc, after, full=opts.rollback or (opts.replace and bool(rc.table_def.primary_key)
-                                            and not _has_diffs(after)))
-    _check(rc, before, full=False)
+    _check(rc, after, full=whole_after)
+    _check(rc, before, full=whole_before)
     return build_update(rc, before, after, opts)
+
+
+def whole_images(op: str, opts: SqlOptions, table: TableDef, diffs: bool = False) -> tuple[bool, bool]:
+    """Whether the before image and the after image of a row change of `op` (as logged) must hold every
+    column a statement writes for `statement` to write it under `opts` (else SqlGenerationError; the
+    pre-pass, output/writable.py, asks the same of the columns-present bitmaps). A forward INSERT of a
+    MINIMAL or NOBLOB image names the columns it has: the others take their defaults, as on a replica.
+    A rollback writes the old row whole: undoing a DELETE inserts it, undoing an UPDATE sets it. --replace
+    writes an UPDATE of a table with a PRIMARY KEY as a REPLACE of the new row whole, but where it holds
+    JSON diffs (`diffs`), which stay an UPDATE."""
+    if opts.rollback:
+        return op != rows.INSERT, False
+    return False, op == rows.UPDATE and opts.replace and bool(table.primary_key) and not diffs

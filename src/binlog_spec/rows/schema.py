@@ -38,8 +38,8 @@ from binlog_spec.rows.tablemap import CT, NUMERIC_TYPES, TableDef, real_type
 from binlog_spec.rows.charsets import charset_name
 from binlog_spec.rows.schema_sql import (ColumnSchema, Key, _CHARACTER_TYPES, _add_key, _alter_keys, _charset_option,
                                          _charset_option_tokens, _column, _contradiction, _create_keys,
-                                         _key_columns, _like_source, _members, _parse, _place, _snippet,
-                                         _temporary, _why)
+                                         _key_columns, _like_source, _members, _place, _snippet,
+                                         _temporary, _why, memo_parse, memo_tokens)
 from binlog_spec.rows.ddl_tokens import alter_actions, sequence_as_table, without_partitioning
 
 
@@ -125,7 +125,7 @@ class SchemaTracker:
             self._rename_tables(query)
             return
         try:
-            tokens = tokenize(query)
+            tokens = memo_tokens(query)
         except TokenError:
             tokens = []
         tokenized = query           # the text `tokens` are of
@@ -145,7 +145,7 @@ class SchemaTracker:
                 if prepared is None:
                     return          # no action changes a column
                 if prepared != query:
-                    query, tokens = prepared, tokenize(prepared)
+                    query, tokens = prepared, memo_tokens(prepared)
                     tokenized = query
             elif first == TokenType.CREATE:
                 query = without_partitioning(query, tokens)
@@ -153,7 +153,7 @@ class SchemaTracker:
             self._convert(query, tokens, source)
             return
         try:
-            statements = _parse(query, tokens if query is tokenized and tokens else None)
+            statements = memo_parse(query, tokens if query is tokenized and tokens else None)
         except (ParseError, TokenError) as exc:
             self._unreadable(source, exc)
             return

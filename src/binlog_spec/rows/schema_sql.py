@@ -12,7 +12,7 @@ from sqlglot import exp
 from sqlglot.tokens import Token, TokenType
 
 from binlog_spec.binlog import spec
-from binlog_spec.rows.statement_text import DIALECT
+from binlog_spec.rows.statement_text import DIALECT, tokenize
 from binlog_spec.rows.tablemap import CT, TableDef, real_type
 from binlog_spec.rows.charsets import BINARY_COLLATION, charset_collation, codec_for
 
@@ -108,6 +108,37 @@ def _parse(sql: str, tokens: list | None = None) -> list[exp.Expression]:
         return [e for e in dialect.parser().parse(tokens, sql) if e is not None]
     finally:
         _SQLGLOT_LOG.setLevel(level)
+
+
+#: Statement text -> its tokens, and its parsed statements: a DDL statement is tokenized and parsed once
+#: per process however many trackers replay it (the pre-pass of `sql --sql`/`--sql2` and the run that
+#: follows, the pieces forked after it; a binlog's repeated CREATE TABLE IF NOT EXISTS). What is kept is
+#: only read, never changed. Bounded (cleared when full); a statement that does not parse is not kept.
+_TOKENS: dict[str, list] = {}
+_PARSED: dict[str, list] = {}
+_MAX_MEMO = 256
+
+
+def memo_tokens(sql: str) -> list:
+    """tokenize(sql), kept (see _TOKENS)."""
+    got = _TOKENS.get(sql)
+    if got is None:
+        got = tokenize(sql)
+        if len(_TOKENS) >= _MAX_MEMO:
+            _TOKENS.clear()
+        _TOKENS[sql] = got
+    return got
+
+
+def memo_parse(sql: str, tokens: list | None = None) -> list[exp.Expression]:
+    """_parse(sql, tokens), kept (see _PARSED); `tokens` must be sql's."""
+    got = _PARSED.get(sql)
+    if got is None:
+        got = _parse(sql, tokens)
+        if len(_PARSED) >= _MAX_MEMO:
+            _PARSED.clear()
+        _PARSED[sql] = got
+    return got
 
 
 _T = exp.DataType.Type

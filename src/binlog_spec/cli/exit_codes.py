@@ -1,0 +1,32 @@
+"""The exit codes of the `binlog-spec` command: their one home (the README's table says the same).
+
+    0  every event was read (filters that kept nothing say so in a note on stderr: cli.selection_notes)
+    1  read to the end, but some event bodies did not match their layout, or some rows could not be
+       counted (analyze), decoded (sql -v) or written exactly (sql --sql/--sql2): warnings on stderr
+    2  bad command line (one line names the option, or hints at binlog-spec's spelling of a mysqlbinlog
+       option: cli.hints), a --start-position that is no event boundary, or a --schema file with no
+       CREATE TABLE
+    3  a binlog is broken (not a binlog, truncated, bad checksum, impossible size); the events
+       before the fault were printed
+    4  a file could not be opened or read
+    5  sql --rollback: a later transaction in the files changed rows the rollback would overwrite (each
+       conflict on stderr); nothing was written (--force writes it anyway, and exits 1)
+    6  sql --sql/--sql2: the script cannot be written from these binlogs (column names unknown, row
+       images incomplete for a rollback or --replace); each table on stderr, with what to do; nothing
+       was written (output.writable, checked before the first byte)
+   70  an internal error (a bug): `binlog-spec: internal error at FILE offset N: ...`, and how to
+       report it; the traceback only with --debug
+"""
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_WARNINGS = 1
+EXIT_USAGE = 2
+EXIT_BAD_INPUT = 3
+EXIT_IO = 4
+EXIT_CONFLICT = 5       # a rollback would overwrite later changes: nothing written (output.conflicts)
+EXIT_UNWRITABLE = 6     # the script cannot be written from these binlogs: nothing written (output.writable)
+EXIT_INTERNAL = 70      # EX_SOFTWARE (sysexits.h)
+
+__all__ = ["EXIT_OK", "EXIT_WARNINGS", "EXIT_USAGE", "EXIT_BAD_INPUT", "EXIT_IO", "EXIT_CONFLICT",
+           "EXIT_UNWRITABLE", "EXIT_INTERNAL"]

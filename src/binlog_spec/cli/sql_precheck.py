@@ -1,0 +1,81 @@
+"""The pre-pass of `sql --sql`/`--sql2` (forward and --rollback): before the first byte of the script,
+whether every rows event it will write can be written (output.writable); if not, nothing is written,
+each table that stops it is named on stderr with what to do, and the exit code is EXIT_UNWRITABLE.
+
+It reads the input as the run does, with the run's filters and schema, but parses only the TABLE_MAP
+bodies (and the QUERY ones the filters or the DDL need): a quick pass without the DDL first, which finds
+every problem and, on most binlogs (binlog_row_metadata=FULL, whole images), none; only when it finds
+some, the exact pass with the run's schema (--schema, the DDL in the files) says which are real. It
+runs once, in the parent of a --jobs run, before any piece. Standard input, which cannot be read
+twice, is not checked."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from typing import Iterable, Iterator, TextIO
+
+from binlog_spec import api
+from binlog_spec.binlog import spec
+from binlog_spec.binlog.event_types import QUERY_EVENTS
+from binlog_spec.binlog.reader import STDIN, display_name
+from binlog_spec.cli.arguments import read_options, schema_tracker
+from binlog_spec.cli.exit_codes import EXIT_UNWRITABLE
+from binlog_spec.errors import BinlogError, PositionError
+
+#: The bodies the quick pass parses (the FDE's always is), and the exact pass.
+QUICK_BODIES = frozenset({int(spec.EventType.table_map_event)})
+EXACT_BODIES = QUICK_BODIES | frozenset(int(c) for c in QUERY_EVENTS)
+
+
+def applies(args: argparse.Namespace) -> bool:
+    """A SQL script run (--sql or --sql2, forward or --rollback) whose input can be read twice."""
+    return (getattr(args, "command", None) == "sql" and getattr(args, "output_format", "sql") == "sql"
+            and bool(args.commented or args.executable) and getattr(args, "piece", None) is None
+            and not any(str(f) == STDIN for f in args.files))
+
+
+def refuse(args: argparse.Namespace, err: TextIO) -> int | None:
+    """EXIT_UNWRITABLE, the problems written on stderr, when the run's script cannot be written whole;
+    None when it can (or the pre-pass does not apply): the run goes on."""
+    if not applies(args):
+        return None
+    found = problems(args)
+    if not found:
+        return None
+    err.write("".join(f"binlog-spec: error: {p}\n" for p in found))
+    err.write(f"binlog-spec: error: nothing written: the {'rollback ' if args.rollback else ''}script cannot be "
+              "written whole from these binlogs (the rows events above)\n")
+    return EXIT_UNWRITABLE
+
+
+def problems(args: argparse.Namespace) -> list:
+    """The output.writable problems of the run's script: the quick pass, then the exact one if needed."""
+    from binlog_spec.output.statements import SqlOptions
+    options = SqlOptions(complete_insert=args.complete_insert, replace=args.replace, rollback=args.rollback,
+                         rewrite_db=dict(args.rewrite_db))
+    f = args.filters
+    quick = None
+    if not f.active and f.start_position is None:     # the scan mode's pass: what the whole input holds
+        from binlog_spec.output.writable import may_have_problems
+        quick = may_have_problems(list(args.files), options, read_options(args))
+    if quick is None:
+        quick = bool(_pass(args, options, None, QUICK_BODIES, exact=False))
+    if not quick:
+        return []
+    return _pass(args, options, schema_tracker(args), EXACT_BODIES, exact=True)
+
+
+def _pass(args: argparse.Namespace, options, schema, bodies: frozenset[int], exact: bool) -> list:
+    read = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, args.filters))
+    events = api.read_events(args.files, read, None, args.filters.start_position)
+    selected = api.select_events(events, args.filters, [display_name(f) for f in args.files], schema)
+    return api.unwritable(_until_fault(selected), options, exact)
+
+
+def _until_fault(events: Iterable) -> Iterator:
+    """The events up to a fault (a broken binlog, an unreadable file, a start position that is no
+    boundary): what the run reports as it does without the pre-pass, after what it wrote before it."""
+    try:
+        yield from events
+    except (BinlogError, OSError, PositionError):
+        return

@@ -1,0 +1,72 @@
+"""sql --sql/--sql2 never half-writes a script: a binlog whose rows cannot be written (column names
+unknown) writes nothing, names each table with its file and offset and what to do, and exits 6, forward
+and --rollback, to stdout, to -o and under --jobs; a filter that leaves the table out lets the script
+through. (The server-made cases are in tests/output/test_writable_server.py.)"""
+from __future__ import annotations
+
+import io
+import os
+
+import pytest
+
+from binlog_spec.cli import EXIT_BAD_INPUT, EXIT_UNWRITABLE, jobs, main
+from conftest import CORPUS
+
+#: MySQL 5.1, no column names in the TABLE_MAPs and no CREATE TABLE in the file: its statements
+#: (`USE carsales; INSERT INTO phpmyadmin.pma_history ...`) come before the first rows event, of
+#: `carsales`.`carsales` at offset 2053, which MANIFEST.tsv counts with 16 more (DELETE_ROWS_V1 x17).
+NAMELESS = CORPUS / "ShipleyD_xampp51" / "mysql-bin.000057"
+
+
+def run(argv: list) -> tuple[str, str, int]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main([str(a) for a in argv], out, err)
+    return out.getvalue(), err.getvalue(), code
+
+
+@pytest.mark.parametrize("mode", [["--sql2"], ["--sql"], ["--sql2", "--rollback"], ["--sql2", "--replace"]],
+                         ids=["sql2", "sql", "rollback", "replace"])
+def test_a_script_whose_column_names_are_unknown_writes_nothing_and_exits_6(mode):
+    out, err, code = run(["sql", *mode, "--jobs", "1", NAMELESS])
+    assert (out, code, EXIT_UNWRITABLE) == ("", 6, 6)
+    lines = err.splitlines()
+    assert lines[0].startswith(f"binlog-spec: error: {NAMELESS}: offset 2053: DELETE_ROWS_EVENT_V1: "
+                               "`carsales`.`carsales` (and 16 more rows events of it): column names are unknown")
+    assert "--schema FILE" in lines[0] and "--exclude-table carsales.carsales" in lines[0]
+    assert lines[1].startswith("binlog-spec: error: nothing written:")
+    assert len(lines) == 2
+
+
+def test_the_exit_code_of_an_unwritable_script_is_not_that_of_a_broken_binlog():
+    assert EXIT_UNWRITABLE not in (EXIT_BAD_INPUT, 0, 1, 2, 4, 5, 70)
+
+
+def test_an_unwritable_script_leaves_no_output_file(tmp_path):
+    target = tmp_path / "out.sql"
+    assert run(["sql", "--sql2", "-o", target, NAMELESS])[2] == EXIT_UNWRITABLE
+    assert not target.exists() and os.listdir(tmp_path) == []
+    target.write_text("kept")
+    assert run(["sql", "--sql2", "-o", target, NAMELESS])[2] == EXIT_UNWRITABLE
+    assert target.read_text() == "kept"
+
+
+def test_jobs_refuse_in_the_parent_before_any_piece_writes(monkeypatch):
+    monkeypatch.setenv(jobs.PIECE_ENV, str(os.path.getsize(NAMELESS) // 4))
+    for mode in (["--sql2"], ["--sql2", "--rollback"]):
+        one = run(["sql", *mode, "--jobs", "1", NAMELESS])
+        assert run(["sql", *mode, "--jobs", "3", NAMELESS]) == one
+        assert one[0] == "" and one[2] == EXIT_UNWRITABLE
+
+
+def test_a_filter_that_leaves_the_nameless_table_out_lets_the_script_through():
+    out, err, code = run(["sql", "--sql2", "--exclude-table", "carsales.carsales", NAMELESS])
+    assert code == 0, err
+    assert out.startswith("SET NAMES utf8mb4;") and "pma_history" in out and "`carsales`.`carsales`" not in out
+    out, err, code = run(["sql", "--sql2", "--database", "phpmyadmin", NAMELESS])
+    assert code == 0, err
+
+
+def test_a_filter_that_keeps_the_nameless_table_is_refused_at_its_first_kept_event():
+    out, err, code = run(["sql", "--sql2", "--table", "carsales.carsales", "--start-position", 2053, NAMELESS])
+    assert (out, code) == ("", EXIT_UNWRITABLE)
+    assert f"{NAMELESS}: offset 2053: " in err
