@@ -52,8 +52,8 @@ JSON_DIFFS = "json diffs"
 
 _ADVICE = {
     NAMES: "column names are unknown (the binlog has none, binlog_row_metadata=MINIMAL or older, and neither "
-           "--schema nor a CREATE TABLE in the files gives them): give its CREATE TABLE with --schema FILE (mysqldump --no-data), or leave it out "
-           "(--exclude-table {table})",
+           "--schema nor a CREATE TABLE in the files gives them): give its CREATE TABLE with --schema FILE "
+           "(mysqldump --no-data), or leave it out (--exclude-table {table})",
     BEFORE_IMAGE: "the before images of its DELETE and UPDATE rows lack columns (binlog_row_image MINIMAL or "
                   "NOBLOB): a rollback writes the old rows whole, and the binlog does not hold them; leave it out "
                   "(--exclude-table {table})",
@@ -235,10 +235,11 @@ def may_have_problems(paths: list, options: SqlOptions, read: ReadOptions) -> bo
                     return None
                 bare = bytes(ev[:size - fde.len_checksum])     # (no view of the window kept past this step)
                 if code == TABLE_MAP:
-                    body = bytes(bare[fde.len_common_header:])
+                    body = bare[fde.len_common_header:]
                     table = made.get(body)
                     if table is None:
-                        table = _quick_table(bare + bytes(ev[size - fde.len_checksum:]), fde, is_mariadb(len(fde.post_header_lens)))
+                        whole = bare + bytes(ev[size - fde.len_checksum:])
+                        table = _quick_table(whole, fde, is_mariadb(len(fde.post_header_lens)))
                         if len(made) >= _MAX_MADE:
                             made.clear()
                         made[body] = table
