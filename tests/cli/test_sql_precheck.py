@@ -70,3 +70,28 @@ def test_a_filter_that_keeps_the_nameless_table_is_refused_at_its_first_kept_eve
     out, err, code = run(["sql", "--sql2", "--table", "carsales.carsales", "--start-position", 2053, NAMELESS])
     assert (out, code) == ("", EXIT_UNWRITABLE)
     assert f"{NAMELESS}: offset 2053: " in err
+
+
+def _piped(argv: list, data: bytes):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "binlog_spec", *map(str, argv)], input=data, capture_output=True)
+
+
+def test_standard_input_is_checked_before_the_first_byte_too():
+    """`cat f | binlog-spec sql --sql2 -`: stdin is copied so that the pre-pass can read it; nothing is
+    written, and the lines name (stdin)."""
+    r = _piped(["sql", "--sql2", "-"], NAMELESS.read_bytes())
+    assert (r.stdout, r.returncode) == (b"", EXIT_UNWRITABLE)
+    assert r.stderr.decode().startswith("binlog-spec: error: (stdin): offset 2053: DELETE_ROWS_EVENT_V1: "
+                                        "`carsales`.`carsales`")
+
+
+def test_standard_input_that_can_be_written_is_read_whole_after_the_pre_pass():
+    """The run after the pre-pass reads the copy from its start: the same script as from the file."""
+    from conftest import FIXTURES
+    demo = FIXTURES / "demo" / "mariadb-bin.000001"
+    piped = _piped(["sql", "--sql2", "--rollback", "-"], demo.read_bytes())
+    from_file = _piped(["sql", "--sql2", "--rollback", demo], b"")
+    assert piped.returncode == from_file.returncode == 0
+    assert piped.stdout == from_file.stdout and b"INSERT INTO" in piped.stdout

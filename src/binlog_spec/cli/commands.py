@@ -152,26 +152,27 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
             return EXIT_USAGE
         go = functools.partial(jobs.run, selection_notes.handing_back(run),      # --jobs N
                                report=functools.partial(_report_merged, args), precheck=rollback_check.parent_check)
-        refused = sql_precheck.refuse(args, err)    # a script that cannot be written whole is not begun
-        if refused is not None:
-            return refused
-        try:
-            if not _writes_text_output(args):
-                code = go(args, out, err)
-            else:
-                with _replacing(args.output) as f:
-                    code = go(args, f, err)
-                    if code >= EXIT_USAGE:
-                        raise _Failed(code)
-            if code < EXIT_USAGE:       # (a run that failed says why instead)
-                selection_notes.report(args, err)
-            return code
-        except _Failed as failed:
-            return failed.code
-        except PositionError as exc:
-            out.flush()
-            err.write(f"binlog-spec: error: {exc}\n")
-            return EXIT_USAGE
+        with sql_precheck.rereadable_stdin(args):
+            refused = sql_precheck.refuse(args, err)    # a script that cannot be written whole is not begun
+            if refused is not None:
+                return refused
+            try:
+                if not _writes_text_output(args):
+                    code = go(args, out, err)
+                else:
+                    with _replacing(args.output) as f:
+                        code = go(args, f, err)
+                        if code >= EXIT_USAGE:
+                            raise _Failed(code)
+                if code < EXIT_USAGE:       # (a run that failed says why instead)
+                    selection_notes.report(args, err)
+                return code
+            except _Failed as failed:
+                return failed.code
+            except PositionError as exc:
+                out.flush()
+                err.write(f"binlog-spec: error: {exc}\n")
+                return EXIT_USAGE
     return command
 
 

@@ -7,11 +7,15 @@ bodies (and the QUERY ones the filters or the DDL need): a quick pass without th
 every problem and, on most binlogs (binlog_row_metadata=FULL, whole images), none; only when it finds
 some, the exact pass with the run's schema (--schema, the DDL in the files) says which are real. It
 runs once, in the parent of a --jobs run, before any piece. Standard input, which cannot be read
-twice, is not checked."""
+twice, is first copied to a temporary file (rereadable_stdin): the pre-pass reads it, then the run."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import shutil
+import sys
+import tempfile
 from typing import Iterable, Iterator, TextIO
 
 from binlog_spec import api
@@ -28,10 +32,40 @@ EXACT_BODIES = QUICK_BODIES | frozenset(int(c) for c in QUERY_EVENTS)
 
 
 def applies(args: argparse.Namespace) -> bool:
-    """A SQL script run (--sql or --sql2, forward or --rollback) whose input can be read twice."""
+    """A SQL script run (--sql or --sql2, forward or --rollback), not a --jobs piece."""
     return (getattr(args, "command", None) == "sql" and getattr(args, "output_format", "sql") == "sql"
-            and bool(args.commented or args.executable) and getattr(args, "piece", None) is None
-            and not any(str(f) == STDIN for f in args.files))
+            and bool(args.commented or args.executable) and getattr(args, "piece", None) is None)
+
+
+class _SpooledStdin:
+    """What the reader takes for standard input (its `buffer`): the copy, rewound each time a reader
+    opens it (the quick pass, the exact pass, the run: each reads it from its start)."""
+
+    def __init__(self, spool):
+        self._spool = spool
+
+    @property
+    def buffer(self):
+        self._spool.seek(0)
+        return self._spool
+
+
+@contextlib.contextmanager
+def rereadable_stdin(args: argparse.Namespace) -> Iterator[None]:
+    """Around a run the pre-pass applies to that reads standard input ('-'): the input copied to a
+    temporary file (deleted at the end) and given to the reader as standard input, so that the pre-pass
+    and then the run each read it from its start; the events and errors still name '(stdin)'."""
+    if not (applies(args) and any(str(f) == STDIN for f in args.files)):
+        yield
+        return
+    saved = sys.stdin
+    with tempfile.TemporaryFile(prefix="binlog-spec-stdin-") as spool:
+        shutil.copyfileobj(getattr(saved, "buffer", saved), spool, 1 << 20)
+        sys.stdin = _SpooledStdin(spool)
+        try:
+            yield
+        finally:
+            sys.stdin = saved
 
 
 def refuse(args: argparse.Namespace, err: TextIO) -> int | None:
