@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 DEMO_FILE := fixtures/demo/mariadb-bin.000001
 
-.PHONY: all setup apt demo test build check-generated fuzz bench bench-rows bench-analyze bench-spark bench-speed clean
+.PHONY: all setup apt demo test docs build check-generated fuzz bench bench-rows bench-analyze bench-spark bench-speed clean
 
 all: demo
 
@@ -54,8 +54,13 @@ build: $(STAMP) $(NODE_STAMP)
 check-generated: $(STAMP) $(NODE_STAMP)
 	$(PY) build.py --check
 
-test: setup check-generated
+test: setup check-generated docs
 	$(PY) -m pytest
+
+# The user guide (docs/, mkdocs.yml): strict, so a page missing from the nav, a broken relative link
+# or an unknown anchor fails the build; the site goes to build/site/ (ignored by git).
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict --quiet --site-dir build/site
 
 # Coverage-guided fuzzing (atheris) of the library API for FUZZ_SECONDS, from the small corpus and
 # fixture binlogs; bugs (inputs and tracebacks) land in $(FUZZ_DIR)/bugs, then the coverage of src/
