@@ -60,7 +60,7 @@ test: setup check-generated docs
 # The user guide (docs/, mkdocs.yml): strict, so a page missing from the nav, a broken relative link
 # or an unknown anchor fails the build; the site goes to build/site/ (ignored by git).
 docs: $(STAMP)
-	$(VENV)/bin/mkdocs build --strict --quiet --site-dir build/site
+	$(VENV)/bin/mkdocs build --strict --site-dir build/site
 
 # Coverage-guided fuzzing (atheris) of the library API for FUZZ_SECONDS, from the small corpus and
 # fixture binlogs; bugs (inputs and tracebacks) land in $(FUZZ_DIR)/bugs, then the coverage of src/
