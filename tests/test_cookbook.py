@@ -19,6 +19,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -50,11 +51,11 @@ def _place(spec: str, dest: Path) -> None:
         dest.write_bytes((ROOT / spec).read_bytes())
 
 
-def _shims(bin_dir: Path, dump: str | None) -> None:
+def _shims(bin_dir: Path, dump: str | None, client: list[str] | None = None) -> None:
     bin_dir.mkdir()
+    server = f'exec {shlex.join([shutil.which(client[0]), *client[1:]])} "$@"\n' if client else 'cat >> "$COOKBOOK_SERVER_INPUT"\n'
     scripts = {"binlog-spec": f'exec {shlex.quote(sys.executable)} -m binlog_spec "$@"\n',
-               "mysql": 'cat >> "$COOKBOOK_SERVER_INPUT"\n',
-               "mariadb": 'cat >> "$COOKBOOK_SERVER_INPUT"\n',
+               "mysql": server, "mariadb": server,
                "mysqldump": f"printf '%s' {shlex.quote(dump or '')}\n"}
     for name, body in scripts.items():
         path = bin_dir / name
@@ -77,13 +78,14 @@ def test_the_cookbook_has_the_six_recipes_and_every_block_is_run():
         assert re.search(rf"^## .*{re.escape(words)}", text, re.M), words
 
 
-@pytest.mark.parametrize("where, spec, lang, code", ALL, ids=[b[0] for b in ALL])
-def test_recipe_runs_and_shows_what_the_page_says(where, spec, lang, code, tmp_path):
+def _run(spec: dict, lang: str, code: str, tmp_path: Path, client: list[str] | None = None):
+    """Run a block in a fresh folder holding its files: (exit code, stdout, stderr, what the server was fed, folder).
+    With `client`, `mysql` and `mariadb` are that real client (a private server) instead of a recorder."""
     work = tmp_path / "work"
     work.mkdir()
     for name, source in spec["files"].items():
         _place(source, work / name)
-    _shims(tmp_path / "bin", spec.get("dump"))
+    _shims(tmp_path / "bin", spec.get("dump"), client)
     server_input = tmp_path / "server-input.sql"
     server_input.touch()
     env = {**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}",
@@ -91,16 +93,21 @@ def test_recipe_runs_and_shows_what_the_page_says(where, spec, lang, code, tmp_p
            "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
            "SPARK_LOCAL_IP": "127.0.0.1"}
     if spec.get("python"):
-        assert lang == "python", where
+        assert lang == "python"
         (work / "recipe.py").write_text(code)
         argv = [sys.executable, "recipe.py"]
     else:
-        assert lang == "sh", where
+        assert lang == "sh"
         argv = ["bash", "-euo", "pipefail", "-c", code]
     r = subprocess.run(argv, cwd=work, env=env, capture_output=True, timeout=600)
-    out, err = r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
-    assert r.returncode == 0, f"{where}: exit {r.returncode}\n{err[-3000:]}"
-    fed = server_input.read_text(encoding="utf-8", errors="replace")
+    return (r.returncode, r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace"),
+            server_input.read_text(encoding="utf-8", errors="replace"), work)
+
+
+@pytest.mark.parametrize("where, spec, lang, code", ALL, ids=[b[0] for b in ALL])
+def test_recipe_runs_and_shows_what_the_page_says(where, spec, lang, code, tmp_path):
+    code_, out, err, fed, work = _run(spec, lang, code, tmp_path)
+    assert code_ == 0, f"{where}: exit {code_}\n{err[-3000:]}"
     for text in spec.get("stdout", []):
         assert text in out, f"{where}: {text!r} not in the output:\n{out[:3000]}"
     for text in spec.get("server", []):
@@ -113,3 +120,23 @@ def test_recipe_runs_and_shows_what_the_page_says(where, spec, lang, code, tmp_p
         import pyarrow.parquet as pq
         rows = pq.read_table(work / folder).num_rows
         assert rows == _mariadb_binlog_rows(table) > 0, (where, folder, rows)
+
+
+def test_the_undo_recipe_gives_the_server_back_its_table_before_the_bad_update(tmp_path):
+    """The cookbook's undo, fed to a real server that ran fixtures/demo's workload: the customers table is
+    as the server had it before the bad UPDATE (the workload's last statement)."""
+    sys.path.insert(0, str(FIXTURES))
+    from mariadb_server import MariaDBServer
+    workload = (FIXTURES / "demo" / "workload.sql").read_text(encoding="utf-8")
+    before_bad, bad = workload.rsplit("SET TIMESTAMP=1767225900;", 1)
+    assert "UPDATE customers SET vip=1" in bad
+    (where, spec, lang, code), = [b for b in ALL if b[0].startswith("cookbook.md") and "--rollback" in b[3]]
+    table = "SELECT * FROM shop.customers ORDER BY id"
+    with MariaDBServer() as srv:
+        srv.sql(before_bad)
+        expected = srv.sql(table)
+        srv.sql("USE shop;\n" + bad)
+        assert srv.sql(table) != expected
+        code_, out, err, _, _ = _run(spec, lang, code, tmp_path, client=srv._client_args())
+        assert code_ == 0, f"{where}: exit {code_}\n{err[-3000:]}"
+        assert srv.sql(table) == expected
