@@ -40,7 +40,7 @@ $(NODE_STAMP): package.json package-lock.json
 # pyenv Python has its own; Debian's python3 needs python3-dev).
 PY_HEADER := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h
 apt:
-	tools/ensure-apt.sh node:nodejs npm:npm mariadbd:mariadb-server mariadb:mariadb-client chromium:chromium java:openjdk-17-jre-headless \
+	tools/ensure-apt.sh node:nodejs npm:npm jq:jq mariadbd:mariadb-server mariadb:mariadb-client chromium:chromium java:openjdk-17-jre-headless \
 		gcc:gcc $(PY_HEADER):python3-dev /usr/include/isa-l/crc.h:libisal-dev
 
 setup: apt $(STAMP) $(COMPILED) $(NODE_STAMP)
