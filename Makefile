@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 DEMO_FILE := fixtures/demo/mariadb-bin.000001
 
-.PHONY: all setup apt demo test build check-generated fuzz bench bench-rows bench-analyze bench-spark bench-speed clean
+.PHONY: all setup apt demo test docs build check-generated fuzz bench bench-rows bench-analyze bench-spark bench-speed clean
 
 all: demo
 
@@ -40,7 +40,7 @@ $(NODE_STAMP): package.json package-lock.json
 # pyenv Python has its own; Debian's python3 needs python3-dev).
 PY_HEADER := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h
 apt:
-	tools/ensure-apt.sh node:nodejs npm:npm mariadbd:mariadb-server mariadb:mariadb-client chromium:chromium java:openjdk-17-jre-headless \
+	tools/ensure-apt.sh node:nodejs npm:npm jq:jq mariadbd:mariadb-server mariadb:mariadb-client chromium:chromium java:openjdk-17-jre-headless \
 		gcc:gcc $(PY_HEADER):python3-dev /usr/include/isa-l/crc.h:libisal-dev
 
 setup: apt $(STAMP) $(COMPILED) $(NODE_STAMP)
@@ -54,8 +54,13 @@ build: $(STAMP) $(NODE_STAMP)
 check-generated: $(STAMP) $(NODE_STAMP)
 	$(PY) build.py --check
 
-test: setup check-generated
+test: setup check-generated docs
 	$(PY) -m pytest
+
+# The user guide (docs/, mkdocs.yml): strict, so a page missing from the nav, a broken relative link
+# or an unknown anchor fails the build; the site goes to build/site/ (ignored by git).
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict --site-dir build/site
 
 # Coverage-guided fuzzing (atheris) of the library API for FUZZ_SECONDS, from the small corpus and
 # fixture binlogs; bugs (inputs and tracebacks) land in $(FUZZ_DIR)/bugs, then the coverage of src/

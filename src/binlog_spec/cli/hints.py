@@ -1,13 +1,13 @@
 """A bad command line in one line: the parser (`Parser`) prints one line naming the option, never its
 usage block, and exits 2. The mysqlbinlog / mariadb-binlog options that binlog-spec spells differently
 (or does not have) get a hint in that line instead of the parser's message: `HINTS`, the one home of
-these hints (the README's comparison with mysqlbinlog lists them).
+these hints (docs/mysqlbinlog.md, the comparison with mysqlbinlog, lists them).
 
 The options are those of MySQL's client/mysqlbinlog.cc (`my_long_options`) and of MariaDB's
 `mariadb-binlog --help`: `-T` is mariadb-binlog's --table (mysqlbinlog has none), `-B` is
 mariadb-binlog's --flashback (mysqlbinlog has none); `-r`, `-R`, `-H` and `-s` are the same in both.
 The spellings binlog-spec shares but with another meaning (`-t`, `-o`, `-j`) parse, so they get no hint
-here: the README names them."""
+here: docs/mysqlbinlog.md names them."""
 from __future__ import annotations
 
 import argparse

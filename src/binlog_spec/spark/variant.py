@@ -2,7 +2,7 @@
 
 `encode(value)` returns the ``(value, metadata)`` byte pair of a Spark VARIANT
 holding exactly what ``parse_json`` makes of the JSON text the CLI prints for
-that value (``jsonenc.dumps``): the JSON encoding of the README is the
+that value (``jsonenc.dumps``): the JSON encoding of docs/output.md is the
 contract, and the VARIANT is that document. So
 
 * integers are INT1..INT8 by size, larger ones DECIMAL(≤38, 0) (BIGINT UNSIGNED
