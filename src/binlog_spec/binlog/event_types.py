@@ -55,7 +55,8 @@ STMT_END_F = 0x1
 #: masks the compiled loops take from binlog/_cspec.pxd): the group is one statement with no BEGIN/COMMIT
 #: (DDL); it was group-committed (commit_id follows); it is transactional; it may be applied in parallel;
 #: it waited for a row lock; it holds DDL.
-FL_STANDALONE, FL_GROUP_COMMIT_ID, FL_TRANSACTIONAL, FL_ALLOW_PARALLEL, FL_WAITED, FL_DDL = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
+FL_STANDALONE, FL_GROUP_COMMIT_ID, FL_TRANSACTIONAL = 0x01, 0x02, 0x04
+FL_ALLOW_PARALLEL, FL_WAITED, FL_DDL = 0x08, 0x10, 0x20
 #: MariaDB GTID_EVENT flags2 bits of an XA transaction's groups: its prepare (XA START ... XA END, then
 #: XA_PREPARE_LOG_EVENT), and its XA COMMIT / XA ROLLBACK.
 FL_PREPARED_XA, FL_COMPLETED_XA = 0x40, 0x80

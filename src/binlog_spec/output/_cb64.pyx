@@ -331,7 +331,8 @@ cdef class Lane:
                     if not gtids or not opens_plain_transaction(body, len_body):
                         break
                     flags2 = body[OFS_GTID_FLAGS2]
-                    if skip_parallel != (0 if flags2 & FL_ALLOW_PARALLEL else 1) or domain != _u4(body + OFS_GTID_DOMAIN_ID) \
+                    if skip_parallel != (0 if flags2 & FL_ALLOW_PARALLEL else 1) \
+                            or domain != _u4(body + OFS_GTID_DOMAIN_ID) \
                             or server != _u4(e + OFS_SERVER_ID):
                         break
                     seq_no = _le(body + OFS_GTID_SEQ_NO, 8)

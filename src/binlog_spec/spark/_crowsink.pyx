@@ -33,7 +33,8 @@ from binlog_spec.binlog import spec
 from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, FORMAT_DESCRIPTION_EVENT,
                                          GTID_EVENT, LEN_EVENT_HEADER, OFS_END_LOG_POS, OFS_GTID_DOMAIN_ID,
                                          OFS_GTID_SEQ_NO, OFS_LEN_EVENT, OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE,
-                                         START_ENCRYPTION_EVENT, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1, XID_EVENT,
+                                         START_ENCRYPTION_EVENT, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1,
+                                         WRITE_ROWS_EVENT_V1, XID_EVENT,
                                          gtid_xid_reads_agree, le as _le, opens_plain_transaction, u4 as _u4,
                                          whole_and_sound)
 from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE
@@ -139,8 +140,8 @@ cdef class Sink:
                     at += len_event
                     done = True
                     break
-                elif not (code == ANNOTATE_ROWS_EVENT or code == TABLE_MAP_EVENT or code == WRITE_ROWS_EVENT_V1 or code == UPDATE_ROWS_EVENT_V1
-                          or code == DELETE_ROWS_EVENT_V1):
+                elif not (code == ANNOTATE_ROWS_EVENT or code == TABLE_MAP_EVENT or code == WRITE_ROWS_EVENT_V1
+                          or code == UPDATE_ROWS_EVENT_V1 or code == DELETE_ROWS_EVENT_V1):
                     break
                 at += len_event
             if not done:
@@ -253,8 +254,9 @@ cdef class Sink:
                 if rpos != end:
                     return False
                 if befores:
-                    events.append(((path, real + (at - off), _u4(e + OFS_END_LOG_POS), <long long>_u4(e + OFS_TIMESTAMP) * 1_000_000, server_id,
-                                    gtid), (td.schema, td.table, OPS[op]), befores, afters))
+                    events.append(((path, real + (at - off), _u4(e + OFS_END_LOG_POS),
+                                    <long long>_u4(e + OFS_TIMESTAMP) * 1_000_000, server_id, gtid),
+                                   (td.schema, td.table, OPS[op]), befores, afters))
             elif code == XID_EVENT:
                 xid = _le(body + self.lph_xid, 8)
             at += len_event
