@@ -1325,25 +1325,22 @@ types:
         type: u4
       - id: flags2
         type: u1
-        doc: |
-          FL_STANDALONE 1, FL_GROUP_COMMIT_ID 2, FL_TRANSACTIONAL 4,
-          FL_ALLOW_PARALLEL 8, FL_WAITED 16, FL_DDL 32, FL_PREPARED_XA 64,
-          FL_COMPLETED_XA 128.
+        doc: The group's flag bits (mariadb_gtid_flags2).
       - id: commit_id
         type: u8
-        if: (flags2 & 2) != 0
+        if: flags2_bits.group_commit_id
       - id: xa_format_id
         type: u4
-        if: (flags2 & 192) != 0
+        if: flags2_bits.xa
       - id: xa_len_gtrid
         type: u1
-        if: (flags2 & 192) != 0
+        if: flags2_bits.xa
       - id: xa_len_bqual
         type: u1
-        if: (flags2 & 192) != 0
+        if: flags2_bits.xa
       - id: xa_data
         size: xa_len_gtrid + xa_len_bqual
-        if: (flags2 & 192) != 0
+        if: flags2_bits.xa
       - id: flags_extra
         type: u1
         if: not _io.eof
@@ -1365,6 +1362,55 @@ types:
         doc: MariaDB 11.5+; the id of the session that ran the transaction.
       - id: padding
         size-eos: true
+    instances:
+      flags2_bits:
+        type: mariadb_gtid_flags2(flags2)
+        doc: flags2 bit by bit (reads nothing).
+
+  mariadb_gtid_flags2:
+    doc: |
+      The flag bits of a MariaDB GTID_EVENT's flags2, one instance each (the
+      compiled loops' constants are generated from the masks here: build.py).
+    doc-ref: sql/log_event.h (Gtid_log_event, MariaDB)
+    params:
+      - id: value
+        type: u1
+    instances:
+      standalone:
+        -orig-id: FL_STANDALONE
+        value: (value & 0x01) != 0
+        doc: One statement with no BEGIN/COMMIT (DDL, non-transactional).
+      group_commit_id:
+        -orig-id: FL_GROUP_COMMIT_ID
+        value: (value & 0x02) != 0
+        doc: Written in a group commit; commit_id follows.
+      transactional:
+        -orig-id: FL_TRANSACTIONAL
+        value: (value & 0x04) != 0
+        doc: The group is transactional (can be rolled back).
+      allow_parallel:
+        -orig-id: FL_ALLOW_PARALLEL
+        value: (value & 0x08) != 0
+        doc: May be applied in parallel by an optimistic replica.
+      waited:
+        -orig-id: FL_WAITED
+        value: (value & 0x10) != 0
+        doc: The transaction waited for a row lock held by another.
+      ddl:
+        -orig-id: FL_DDL
+        value: (value & 0x20) != 0
+        doc: The group holds DDL.
+      prepared_xa:
+        -orig-id: FL_PREPARED_XA
+        value: (value & 0x40) != 0
+        doc: An XA transaction's prepare (XA START ... XA END, XA_PREPARE_LOG_EVENT).
+      completed_xa:
+        -orig-id: FL_COMPLETED_XA
+        value: (value & 0x80) != 0
+        doc: An XA COMMIT or XA ROLLBACK.
+      xa:
+        value: prepared_xa or completed_xa
+        doc: The XA fields follow the fixed part.
 
   gtid_list_event:
     doc: MariaDB; the last GTID of each replication domain, at the start of each binlog.

@@ -1895,23 +1895,23 @@ class Binlog(KaitaiStruct):
             self.seq_no = self._io.read_u8le()
             self.domain_id = self._io.read_u4le()
             self.flags2 = self._io.read_u1()
-            if self.flags2 & 2 != 0:
+            if self.flags2_bits.group_commit_id:
                 pass
                 self.commit_id = self._io.read_u8le()
 
-            if self.flags2 & 192 != 0:
+            if self.flags2_bits.xa:
                 pass
                 self.xa_format_id = self._io.read_u4le()
 
-            if self.flags2 & 192 != 0:
+            if self.flags2_bits.xa:
                 pass
                 self.xa_len_gtrid = self._io.read_u1()
 
-            if self.flags2 & 192 != 0:
+            if self.flags2_bits.xa:
                 pass
                 self.xa_len_bqual = self._io.read_u1()
 
-            if self.flags2 & 192 != 0:
+            if self.flags2_bits.xa:
                 pass
                 self.xa_data = self._io.read_bytes(self.xa_len_gtrid + self.xa_len_bqual)
 
@@ -1936,19 +1936,19 @@ class Binlog(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            if self.flags2 & 2 != 0:
+            if self.flags2_bits.group_commit_id:
                 pass
 
-            if self.flags2 & 192 != 0:
+            if self.flags2_bits.xa:
                 pass
 
-            if self.flags2 & 192 != 0:
+            if self.flags2_bits.xa:
                 pass
 
-            if self.flags2 & 192 != 0:
+            if self.flags2_bits.xa:
                 pass
 
-            if self.flags2 & 192 != 0:
+            if self.flags2_bits.xa:
                 pass
 
             if (not (self._io.is_eof())):
@@ -1963,6 +1963,123 @@ class Binlog(KaitaiStruct):
             if  (((not (self._io.is_eof()))) and (self.flags_extra & 16 != 0)) :
                 pass
 
+            _ = self.flags2_bits
+            if hasattr(self, '_m_flags2_bits'):
+                pass
+                self._m_flags2_bits._fetch_instances()
+
+
+        @property
+        def flags2_bits(self):
+            """flags2 bit by bit (reads nothing)."""
+            if hasattr(self, '_m_flags2_bits'):
+                return self._m_flags2_bits
+
+            self._m_flags2_bits = Binlog.MariadbGtidFlags2(self.flags2, self._io, self, self._root)
+            return getattr(self, '_m_flags2_bits', None)
+
+
+    class MariadbGtidFlags2(KaitaiStruct):
+        """The flag bits of a MariaDB GTID_EVENT's flags2, one instance each (the
+        compiled loops' constants are generated from the masks here: build.py).
+        
+        .. seealso::
+           sql/log_event.h (Gtid_log_event, MariaDB)
+        """
+        def __init__(self, value, _io, _parent=None, _root=None):
+            super(Binlog.MariadbGtidFlags2, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.value = value
+            self._read()
+
+        def _read(self):
+            pass
+
+
+        def _fetch_instances(self):
+            pass
+
+        @property
+        def allow_parallel(self):
+            """May be applied in parallel by an optimistic replica."""
+            if hasattr(self, '_m_allow_parallel'):
+                return self._m_allow_parallel
+
+            self._m_allow_parallel = self.value & 8 != 0
+            return getattr(self, '_m_allow_parallel', None)
+
+        @property
+        def completed_xa(self):
+            """An XA COMMIT or XA ROLLBACK."""
+            if hasattr(self, '_m_completed_xa'):
+                return self._m_completed_xa
+
+            self._m_completed_xa = self.value & 128 != 0
+            return getattr(self, '_m_completed_xa', None)
+
+        @property
+        def ddl(self):
+            """The group holds DDL."""
+            if hasattr(self, '_m_ddl'):
+                return self._m_ddl
+
+            self._m_ddl = self.value & 32 != 0
+            return getattr(self, '_m_ddl', None)
+
+        @property
+        def group_commit_id(self):
+            """Written in a group commit; commit_id follows."""
+            if hasattr(self, '_m_group_commit_id'):
+                return self._m_group_commit_id
+
+            self._m_group_commit_id = self.value & 2 != 0
+            return getattr(self, '_m_group_commit_id', None)
+
+        @property
+        def prepared_xa(self):
+            """An XA transaction's prepare (XA START ... XA END, XA_PREPARE_LOG_EVENT)."""
+            if hasattr(self, '_m_prepared_xa'):
+                return self._m_prepared_xa
+
+            self._m_prepared_xa = self.value & 64 != 0
+            return getattr(self, '_m_prepared_xa', None)
+
+        @property
+        def standalone(self):
+            """One statement with no BEGIN/COMMIT (DDL, non-transactional)."""
+            if hasattr(self, '_m_standalone'):
+                return self._m_standalone
+
+            self._m_standalone = self.value & 1 != 0
+            return getattr(self, '_m_standalone', None)
+
+        @property
+        def transactional(self):
+            """The group is transactional (can be rolled back)."""
+            if hasattr(self, '_m_transactional'):
+                return self._m_transactional
+
+            self._m_transactional = self.value & 4 != 0
+            return getattr(self, '_m_transactional', None)
+
+        @property
+        def waited(self):
+            """The transaction waited for a row lock held by another."""
+            if hasattr(self, '_m_waited'):
+                return self._m_waited
+
+            self._m_waited = self.value & 16 != 0
+            return getattr(self, '_m_waited', None)
+
+        @property
+        def xa(self):
+            """The XA fields follow the fixed part."""
+            if hasattr(self, '_m_xa'):
+                return self._m_xa
+
+            self._m_xa =  ((self.prepared_xa) or (self.completed_xa)) 
+            return getattr(self, '_m_xa', None)
 
 
     class OptionalMetadataField(KaitaiStruct):

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Iterator
 
-from binlog_spec.binlog import reader, spec
+from binlog_spec.binlog import reader
 from binlog_spec.binlog.event import Event
-from binlog_spec.binlog.event_types import GTID_EVENTS, QUERY_EVENTS, ROW_OPS
+from binlog_spec.binlog.event_types import ROWS, SQL, types_where
 from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
 from binlog_spec.rows.decoder import observe_schema, read_rows
 from binlog_spec.stream import seek
@@ -31,16 +31,15 @@ from binlog_spec.stream.filters import FilterOptions, filter_events
 
 # The writers and the analysis are imported when called: a run that lists events does not load them.
 
-ET = spec.EventType
-
 # The event types whose bodies each consumer reads (ReadOptions.parse_bodies: the reader parses these
-# as it reads, the others only if something asks for their fields). None: every type (events lists
-# them all; base64 and binlog outputs print or rewrite every kept event from its fields).
+# as it reads, the others only if something asks for their fields; event_types.EVENT_TYPES' `bodies`).
+# None: every type (events lists them all; base64 and binlog outputs print or rewrite every kept event
+# from its fields).
 #: read_rows with observe_schema: TABLE_MAPs, rows events, the GTID and end of each transaction, and
 #: the statements (DDL replayed, BEGIN/COMMIT).
-ROWS_BODIES = frozenset(int(c) for c in (*ROW_OPS, *GTID_EVENTS, *QUERY_EVENTS, ET.table_map_event, ET.xid_event))
+ROWS_BODIES = frozenset(int(c) for c in types_where(bodies=ROWS))
 #: write_sql (--sql, --sql2): the rows' and the statements', with the context of statement-based DML.
-SQL_BODIES = ROWS_BODIES | {int(ET.intvar_event), int(ET.rand_event), int(ET.user_var_event)}
+SQL_BODIES = ROWS_BODIES | {int(c) for c in types_where(bodies=SQL)}
 #: analyze: the transactions, their tables and rows, the DDL.
 ANALYZE_BODIES = ROWS_BODIES
 #: The filters and their transaction tracker (stream.filters): GTIDs, BEGIN/COMMIT/XID, tables.

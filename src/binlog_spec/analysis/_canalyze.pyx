@@ -28,24 +28,17 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport uint32_t, uint64_t
 
 from binlog_spec.binlog import spec
-from binlog_spec.binlog._cbytes cimport (GROUP_COMMIT_ID, LEN_COMMIT_ID, LEN_GTID_FIXED, XA_FLAGS,
-                                         gtid_xid_reads_agree, le as _le, u4 as _u4, whole_and_sound)
-from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE, FL_STANDALONE
+from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, FORMAT_DESCRIPTION_EVENT,
+                                         GTID_EVENT, LEN_EVENT_HEADER, OFS_END_LOG_POS, OFS_FLAGS,
+                                         OFS_GTID_DOMAIN_ID, OFS_GTID_SEQ_NO, OFS_LEN_EVENT, OFS_SERVER_ID,
+                                         OFS_TIMESTAMP, OFS_TYPE_CODE, START_ENCRYPTION_EVENT, TABLE_MAP_EVENT,
+                                         UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1, XID_EVENT, gtid_xid_reads_agree,
+                                         le as _le, opens_plain_transaction, u4 as _u4, whole_and_sound)
+from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE
 
 
-ET = spec.EventType
-cdef Py_ssize_t H = spec.LEN_EVENT_HEADER
-cdef int FDE = int(ET.format_description_event)
-cdef int START_ENCRYPTION = int(ET.start_encryption_event)
-cdef int GTID = int(ET.gtid_event)
-cdef int ANNOTATE = int(ET.annotate_rows_event)
-cdef int TABLE_MAP = int(ET.table_map_event)
-cdef int XID = int(ET.xid_event)
-cdef int WRITE_V1 = int(ET.write_rows_event_v1)
-cdef int UPDATE_V1 = int(ET.update_rows_event_v1)
-cdef int DELETE_V1 = int(ET.delete_rows_event_v1)
-cdef int STANDALONE = FL_STANDALONE
-#: mariadb_gtid_event's layout: binlog/_cbytes.pxd.
+#: The common header's length, as a Py_ssize_t in the size arithmetic (the spec's constants: binlog/_cbytes.pxd).
+cdef Py_ssize_t H = LEN_EVENT_HEADER
 cdef str COMMIT_EVENT = "commit_event"
 cdef object OPS = (INSERT, UPDATE, DELETE)
 cdef object _rows_offsets = spec.rows_offsets
@@ -153,10 +146,10 @@ cdef class Sink:
         self.fde = fde
         self.plans.clear()
         self.usable = LAYOUTS_AGREE and fde.len_common_header == H and fde.len_checksum in (0, 4)
-        self.len_post_header_xid = fde.post_header_len(XID)
-        self.len_post_header_rows[0] = fde.post_header_len(WRITE_V1)
-        self.len_post_header_rows[1] = fde.post_header_len(UPDATE_V1)
-        self.len_post_header_rows[2] = fde.post_header_len(DELETE_V1)
+        self.len_post_header_xid = fde.post_header_len(XID_EVENT)
+        self.len_post_header_rows[0] = fde.post_header_len(WRITE_ROWS_EVENT_V1)
+        self.len_post_header_rows[1] = fde.post_header_len(UPDATE_ROWS_EVENT_V1)
+        self.len_post_header_rows[2] = fde.post_header_len(DELETE_ROWS_EVENT_V1)
 
     def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
         """Take whole events of buf from off (file position pos); the bytes taken."""
@@ -165,7 +158,7 @@ cdef class Sink:
         cdef const unsigned char* e
         cdef const unsigned char* body
         cdef uint32_t len_event, ts
-        cdef int code, len_checksum, flags2, op
+        cdef int code, len_checksum, op
         cdef Py_ssize_t min_len, at
         cdef long long taken_events = 0, taken_bytes = 0, taken_rows = 0
         cdef object tracker = self.tracker
@@ -185,23 +178,17 @@ cdef class Sink:
         try:
             while n - off >= H:
                 e = p + off
-                code = e[4]
-                len_event = _u4(e + 9)
-                if code == FDE or code == START_ENCRYPTION \
+                code = e[OFS_TYPE_CODE]
+                len_event = _u4(e + OFS_LEN_EVENT)
+                if code == FORMAT_DESCRIPTION_EVENT or code == START_ENCRYPTION_EVENT \
                         or not whole_and_sound(e, len_event, n - off, min_len, len_checksum, verify):
                     break
                 body = e + H
                 len_body = len_event - H - len_checksum
-                ts = _u4(e)
+                ts = _u4(e + OFS_TIMESTAMP)
                 count = 0
                 if not self.own:
-                    if code != GTID or len_body < LEN_GTID_FIXED:
-                        break
-                    flags2 = body[12]
-                    if flags2 & (STANDALONE | XA_FLAGS):
-                        break
-                    at = LEN_GTID_FIXED + (LEN_COMMIT_ID if flags2 & GROUP_COMMIT_ID else 0)
-                    if len_body < at or (len_body > at and body[at] != 0):
+                    if code != GTID_EVENT or not opens_plain_transaction(body, len_body):
                         break
                     self.own = True
                     self.file = path
@@ -209,26 +196,26 @@ cdef class Sink:
                     self.size = self.events = self.rows = 0
                     self.ops[0] = self.ops[1] = self.ops[2] = 0
                     self.begin = self.last_ts = self.first_ts = ts
-                    self.server_id = _u4(e + 5)
+                    self.server_id = _u4(e + OFS_SERVER_ID)
                     self.first_len = len_event
-                    self.first_end = _u4(e + 13)
-                    self.first_flags = e[17] | (e[18] << 8)
-                    self.seq_no = _le(body, 8)
-                    self.domain = _u4(body + 8)
+                    self.first_end = _u4(e + OFS_END_LOG_POS)
+                    self.first_flags = e[OFS_FLAGS] | (e[OFS_FLAGS + 1] << 8)
+                    self.seq_no = _le(body + OFS_GTID_SEQ_NO, 8)
+                    self.domain = _u4(body + OFS_GTID_DOMAIN_ID)
                     self.xid = None
                     self.tx_tables = []
-                elif code == ANNOTATE:
+                elif code == ANNOTATE_ROWS_EVENT:
                     pass
-                elif code == TABLE_MAP:
+                elif code == TABLE_MAP_EVENT:
                     if not self._table_map(PyBytes_FromStringAndSize(<const char*>body, len_body)):
                         break
-                elif code == WRITE_V1 or code == UPDATE_V1 or code == DELETE_V1:
-                    op = code - WRITE_V1
+                elif code == WRITE_ROWS_EVENT_V1 or code == UPDATE_ROWS_EVENT_V1 or code == DELETE_ROWS_EVENT_V1:
+                    op = code - WRITE_ROWS_EVENT_V1
                     count = self._rows(code, self.len_post_header_rows[op],
                                        PyBytes_FromStringAndSize(<const char*>body, len_body), len_event)
                     if count < 0:
                         break
-                elif code == XID:
+                elif code == XID_EVENT:
                     if len_body != self.len_post_header_xid + 8:
                         break
                     self.xid = _le(body + self.len_post_header_xid, 8)
@@ -271,7 +258,7 @@ cdef class Sink:
                 self.end = pos + (off - start) + len_event
                 self.size += len_event
                 off += len_event
-                if code == XID:
+                if code == XID_EVENT:
                     self._commit()
         finally:
             if acc_events:
@@ -307,7 +294,7 @@ cdef class Sink:
         cdef Py_ssize_t pos, end, k, n, ofs_rows, at
         cdef long long count = 0
         cdef _Image b, a
-        cdef bint update = code == UPDATE_V1
+        cdef bint update = code == UPDATE_ROWS_EVENT_V1
         try:
             o = _rows_offsets(code, len_post_header, body)
         except Exception:
@@ -358,7 +345,7 @@ cdef class Sink:
                 if pos <= at:
                     return -1
                 count += 1
-        op = OPS[code - WRITE_V1]
+        op = OPS[code - WRITE_ROWS_EVENT_V1]
         st = self.tables.get(name)
         if st is None:
             st = self.tables[name] = self.an._new_table_stat()
@@ -366,7 +353,7 @@ cdef class Sink:
         st.rows[op] += count
         st.bytes[op] += len_event
         self.rows += count
-        self.ops[code - WRITE_V1] += count
+        self.ops[code - WRITE_ROWS_EVENT_V1] += count
         return count
 
     cdef _commit(self):
@@ -403,7 +390,7 @@ cdef class Sink:
     cdef _hand_over(self):
         """The open transaction to the Python tracker, as the reference would have it here."""
         self.own = False
-        header = spec.EventHeader(self.first_ts, GTID, self.server_id, self.first_len, self.first_end,
+        header = spec.EventHeader(self.first_ts, GTID_EVENT, self.server_id, self.first_len, self.first_end,
                                   self.first_flags)
         gtid = f"{self.domain}-{self.server_id}-{self.seq_no}"
         self.an._adopt_fast(self.file, self.start_pos, header, gtid, self.begin, self.last_ts, self.end,

@@ -11,14 +11,16 @@ from cpython.dict cimport PyDict_SetItem
 from libc.stdint cimport uint32_t
 
 from binlog_spec.binlog import spec
-from binlog_spec.binlog._cbytes cimport CRC32_IMPLEMENTATION, event_crc32, u4 as _u4, whole_and_sound
+from binlog_spec.binlog._cbytes cimport (CRC32_IMPLEMENTATION, FORMAT_DESCRIPTION_EVENT, LEN_EVENT_HEADER,
+                                         OFS_END_LOG_POS, OFS_FLAGS, OFS_LEN_EVENT, OFS_SERVER_ID, OFS_TIMESTAMP,
+                                         OFS_TYPE_CODE, START_ENCRYPTION_EVENT, event_crc32, u4 as _u4,
+                                         whole_and_sound)
 
 
 cdef object _HEADER = spec.EventHeader
 cdef object _NEW = object.__new__
-cdef Py_ssize_t H = spec.LEN_EVENT_HEADER
-cdef int FDE = int(spec.EventType.format_description_event)
-cdef int START_ENCRYPTION = int(spec.EventType.start_encryption_event)
+#: The common header's length, as a Py_ssize_t in the size arithmetic (the spec's constants: binlog/_cbytes.pxd).
+cdef Py_ssize_t H = LEN_EVENT_HEADER
 cdef str K_TS = "timestamp", K_CODE = "type_code", K_SID = "server_id", K_LEN = "len_event"
 cdef unsigned char STOP = 1, SHOW = 2, RUN = 3
 cdef str K_END = "end_log_pos", K_FLAGS = "flags"
@@ -45,20 +47,20 @@ def walk_events(bytes buf, Py_ssize_t off, int len_checksum, bint verify, Py_ssi
     cdef dict d
     while count < max_events and off >= 0 and n - off >= H:
         e = p + off
-        code = e[4]
-        len_event = _u4(e + 9)
-        if code == FDE or code == START_ENCRYPTION or not whole_and_sound(e, len_event, n - off, min_len,
-                                                                          len_checksum, verify):
+        code = e[OFS_TYPE_CODE]
+        len_event = _u4(e + OFS_LEN_EVENT)
+        if code == FORMAT_DESCRIPTION_EVENT or code == START_ENCRYPTION_EVENT \
+                or not whole_and_sound(e, len_event, n - off, min_len, len_checksum, verify):
             break
         checksum = _u4(e + len_event - 4) if len_checksum == 4 else None
         header = _NEW(_HEADER)
         d = header.__dict__
-        PyDict_SetItem(d, K_TS, _u4(e))
+        PyDict_SetItem(d, K_TS, _u4(e + OFS_TIMESTAMP))
         PyDict_SetItem(d, K_CODE, code)
-        PyDict_SetItem(d, K_SID, _u4(e + 5))
+        PyDict_SetItem(d, K_SID, _u4(e + OFS_SERVER_ID))
         PyDict_SetItem(d, K_LEN, len_event)
-        PyDict_SetItem(d, K_END, _u4(e + 13))
-        PyDict_SetItem(d, K_FLAGS, <int>(e[17] | (e[18] << 8)))
+        PyDict_SetItem(d, K_END, _u4(e + OFS_END_LOG_POS))
+        PyDict_SetItem(d, K_FLAGS, <int>(e[OFS_FLAGS] | (e[OFS_FLAGS + 1] << 8)))
         out.append((header, PyBytes_FromStringAndSize(<const char*>e, len_event), checksum))
         off += len_event
         count += 1
@@ -85,22 +87,22 @@ def skip_events(bytes buf, Py_ssize_t off, Py_ssize_t end, int len_checksum, bin
         end = PyBytes_GET_SIZE(buf)
     while count < max_events and off >= 0 and end - off >= H:
         e = p + off
-        len_event = _u4(e + 9)
-        m = mark[e[4]]
+        len_event = _u4(e + OFS_LEN_EVENT)
+        m = mark[e[OFS_TYPE_CODE]]
         if m == STOP or not whole_and_sound(e, len_event, end - off, min_len, len_checksum, verify):
             break
         if m == RUN and off <= run_end:
             if in_run:
-                last = (off, e[4], len_event, count)
+                last = (off, e[OFS_TYPE_CODE], len_event, count)
             else:
-                shown.append((off, e[4], len_event, count))
+                shown.append((off, e[OFS_TYPE_CODE], len_event, count))
                 in_run = True
         elif m == SHOW or m == RUN:
             if last is not None:
                 shown.append(last)
                 last = None
             in_run = False
-            shown.append((off, e[4], len_event, count))
+            shown.append((off, e[OFS_TYPE_CODE], len_event, count))
         off += len_event
         count += 1
     if last is not None:

@@ -380,7 +380,7 @@ _SCALAR_OF: dict[type, str] = {
 # Fields that are internal to the layout (lengths already applied, terminators, padding).
 _HIDDEN = {"db_terminator", "schema_terminator", "table_terminator", "num_sids_low", "num_sids_high",
            "table_id_low", "table_id_high", "len_post_header_known", "type_code_num", "padding",
-           "len_before_alg", "len_fde_post_header", "len_trailer",
+           "len_before_alg", "len_fde_post_header", "len_trailer", "flags2_bits",
            # offsets in rows_event and query_event: for the writer, not fields of the event
            "ofs_rows_flags", "ofs_len_extra_data", "ofs_num_columns", "len_columns_bitmap", "ofs_columns_before_image",
            "ofs_columns_after_image", "ofs_rows", "has_status_vars", "ofs_len_db", "ofs_len_status_vars", "ofs_status_vars", "ofs_db", "ofs_query"}

@@ -27,7 +27,8 @@ from typing import BinaryIO, Iterable, Mapping, NamedTuple
 
 from binlog_spec.binlog import payload, spec
 from binlog_spec.binlog.event import Event
-from binlog_spec.binlog.event_types import FL_COMPLETED_XA, FL_PREPARED_XA, STMT_END_F
+from binlog_spec.binlog.event_types import (DROP, FIRST_FILE, FL_COMPLETED_XA, FL_PREPARED_XA, STMT_END_F,
+                                           types_where)
 from binlog_spec.errors import DecompressionError, MalformedEventError, RewriteError
 
 ET = spec.EventType
@@ -58,11 +59,10 @@ INVERSE_TYPE: dict[int, int] = {
     ET.write_rows_event: ET.delete_rows_event, ET.delete_rows_event: ET.write_rows_event,
     ET.update_rows_event: ET.update_rows_event,
 }
-#: Events that describe a file rather than a transaction: kept from the first file only.
-FILE_HEADER_EVENTS = frozenset({ET.previous_gtids_log_event, ET.gtid_list_event, ET.binlog_checkpoint_event})
-#: Events that make no sense in a rewritten file (positions and files of the source).
-DROPPED_EVENTS = frozenset({ET.rotate_event, ET.stop_event, ET.heartbeat_log_event, ET.heartbeat_log_event_v2,
-                            ET.start_encryption_event})
+#: Events that describe a file rather than a transaction: kept from the first file only (event_types).
+FILE_HEADER_EVENTS = types_where(rewrite=FIRST_FILE)
+#: Events that make no sense in a rewritten file (positions and files of the source; event_types).
+DROPPED_EVENTS = types_where(rewrite=DROP)
 
 
 # --------------------------------------------------------------------------

@@ -7,17 +7,19 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes
 from libc.stdint cimport uint32_t
 from libc.string cimport memcpy
 
-from binlog_spec.binlog import writer as binwriter
+from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, FL_ALLOW_PARALLEL,
+                                         FORMAT_DESCRIPTION_EVENT, GTID_EVENT, LEN_EVENT_HEADER, OFS_END_LOG_POS,
+                                         OFS_GTID_DOMAIN_ID, OFS_GTID_FLAGS2, OFS_GTID_SEQ_NO, OFS_LEN_EVENT,
+                                         OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE, TABLE_MAP_EVENT,
+                                         UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1, XID_EVENT, event_crc32,
+                                         gtid_xid_reads_agree, le as _le, opens_plain_transaction, u4 as _u4,
+                                         whole_and_sound)
 
 
 cdef extern from "Python.h":
     object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
     void* PyUnicode_DATA(object o)
 
-cdef Py_ssize_t OFS_LEN = binwriter.OFS_LEN
-cdef Py_ssize_t OFS_END = binwriter.OFS_END_LOG_POS
-cdef Py_ssize_t OFS_TYPE = binwriter.OFS_TYPE
-cdef int FDE = int(binwriter.ET.format_description_event)
 cdef Py_ssize_t LINE = 76
 cdef const char* ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
@@ -76,12 +78,12 @@ def event_text(bytes data, Py_ssize_t n, Py_ssize_t pos, bint checksum, str when
     cdef unsigned char* f = <unsigned char*>PyBytes_AS_STRING(framed)
     cdef const unsigned char* b = <const unsigned char*>PyBytes_AS_STRING(data)
     cdef uint32_t end, crc = 0
-    if n < binwriter.H or b[OFS_TYPE] == FDE:
+    if n < LEN_EVENT_HEADER or b[OFS_TYPE_CODE] == FORMAT_DESCRIPTION_EVENT:
         raise ValueError("event_text frames the bare bytes of a whole event, not of an FDE")
     memcpy(f, b, n)
     end = <uint32_t>((pos + size) & 0xFFFFFFFF)
-    _put4(f + OFS_LEN, <uint32_t>size)
-    _put4(f + OFS_END, end)
+    _put4(f + OFS_LEN_EVENT, <uint32_t>size)
+    _put4(f + OFS_END_LOG_POS, end)
     if checksum:
         crc = event_crc32(f, n)
         _put4(f + n, crc)
@@ -99,9 +101,6 @@ from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.stdint cimport uint64_t
 
 from binlog_spec.binlog import spec
-from binlog_spec.binlog._cbytes cimport (GROUP_COMMIT_ID, LEN_COMMIT_ID, LEN_GTID_FIXED, XA_FLAGS, event_crc32,
-                                         gtid_xid_reads_agree, le as _le, u4 as _u4, whole_and_sound)
-from binlog_spec.binlog.event_types import FL_STANDALONE
 from binlog_spec.output.base64_session import DELIMITER
 
 cdef str COMMIT = f"COMMIT{DELIMITER}"
@@ -110,18 +109,8 @@ cdef Py_ssize_t JOINED = 1 << 14
 #: A call takes no more events once it holds this many characters of text (the lane writes them first).
 cdef Py_ssize_t HELD = 1 << 18
 
-ET = spec.EventType
-cdef Py_ssize_t H = spec.LEN_EVENT_HEADER
-cdef int GTID = int(ET.gtid_event)
-cdef int ANNOTATE = int(ET.annotate_rows_event)
-cdef int TABLE_MAP = int(ET.table_map_event)
-cdef int XID = int(ET.xid_event)
-cdef int WRITE_V1 = int(ET.write_rows_event_v1)
-cdef int UPDATE_V1 = int(ET.update_rows_event_v1)
-cdef int DELETE_V1 = int(ET.delete_rows_event_v1)
-cdef int STANDALONE = FL_STANDALONE
-#: mariadb_gtid_event's layout: binlog/_cbytes.pxd. FL_ALLOW_PARALLEL: base64_script's.
-cdef int ALLOW_PARALLEL = 8
+#: The common header's length, as a Py_ssize_t in the size arithmetic (the spec's constants: binlog/_cbytes.pxd).
+cdef Py_ssize_t H = LEN_EVENT_HEADER
 #: rows_event v1 (formats/binlog.ksy): the post-header, num_columns (packed_int), the columns bitmap(s)
 #: of (num_columns + 7) / 8 bytes each, then the rows.
 cdef int PACKED_2 = 0xFC, PACKED_3 = 0xFD, PACKED_8 = 0xFE
@@ -166,7 +155,7 @@ def _layout_probe() -> bool:
     cdef int len_post_header
     if not gtid_xid_reads_agree():          # binlog/_cbytes.pxd
         return False
-    for code in (WRITE_V1, UPDATE_V1, DELETE_V1):
+    for code in (WRITE_ROWS_EVENT_V1, UPDATE_ROWS_EVENT_V1, DELETE_ROWS_EVENT_V1):
         for len_post_header in (6, 8):
             for count in (b"\x03", b"\x11", b"\xfc\x09\x00", b"\xfd\x0a\x00\x00", b"\xfe" + bytes([12]) + bytes(7)):
                 body = bytes(range(1, len_post_header + 1)) + count + bytes(8) + b"\x01\x02"
@@ -175,7 +164,7 @@ def _layout_probe() -> bool:
                     want = spec.rows_offsets(code, len_post_header, body).ofs_rows
                 except Exception:
                     return False
-                if _ofs_rows(p, len(body), len_post_header, code == UPDATE_V1) != want:
+                if _ofs_rows(p, len(body), len_post_header, code == UPDATE_ROWS_EVENT_V1) != want:
                     return False
     return True
 
@@ -239,11 +228,11 @@ cdef class Lane:
             and fde.len_checksum == out_fde.len_checksum and fde.post_header_lens == out_fde.post_header_lens
         self.len_checksum = fde.len_checksum
         self.checksum = out_fde is not None and out_fde.len_checksum == 4
-        self.lph_xid = fde.post_header_len(XID)
-        self.lph_annotate = fde.post_header_len(ANNOTATE)
-        self.lph_rows[0] = fde.post_header_len(WRITE_V1)
-        self.lph_rows[1] = fde.post_header_len(UPDATE_V1)
-        self.lph_rows[2] = fde.post_header_len(DELETE_V1)
+        self.lph_xid = fde.post_header_len(XID_EVENT)
+        self.lph_annotate = fde.post_header_len(ANNOTATE_ROWS_EVENT)
+        self.lph_rows[0] = fde.post_header_len(WRITE_ROWS_EVENT_V1)
+        self.lph_rows[1] = fde.post_header_len(UPDATE_ROWS_EVENT_V1)
+        self.lph_rows[2] = fde.post_header_len(DELETE_ROWS_EVENT_V1)
 
     def remember(self, fde, bytes body, str summary):
         """A TABLE_MAP's summary, written by the Python lane for the body bytes (under `fde`)."""
@@ -266,7 +255,7 @@ cdef class Lane:
         cdef uint32_t end = <uint32_t>((pos + want) & 0xFFFFFFFF)
         cdef unsigned char* f
         size[0] = want
-        if _u4(e + OFS_LEN) == want and _u4(e + OFS_END) == end and (verified or not self.checksum):
+        if _u4(e + OFS_LEN_EVENT) == want and _u4(e + OFS_END_LOG_POS) == end and (verified or not self.checksum):
             if self.checksum:
                 crc[0] = _u4(e + n)
             return e
@@ -277,8 +266,8 @@ cdef class Lane:
             self.scratch, self.scratch_size = f, want
         f = self.scratch
         memcpy(f, e, n)
-        _put4(f + OFS_LEN, want)
-        _put4(f + OFS_END, end)
+        _put4(f + OFS_LEN_EVENT, want)
+        _put4(f + OFS_END_LOG_POS, end)
         if self.checksum:
             crc[0] = event_crc32(f, n)
             _put4(f + n, crc[0])
@@ -286,8 +275,8 @@ cdef class Lane:
 
     cdef str _comment(self, Py_ssize_t pos, const unsigned char* e, uint32_t size, uint32_t crc, str summary):
         cdef uint32_t end = <uint32_t>((pos + size) & 0xFFFFFFFF)
-        when = self._when(_u4(e))
-        server_id = _u4(e + 5)
+        when = self._when(_u4(e + OFS_TIMESTAMP))
+        server_id = _u4(e + OFS_SERVER_ID)
         if self.checksum:
             return f"# at {pos}\n#{when} server id {server_id}  end_log_pos {end} CRC32 0x{crc:08x} \t{summary}"
         return f"# at {pos}\n#{when} server id {server_id}  end_log_pos {end} \t{summary}"
@@ -297,7 +286,7 @@ cdef class Lane:
         cdef uint32_t len_event
         if n - off < H:
             return False
-        len_event = _u4(p + off + 9)
+        len_event = _u4(p + off + OFS_LEN_EVENT)
         if not whole_and_sound(p + off, len_event, n - off, H + self.len_checksum, self.len_checksum, verify):
             return False
         return True
@@ -312,7 +301,6 @@ cdef class Lane:
         cdef uint32_t len_event, size, crc = 0
         cdef int code, flags2
         cdef uint64_t seq_no
-        cdef Py_ssize_t len_body_fixed
         cdef bint gtids
         if self.taken or self.hold or self.script.block or self.rewriter.pending is not None:
             return 0        # (its text not written yet: the reader yields an event, the lane writes it)
@@ -329,42 +317,38 @@ cdef class Lane:
         try:
             while self._whole(p, off, n, verify):
                 e = p + off
-                code = e[4]
-                len_event = _u4(e + 9)
+                code = e[OFS_TYPE_CODE]
+                len_event = _u4(e + OFS_LEN_EVENT)
                 body = e + H
                 len_body = len_event - H - self.len_checksum
                 at = pos + (off - start)
-                if code == TABLE_MAP:
+                if code == TABLE_MAP_EVENT:
                     len_body = self._block(p, off, n, at, verify, lines)
                     if not len_body:
                         break
                     off += len_body
-                elif code == GTID:
-                    if not gtids or len_body < LEN_GTID_FIXED:
+                elif code == GTID_EVENT:
+                    if not gtids or not opens_plain_transaction(body, len_body):
                         break
-                    flags2 = body[12]
-                    if flags2 & (STANDALONE | XA_FLAGS):
+                    flags2 = body[OFS_GTID_FLAGS2]
+                    if skip_parallel != (0 if flags2 & FL_ALLOW_PARALLEL else 1) \
+                            or domain != _u4(body + OFS_GTID_DOMAIN_ID) \
+                            or server != _u4(e + OFS_SERVER_ID):
                         break
-                    len_body_fixed = LEN_GTID_FIXED + (LEN_COMMIT_ID if flags2 & GROUP_COMMIT_ID else 0)
-                    if len_body < len_body_fixed or (len_body > len_body_fixed and body[len_body_fixed] != 0):
-                        break
-                    if skip_parallel != (0 if flags2 & ALLOW_PARALLEL else 1) or domain != _u4(body + 8) \
-                            or server != _u4(e + 5):
-                        break
-                    seq_no = _le(body, 8)
-                    summary = self.gtid_fn(_u4(body + 8), _u4(e + 5), seq_no, flags2)
+                    seq_no = _le(body + OFS_GTID_SEQ_NO, 8)
+                    summary = self.gtid_fn(_u4(body + OFS_GTID_DOMAIN_ID), _u4(e + OFS_SERVER_ID), seq_no, flags2)
                     f = self._framed(e, len_event, at, verify, &size, &crc)
                     lines.append(self._comment(at, e, size, crc, summary))
                     lines.append(f"/*M!100001 SET @@session.gtid_seq_no={seq_no}*/{DELIMITER}\n"
                                  f"START TRANSACTION\n{DELIMITER}")
-                elif code == XID:
+                elif code == XID_EVENT:
                     if len_body != self.lph_xid + 8:
                         break
                     summary = self.xid_fn(_le(body + self.lph_xid, 8))
                     f = self._framed(e, len_event, at, verify, &size, &crc)
                     lines.append(self._comment(at, e, size, crc, summary))
                     lines.append(COMMIT)
-                elif code == ANNOTATE:
+                elif code == ANNOTATE_ROWS_EVENT:
                     if len_body < self.lph_annotate:
                         break
                     summary, text = self.annotate_fn(PyBytes_FromStringAndSize(
@@ -374,7 +358,7 @@ cdef class Lane:
                     lines.append(text)
                 else:
                     break
-                if code != TABLE_MAP:
+                if code != TABLE_MAP_EVENT:
                     off += len_event
                 while mark < len(lines):
                     chars += len(<str>lines[mark]) + 1
@@ -407,10 +391,10 @@ cdef class Lane:
             if not self._whole(p, at, n, verify):
                 return 0
             e = p + at
-            code = e[4]
-            len_event = _u4(e + 9)
+            code = e[OFS_TYPE_CODE]
+            len_event = _u4(e + OFS_LEN_EVENT)
             len_body = len_event - H - self.len_checksum
-            if code == TABLE_MAP:
+            if code == TABLE_MAP_EVENT:
                 if rows_seen:       # (the reference sets STMT_END_F on the rows event before it)
                     return 0
                 summary = self.maps.get(PyBytes_FromStringAndSize(<const char*>e + H, len_body))
@@ -419,12 +403,12 @@ cdef class Lane:
                 summaries.append(summary)
                 at += len_event
                 continue
-            if code != WRITE_V1 and code != UPDATE_V1 and code != DELETE_V1:
+            if code != WRITE_ROWS_EVENT_V1 and code != UPDATE_ROWS_EVENT_V1 and code != DELETE_ROWS_EVENT_V1:
                 return 0
-            lph = self.lph_rows[code - WRITE_V1]
-            if _ofs_rows(e + H, len_body, lph, code == UPDATE_V1) < 0:
+            lph = self.lph_rows[code - WRITE_ROWS_EVENT_V1]
+            if _ofs_rows(e + H, len_body, lph, code == UPDATE_ROWS_EVENT_V1) < 0:
                 return 0
-            key = PyBytes_FromStringAndSize(<const char*>e + 4, 1) + \
+            key = PyBytes_FromStringAndSize(<const char*>e + OFS_TYPE_CODE, 1) + \
                 PyBytes_FromStringAndSize(<const char*>e + H, lph)
             head = self.heads.get(key)
             if head is None:
@@ -444,7 +428,7 @@ cdef class Lane:
         k = 0
         while off < at:
             e = p + off
-            len_event = _u4(e + 9)
+            len_event = _u4(e + OFS_LEN_EVENT)
             f = self._framed(e, len_event, pos, verify, &size, &crc)
             lines.append(self._comment(pos, e, size, crc, summaries[k]))
             encoded.append(_encode(f, size))

@@ -45,23 +45,17 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp
 
 from binlog_spec.binlog import spec
-from binlog_spec.binlog._cbytes cimport (GROUP_COMMIT_ID, LEN_COMMIT_ID, LEN_GTID_FIXED, XA_FLAGS,
-                                         gtid_xid_reads_agree, le as _le, u4 as _u4, whole_and_sound)
-from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE, FL_STANDALONE
+from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, FORMAT_DESCRIPTION_EVENT,
+                                         GTID_EVENT, LEN_EVENT_HEADER, OFS_GTID_DOMAIN_ID, OFS_GTID_SEQ_NO,
+                                         OFS_LEN_EVENT, OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE,
+                                         START_ENCRYPTION_EVENT, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1,
+                                         WRITE_ROWS_EVENT_V1, XID_EVENT, gtid_xid_reads_agree, le as _le,
+                                         opens_plain_transaction, u4 as _u4, whole_and_sound)
+from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE
 
 
-ET = spec.EventType
-cdef Py_ssize_t H = spec.LEN_EVENT_HEADER
-cdef int FDE = int(ET.format_description_event)
-cdef int START_ENCRYPTION = int(ET.start_encryption_event)
-cdef int GTID = int(ET.gtid_event)
-cdef int ANNOTATE = int(ET.annotate_rows_event)
-cdef int TABLE_MAP = int(ET.table_map_event)
-cdef int XID = int(ET.xid_event)
-cdef int WRITE_V1 = int(ET.write_rows_event_v1)
-cdef int UPDATE_V1 = int(ET.update_rows_event_v1)
-cdef int DELETE_V1 = int(ET.delete_rows_event_v1)
-cdef int STANDALONE = FL_STANDALONE
+#: The common header's length, as a Py_ssize_t in the size arithmetic (the spec's constants: binlog/_cbytes.pxd).
+cdef Py_ssize_t H = LEN_EVENT_HEADER
 cdef object OPS = (INSERT, UPDATE, DELETE)
 cdef object _rows_offsets = spec.rows_offsets
 
@@ -320,10 +314,10 @@ cdef class Sink:
         self.fde = fde
         self.forget()
         self.usable = LAYOUTS_AGREE and fde.len_common_header == H and fde.len_checksum in (0, 4)
-        self.len_post_header_xid = fde.post_header_len(XID)
-        self.len_post_header_rows[0] = fde.post_header_len(WRITE_V1)
-        self.len_post_header_rows[1] = fde.post_header_len(UPDATE_V1)
-        self.len_post_header_rows[2] = fde.post_header_len(DELETE_V1)
+        self.len_post_header_xid = fde.post_header_len(XID_EVENT)
+        self.len_post_header_rows[0] = fde.post_header_len(WRITE_ROWS_EVENT_V1)
+        self.len_post_header_rows[1] = fde.post_header_len(UPDATE_ROWS_EVENT_V1)
+        self.len_post_header_rows[2] = fde.post_header_len(DELETE_ROWS_EVENT_V1)
 
     def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
         """Take whole events of buf from off (file position pos); the bytes taken."""
@@ -332,7 +326,7 @@ cdef class Sink:
         cdef const unsigned char* e
         cdef const unsigned char* body
         cdef uint32_t len_event
-        cdef int code, len_checksum, flags2, r
+        cdef int code, len_checksum, r
         cdef Py_ssize_t min_len, tx_off = -1, batch_at = 0
         cdef uint32_t ts
         if not self.armed:
@@ -348,45 +342,39 @@ cdef class Sink:
         try:
             while n - off >= H:
                 e = p + off
-                code = e[4]
-                len_event = _u4(e + 9)
-                if code == FDE or code == START_ENCRYPTION \
+                code = e[OFS_TYPE_CODE]
+                len_event = _u4(e + OFS_LEN_EVENT)
+                if code == FORMAT_DESCRIPTION_EVENT or code == START_ENCRYPTION_EVENT \
                         or not whole_and_sound(e, len_event, n - off, min_len, len_checksum, verify):
                     break
                 body = e + H
                 len_body = len_event - H - len_checksum
                 if not self.own:
-                    if code != GTID or len_body < LEN_GTID_FIXED:
-                        break
-                    flags2 = body[12]
-                    if flags2 & (STANDALONE | XA_FLAGS):
-                        break
-                    at = LEN_GTID_FIXED + (LEN_COMMIT_ID if flags2 & GROUP_COMMIT_ID else 0)
-                    if len_body < at or (len_body > at and body[at] != 0):
+                    if code != GTID_EVENT or not opens_plain_transaction(body, len_body):
                         break
                     if self.whole:
-                        ts = _u4(e)
+                        ts = _u4(e + OFS_TIMESTAMP)
                         if self.lo <= ts < self.hi:
                             break           # the filters keep it: theirs
                         tx_off, batch_at = off, len(self.batch)
                     self.own = True
                     self.file = path
                     self.start_pos = pos + (off - start)
-                    self.first_ts = _u4(e)
+                    self.first_ts = _u4(e + OFS_TIMESTAMP)
                     self.gtid_made = False
-                    self.domain = _u4(body + 8)
-                    self.server_id = _u4(e + 5)
-                    self.seq_no = _le(body, 8)
-                elif code == ANNOTATE:
+                    self.domain = _u4(body + OFS_GTID_DOMAIN_ID)
+                    self.server_id = _u4(e + OFS_SERVER_ID)
+                    self.seq_no = _le(body + OFS_GTID_SEQ_NO, 8)
+                elif code == ANNOTATE_ROWS_EVENT:
                     pass
-                elif code == TABLE_MAP:
+                elif code == TABLE_MAP_EVENT:
                     if not self._table_map(body, len_body):
                         break
-                elif code == WRITE_V1 or code == UPDATE_V1 or code == DELETE_V1:
+                elif code == WRITE_ROWS_EVENT_V1 or code == UPDATE_ROWS_EVENT_V1 or code == DELETE_ROWS_EVENT_V1:
                     r = self._rows(code, body, len_body, pos + (off - start), path)
                     if r < 0:
                         break
-                elif code == XID:
+                elif code == XID_EVENT:
                     if len_body != self.len_post_header_xid + 8:
                         break
                     self.own = False
@@ -461,8 +449,8 @@ cdef class Sink:
     cdef int _rows(self, int code, const unsigned char* body, Py_ssize_t len_body, Py_ssize_t at,
                    str path) except -2:
         """A rows event checked (0), or -1 where the reference path must read it."""
-        cdef int op = code - WRITE_V1, slot, step
-        cdef bint update = code == UPDATE_V1
+        cdef int op = code - WRITE_ROWS_EVENT_V1, slot, step
+        cdef bint update = code == UPDATE_ROWS_EVENT_V1
         cdef Py_ssize_t i, count, ofs_flags, ofs_rows, len_bitmap, ofs_before, ofs_after
         cdef uint64_t table_id
         # the offsets of spec.rows_offsets, kept for the next event of the same type whose bytes from its

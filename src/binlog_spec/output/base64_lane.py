@@ -22,11 +22,12 @@ from binlog_spec import compiled
 from binlog_spec.binlog import spec
 from binlog_spec.binlog import writer as binwriter
 from binlog_spec.binlog.event import Event
-from binlog_spec.binlog.event_types import FL_COMPLETED_XA, FL_PREPARED_XA, FL_STANDALONE, ROWS_EVENTS, STMT_END_F
+from binlog_spec.binlog.event_types import (FL_ALLOW_PARALLEL, FL_COMPLETED_XA, FL_PREPARED_XA, FL_STANDALONE,
+                                           ROWS_EVENTS, STMT_END_F)
 from binlog_spec.binlog.writer import Item
 from binlog_spec.output import event_text
 from binlog_spec.output.base64_script import (_ANNOTATE, _BLOCK_EVENTS, _GTID_VALUES, _MARIADB_GTID, _TABLE_MAP,
-                                              _XID, DELIMITER, FL_ALLOW_PARALLEL, Base64Script, _event_text,
+                                              _XID, DELIMITER, Base64Script, _event_text,
                                               _one_line, _when)
 from binlog_spec.output.rewriter import Rewriter
 

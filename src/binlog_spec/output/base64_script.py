@@ -49,12 +49,12 @@ from binlog_spec.output.base64_session import DELIMITER, Session, flags2_written
 from binlog_spec.rows.statement_text import quote_identifier
 from binlog_spec.stream.transactions import xa_xid
 from binlog_spec.errors import BinlogError
-from binlog_spec.binlog.event_types import FL_PREPARED_XA, FL_STANDALONE, ROWS_EVENTS, STMT_END_F
+from binlog_spec.binlog import event_types
+from binlog_spec.binlog.event_types import (EVENT_TYPES, FL_ALLOW_PARALLEL, FL_PREPARED_XA, FL_STANDALONE, ROWS_EVENTS,
+                                           STMT_END_F)
 
 ET = spec.EventType
 
-#: MariaDB GTID_EVENT flags2: the transaction may be applied in parallel.
-FL_ALLOW_PARALLEL = 0x08
 #: QUERY_EVENT header flags.
 LOG_EVENT_THREAD_SPECIFIC_F = 0x4
 LOG_EVENT_SUPPRESS_USE_F = 0x8
@@ -63,11 +63,12 @@ _TRANS_KEYWORDS = ("BEGIN", "COMMIT", "ROLLBACK", "XA ", "SAVEPOINT", "RELEASE")
 #: Event codes as plain ints (an enum member costs a class lookup at every comparison).
 _FDE, _TABLE_MAP, _ROWS_QUERY, _XID = (int(ET.format_description_event), int(ET.table_map_event),
                                        int(ET.rows_query_log_event), int(ET.xid_event))
-_MYSQL_GTIDS = frozenset({int(ET.gtid_log_event), int(ET.gtid_tagged_log_event), int(ET.anonymous_gtid_log_event)})
-_MARIADB_GTID, _QUERIES = int(ET.gtid_event), frozenset({int(ET.query_event), int(ET.query_compressed_event)})
+_MARIADB_GTID = int(ET.gtid_event)
 _ANNOTATE = int(ET.annotate_rows_event)
+#: Event code (a plain int) -> what the script writes for it after its comment (event_types.EVENT_TYPES).
+_SCRIPT: dict[int, str] = {int(code): row.script for code, row in EVENT_TYPES.items()}
 #: The events kept for a BINLOG block: [ROWS_QUERY] TABLE_MAP... rows...
-_BLOCK_EVENTS = frozenset(ROWS_EVENTS) | {_TABLE_MAP, _ROWS_QUERY}
+_BLOCK_EVENTS = frozenset(code for code, script in _SCRIPT.items() if script == event_types.BLOCK)
 _OFS_END, _END_END = binwriter.OFS_END_LOG_POS, binwriter.OFS_END_LOG_POS + 4
 _event_text = base64_text.text
 _GTID_VALUES = ("flags2", "domain_id", "seq_no")
@@ -265,37 +266,38 @@ class Base64Script:
             self.warnings.append(f"{item.file}:{item.pos}: malformed {ev.type} left out of the script")
             out.append(f"# skipped, malformed: {' '.join(str(ev.error).split())}")
             return out
-        if code == _XID:
+        script = _SCRIPT.get(code)
+        if script == event_types.COMMIT:
             out.append(f"COMMIT{DELIMITER}")
-        elif code == _MARIADB_GTID:
+        elif script == event_types.MARIADB_GTID:
             out.extend(self._mariadb_gtid(item))
-        elif code == _ANNOTATE:
+        elif script == event_types.STATEMENT_COMMENT:
             out.extend(self._statement_comment(item))
-        elif code in _QUERIES:
+        elif script == event_types.STATEMENT:
             out.extend(self._query(item))
-        elif code == _FDE:
+        elif script == event_types.FDE:
             out.extend(self._fde(item, framed))
-        elif code in _MYSQL_GTIDS:
+        elif script == event_types.MYSQL_GTID:
             out.extend(self._mysql_gtid(item))
-        elif code == ET.previous_gtids_log_event:
+        elif script == event_types.PREVIOUS_GTIDS:
             self.mysql_gtids = True
-        elif code == ET.intvar_event:
+        elif script == event_types.INTVAR:
             name = _INTVAR_NAMES.get(ev.fields["var_type"])
             if name:
                 out.append(f"SET {name}={ev.fields['value']}{DELIMITER}")
-        elif code == ET.rand_event:
+        elif script == event_types.RAND:
             out.append(f"SET @@RAND_SEED1={ev.fields['seed1']}, @@RAND_SEED2={ev.fields['seed2']}{DELIMITER}")
-        elif code == ET.user_var_event:
+        elif script == event_types.USER_VAR:
             out.append(self._user_var(ev.fields) + DELIMITER)
-        elif code == ET.execute_load_query_event:
+        elif script == event_types.LOAD_DATA:
             self.warnings.append(f"{item.file}:{item.pos}: LOAD DATA cannot be replayed from a binlog script")
             out.append(f"# not replayable (LOAD DATA needs its file): {' '.join(ev.fields.get('query', '').split())}")
-        elif code == ET.xa_prepare_log_event:
+        elif script == event_types.XA_PREPARE:
             xid = xa_xid(ev)
             out += [f"XA COMMIT {xid} ONE PHASE" if ev.fields["one_phase"] else f"XA PREPARE {xid}", DELIMITER]
-        elif code == ET.incident_event:
+        elif script == event_types.INCIDENT:
             self.warnings.append(f"{item.file}:{item.pos}: incident event: the source lost events here")
-        elif code == ET.transaction_payload_event:
+        elif script == event_types.PAYLOAD:
             self.warnings.append(f"{item.file}:{item.pos}: TRANSACTION_PAYLOAD_EVENT not expanded: its "
                                  "transaction is not in the script")
         return out

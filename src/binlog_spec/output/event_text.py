@@ -7,6 +7,7 @@ from typing import Callable
 from binlog_spec.binlog import plain_fields, spec
 from binlog_spec.binlog import timezones
 from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.event_types import EVENT_TYPES
 from binlog_spec.rows.statement_text import quote_identifier
 
 ET = spec.EventType
@@ -77,58 +78,44 @@ def _mariadb_gtid(f: dict) -> str:
     return f"GTID {f['gtid']}{kind}"
 
 
-#: Event code -> summary of its fields.
-SUMMARIES: dict[int, Callable[[dict], str]] = {
-    ET.format_description_event: lambda f: fde_summary(f, 0),     # (summarize gives it the event's time)
-    ET.query_event: _query,
-    ET.query_compressed_event: _query,
-    ET.execute_load_query_event: _query,
-    ET.stop_event: lambda f: "Stop",
-    ET.rotate_event: lambda f: f"Rotate to {f['next_file']}  pos: {f.get('position', 4)}",
-    ET.intvar_event: lambda f: f"Intvar: SET {str(f['var_type']).replace('_EVENT', '')}={f['value']}",
-    ET.rand_event: lambda f: f"Rand: SET @@RAND_SEED1={f['seed1']}, @@RAND_SEED2={f['seed2']}",
-    ET.user_var_event: _user_var,
-    ET.xid_event: lambda f: xid_summary(f["xid"]),
-    ET.begin_load_query_event: lambda f: f"Begin_load_query: file_id={f['file_id']} block_len={len(f['block'])}",
-    ET.append_block_event: lambda f: f"Append_block: file_id={f['file_id']} block_len={len(f['block'])}",
-    ET.delete_file_event: lambda f: f"Delete_file: file_id={f['file_id']}",
-    ET.table_map_event: lambda f: (f"Table_map: {quote_identifier(f['schema'])}.{quote_identifier(f['table'])} "
-                                   f"mapped to number {f['table_id']}"),
-    ET.pre_ga_write_rows_event: _rows_summary("Write_rows_v0"),
-    ET.pre_ga_update_rows_event: _rows_summary("Update_rows_v0"),
-    ET.pre_ga_delete_rows_event: _rows_summary("Delete_rows_v0"),
-    ET.write_rows_event_v1: _rows_summary("Write_rows_v1"),
-    ET.update_rows_event_v1: _rows_summary("Update_rows_v1"),
-    ET.delete_rows_event_v1: _rows_summary("Delete_rows_v1"),
-    ET.write_rows_event: _rows_summary("Write_rows"),
-    ET.update_rows_event: _rows_summary("Update_rows"),
-    ET.delete_rows_event: _rows_summary("Delete_rows"),
-    ET.partial_update_rows_event: _rows_summary("Update_rows_partial"),
-    ET.write_rows_compressed_event_v1: _rows_summary("Write_rows_compressed_v1"),
-    ET.update_rows_compressed_event_v1: _rows_summary("Update_rows_compressed_v1"),
-    ET.delete_rows_compressed_event_v1: _rows_summary("Delete_rows_compressed_v1"),
-    ET.write_rows_compressed_event: _rows_summary("Write_rows_compressed"),
-    ET.update_rows_compressed_event: _rows_summary("Update_rows_compressed"),
-    ET.delete_rows_compressed_event: _rows_summary("Delete_rows_compressed"),
-    ET.incident_event: lambda f: f"Incident: {f['incident']} {f.get('message', '')}".rstrip(),
-    ET.heartbeat_log_event: lambda f: f"Heartbeat: {f['log_ident']}",
-    ET.ignorable_log_event: lambda f: f"Ignorable: {len(f['payload'])} bytes",
-    ET.rows_query_log_event: lambda f: f"Rows_query: {_clip(f['query'])}",
-    ET.gtid_log_event: _gtid,
-    ET.anonymous_gtid_log_event: _gtid,
-    ET.gtid_tagged_log_event: lambda f: _gtid(f) if "gtid" in f else "GTID (tagged)",
-    ET.previous_gtids_log_event: lambda f: f"Previous-GTIDs: {f['gtid_set'] or '(empty)'}",
-    ET.xa_prepare_log_event: lambda f: f"XA PREPARE one_phase={f['one_phase']} format_id={f['format_id']}",
-    ET.transaction_payload_event: lambda f: ("Transaction_Payload: "
-                                             + " ".join(f"{k}={f[k]}" for k in ("compression_type",
-                                                                               "payload_size",
-                                                                               "uncompressed_size") if k in f)),
-    ET.annotate_rows_event: lambda f: f"Annotate_rows: {_clip(f['query'])}",
-    ET.binlog_checkpoint_event: lambda f: f"Binlog checkpoint {f['binlog_file']}",
-    ET.gtid_event: _mariadb_gtid,
-    ET.gtid_list_event: lambda f: f"Gtid list [{f['gtid_list']}]",
-    ET.start_encryption_event: lambda f: f"Start_encryption: scheme {f['crypto_scheme']} key {f['key_version']}",
+#: A summary (event_types.EVENT_TYPES' `summary`) -> the text of an event's fields.
+_SUMMARY_OF: dict[str, Callable[[dict], str]] = {
+    "fde": lambda f: fde_summary(f, 0),     # (summarize gives it the event's time)
+    "query": _query,
+    "stop": lambda f: "Stop",
+    "rotate": lambda f: f"Rotate to {f['next_file']}  pos: {f.get('position', 4)}",
+    "intvar": lambda f: f"Intvar: SET {str(f['var_type']).replace('_EVENT', '')}={f['value']}",
+    "rand": lambda f: f"Rand: SET @@RAND_SEED1={f['seed1']}, @@RAND_SEED2={f['seed2']}",
+    "user_var": _user_var,
+    "xid": lambda f: xid_summary(f["xid"]),
+    "begin_load_query": lambda f: f"Begin_load_query: file_id={f['file_id']} block_len={len(f['block'])}",
+    "append_block": lambda f: f"Append_block: file_id={f['file_id']} block_len={len(f['block'])}",
+    "delete_file": lambda f: f"Delete_file: file_id={f['file_id']}",
+    "table_map": lambda f: (f"Table_map: {quote_identifier(f['schema'])}.{quote_identifier(f['table'])} "
+                            f"mapped to number {f['table_id']}"),
+    "incident": lambda f: f"Incident: {f['incident']} {f.get('message', '')}".rstrip(),
+    "heartbeat": lambda f: f"Heartbeat: {f['log_ident']}",
+    "ignorable": lambda f: f"Ignorable: {len(f['payload'])} bytes",
+    "rows_query": lambda f: f"Rows_query: {_clip(f['query'])}",
+    "gtid": _gtid,
+    "gtid_tagged": lambda f: _gtid(f) if "gtid" in f else "GTID (tagged)",
+    "previous_gtids": lambda f: f"Previous-GTIDs: {f['gtid_set'] or '(empty)'}",
+    "xa_prepare": lambda f: f"XA PREPARE one_phase={f['one_phase']} format_id={f['format_id']}",
+    "transaction_payload": lambda f: ("Transaction_Payload: "
+                                      + " ".join(f"{k}={f[k]}" for k in ("compression_type", "payload_size",
+                                                                        "uncompressed_size") if k in f)),
+    "annotate_rows": lambda f: f"Annotate_rows: {_clip(f['query'])}",
+    "binlog_checkpoint": lambda f: f"Binlog checkpoint {f['binlog_file']}",
+    "mariadb_gtid": _mariadb_gtid,
+    "gtid_list": lambda f: f"Gtid list [{f['gtid_list']}]",
+    "start_encryption": lambda f: f"Start_encryption: scheme {f['crypto_scheme']} key {f['key_version']}",
 }
+
+#: Event code -> summary of its fields (the summary event_types.EVENT_TYPES names; a rows event's from its
+#: label).
+SUMMARIES: dict[int, Callable[[dict], str]] = {
+    code: _rows_summary(row.label) if row.summary == "rows" else _SUMMARY_OF[row.summary]
+    for code, row in EVENT_TYPES.items() if row.summary is not None}
 
 #: Rows event code -> its label, for the summary written from Event.rows_head.
 _ROWS_LABELS: dict[int, str] = {code: fn.label for code, fn in SUMMARIES.items() if hasattr(fn, "label")}

@@ -30,25 +30,20 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes
 from libc.stdint cimport uint32_t, uint64_t
 
 from binlog_spec.binlog import spec
-from binlog_spec.binlog._cbytes cimport (GROUP_COMMIT_ID, LEN_COMMIT_ID, LEN_GTID_FIXED, XA_FLAGS,
-                                         gtid_xid_reads_agree, le as _le, u4 as _u4, whole_and_sound)
-from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE, FL_STANDALONE
+from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, FORMAT_DESCRIPTION_EVENT,
+                                         GTID_EVENT, LEN_EVENT_HEADER, OFS_END_LOG_POS, OFS_GTID_DOMAIN_ID,
+                                         OFS_GTID_SEQ_NO, OFS_LEN_EVENT, OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE,
+                                         START_ENCRYPTION_EVENT, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1,
+                                         WRITE_ROWS_EVENT_V1, XID_EVENT,
+                                         gtid_xid_reads_agree, le as _le, opens_plain_transaction, u4 as _u4,
+                                         whole_and_sound)
+from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE
 from binlog_spec.rows import image_plan
 from binlog_spec.rows.walker import check_rows, present_columns
 
 
-ET = spec.EventType
-cdef Py_ssize_t H = spec.LEN_EVENT_HEADER
-cdef int FDE = int(ET.format_description_event)
-cdef int START_ENCRYPTION = int(ET.start_encryption_event)
-cdef int GTID = int(ET.gtid_event)
-cdef int ANNOTATE = int(ET.annotate_rows_event)
-cdef int TABLE_MAP = int(ET.table_map_event)
-cdef int XID = int(ET.xid_event)
-cdef int WRITE_V1 = int(ET.write_rows_event_v1)
-cdef int UPDATE_V1 = int(ET.update_rows_event_v1)
-cdef int DELETE_V1 = int(ET.delete_rows_event_v1)
-cdef int STANDALONE = FL_STANDALONE
+#: The common header's length, as a Py_ssize_t in the size arithmetic (the spec's constants: binlog/_cbytes.pxd).
+cdef Py_ssize_t H = LEN_EVENT_HEADER
 cdef tuple OPS = (INSERT, UPDATE, DELETE)
 cdef object _rows_offsets = spec.rows_offsets
 
@@ -103,18 +98,18 @@ cdef class Sink:
         self.maps.clear()
         self.plans.clear()
         self.usable = LAYOUTS_AGREE and fde.len_common_header == H and fde.len_checksum in (0, 4)
-        self.lph_xid = fde.post_header_len(XID)
-        self.lph_rows[0] = fde.post_header_len(WRITE_V1)
-        self.lph_rows[1] = fde.post_header_len(UPDATE_V1)
-        self.lph_rows[2] = fde.post_header_len(DELETE_V1)
+        self.lph_xid = fde.post_header_len(XID_EVENT)
+        self.lph_rows[0] = fde.post_header_len(WRITE_ROWS_EVENT_V1)
+        self.lph_rows[1] = fde.post_header_len(UPDATE_ROWS_EVENT_V1)
+        self.lph_rows[2] = fde.post_header_len(DELETE_ROWS_EVENT_V1)
 
     def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
         """Take whole transactions of buf from off (stream position pos); the bytes taken."""
         cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(buf)
-        cdef Py_ssize_t n = PyBytes_GET_SIZE(buf), start = off, at, end, len_body
+        cdef Py_ssize_t n = PyBytes_GET_SIZE(buf), start = off, at, len_body
         cdef const unsigned char* e
         cdef uint32_t len_event
-        cdef int code, len_checksum, flags2
+        cdef int code, len_checksum
         cdef bint done
         if self.ready or self.tx.mode is not None or pos < self.vstart:
             return 0
@@ -130,29 +125,23 @@ cdef class Sink:
             done = False
             while n - at >= H:
                 e = p + at
-                code = e[4]
-                len_event = _u4(e + 9)
-                if code == FDE or code == START_ENCRYPTION \
+                code = e[OFS_TYPE_CODE]
+                len_event = _u4(e + OFS_LEN_EVENT)
+                if code == FORMAT_DESCRIPTION_EVENT or code == START_ENCRYPTION_EVENT \
                         or not whole_and_sound(e, len_event, n - at, H + len_checksum, len_checksum, verify):
                     break
                 len_body = len_event - H - len_checksum
                 if at == off:
-                    if code != GTID or len_body < LEN_GTID_FIXED:
+                    if code != GTID_EVENT or not opens_plain_transaction(e + H, len_body):
                         break
-                    flags2 = e[H + 12]
-                    if flags2 & (STANDALONE | XA_FLAGS):
-                        break
-                    end = LEN_GTID_FIXED + (LEN_COMMIT_ID if flags2 & GROUP_COMMIT_ID else 0)
-                    if len_body < end or (len_body > end and e[H + end] != 0):
-                        break
-                elif code == XID:
+                elif code == XID_EVENT:
                     if len_body != self.lph_xid + 8:
                         break
                     at += len_event
                     done = True
                     break
-                elif not (code == ANNOTATE or code == TABLE_MAP or code == WRITE_V1 or code == UPDATE_V1
-                          or code == DELETE_V1):
+                elif not (code == ANNOTATE_ROWS_EVENT or code == TABLE_MAP_EVENT or code == WRITE_ROWS_EVENT_V1
+                          or code == UPDATE_ROWS_EVENT_V1 or code == DELETE_ROWS_EVENT_V1):
                     break
                 at += len_event
             if not done:
@@ -170,7 +159,7 @@ cdef class Sink:
         put into the batcher's columns; False (nothing put) where the reference must read it."""
         cdef const unsigned char* e = p + off
         cdef const unsigned char* body
-        cdef uint32_t len_event, server_id = _u4(e + 5)
+        cdef uint32_t len_event, server_id = _u4(e + OFS_SERVER_ID)
         cdef Py_ssize_t at = off, len_body, rpos, end, k
         cdef int code, op
         cdef object td, entry, img_b, img_a, row, before, after
@@ -181,22 +170,22 @@ cdef class Sink:
         known = decoder.tables
         mariadb = decoder.mariadb
         schema = self.schema
-        gtid = f"{_u4(e + H + 8)}-{server_id}-{_le(e + H, 8)}"
+        gtid = f"{_u4(e + H + OFS_GTID_DOMAIN_ID)}-{server_id}-{_le(e + H + OFS_GTID_SEQ_NO, 8)}"
         xid = None
         while at < stop:
             e = p + at
-            code = e[4]
-            len_event = _u4(e + 9)
+            code = e[OFS_TYPE_CODE]
+            len_event = _u4(e + OFS_LEN_EVENT)
             body = e + H
             len_body = len_event - H - len_checksum
-            if code == TABLE_MAP:
+            if code == TABLE_MAP_EVENT:
                 got = self.maps.get(PyBytes_FromStringAndSize(<const char*>body, len_body))
                 if got is None or got[1] != mariadb or got[2] != schema.generation or got[3] != schema.server_collation:
                     return False
                 td = got[0]
                 tables[td.table_id] = td
-            elif code == WRITE_V1 or code == UPDATE_V1 or code == DELETE_V1:
-                op = code - WRITE_V1
+            elif code == WRITE_ROWS_EVENT_V1 or code == UPDATE_ROWS_EVENT_V1 or code == DELETE_ROWS_EVENT_V1:
+                op = code - WRITE_ROWS_EVENT_V1
                 raw = PyBytes_FromStringAndSize(<const char*>body, len_body)
                 try:
                     o = _rows_offsets(code, self.lph_rows[op], raw)
@@ -265,9 +254,10 @@ cdef class Sink:
                 if rpos != end:
                     return False
                 if befores:
-                    events.append(((path, real + (at - off), _u4(e + 13), <long long>_u4(e) * 1_000_000, server_id,
-                                    gtid), (td.schema, td.table, OPS[op]), befores, afters))
-            elif code == XID:
+                    events.append(((path, real + (at - off), _u4(e + OFS_END_LOG_POS),
+                                    <long long>_u4(e + OFS_TIMESTAMP) * 1_000_000, server_id, gtid),
+                                   (td.schema, td.table, OPS[op]), befores, afters))
+            elif code == XID_EVENT:
                 xid = _le(body + self.lph_xid, 8)
             at += len_event
         # taken: the decoder's state as the reference leaves it after the XID, then the rows
