@@ -13,7 +13,7 @@ import pytest
 
 import binlog_spec
 from binlog_spec import cli
-from binlog_spec.cli import commands as cli_commands
+from binlog_spec import api
 from binlog_spec.analysis import collector as analyze
 from binlog_spec.output import rewriter
 from binlog_spec.rows import decoder as rows
@@ -196,7 +196,7 @@ def test_a_rollback_keeps_mariadb_sequence_numbers_of_64_bits(tmp_path):
 def test_an_unexpected_exception_is_an_internal_error_with_the_offset_and_no_traceback(monkeypatch):
     def broken(rc):
         raise RuntimeError("boom")
-    monkeypatch.setattr(cli_commands, "ROW_FORMATS", {"jsonl": broken})
+    monkeypatch.setattr(api, "row_renderer", lambda fmt, tz=None: broken)
     demo = str(FIXTURES / "demo/mariadb-bin.000001")
     err = io.StringIO()
     assert cli.main(["rows", "--format", "jsonl", demo], io.StringIO(), err) == 70

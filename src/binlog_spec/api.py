@@ -11,11 +11,18 @@
 * `select_events` - the schema stage then the filters: every event is seen by the schema tracker
   (DDL replayed, TABLE_MAPs completed) before the filters choose what is output (stream.filters);
 * `read_rows` - row events to row changes (rows.decoder);
+* `event_lines`, `row_lines` - the `events` and `rows` outputs' lines (text or jsonl);
+* `write_base64` - the base64 script, as mysqlbinlog writes it (sql's default output; output.base64_script),
+  and `Base64Writer`, the same with its compiled lane, its pieces and its notes;
 * `write_sql` - SQL statements, forward or rollback (output.sql_script);
 * `unwritable` - whether write_sql can write its script whole (output.writable);
 * `write_binlog` - a binlog file, forward or rollback (output.rewriter);
-* `analyze` - the analysis report's figures (analysis.collector);
+* `analyze` - the analysis report's figures (analysis.collector), and `report_lines`, `report_html`,
+  `write_report_csv` - the report written;
 * `check_rollback` - whether a rollback would overwrite later changes (output.conflicts).
+
+Each output takes its frozen options object (binlog_spec.options: ReadOptions, ScriptOptions, Base64Options,
+WriteOptions, AnalyzeOptions; stream.filters.FilterOptions), the same ones the CLI and the Spark source build.
 """
 from __future__ import annotations
 
@@ -24,12 +31,17 @@ from typing import Callable, Iterable, Iterator
 from binlog_spec.binlog import reader
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import ROWS, SQL, types_where
-from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
+from binlog_spec.options import (DEFAULT_OPTIONS, AnalyzeOptions, Base64Options, ReadOptions, ScriptOptions,
+                                 WriteOptions)
 from binlog_spec.rows.decoder import observe_schema, read_rows
 from binlog_spec.stream import seek
 from binlog_spec.stream.filters import FilterOptions, filter_events
 
 # The writers and the analysis are imported when called: a run that lists events does not load them.
+
+#: The formats of event_lines and row_lines.
+EVENT_FORMATS = ("jsonl", "text")
+ROW_FORMATS = ("jsonl", "text")
 
 # The event types whose bodies each consumer reads (ReadOptions.parse_bodies: the reader parses these
 # as it reads, the others only if something asks for their fields; event_types.EVENT_TYPES' `bodies`).
@@ -87,6 +99,25 @@ def select_events(events: Iterable[Event], filters: FilterOptions, files: list[s
     return filter_events(events, filters, files, notify, selection)
 
 
+def conflict_check(schema=None):
+    """A new rollback conflict check (output.conflicts.ConflictCheck) for check_rollback or select_events'
+    `check`; `schema`: a SchemaTracker of its own, when the events it sees are not completed upstream."""
+    from binlog_spec.output.conflicts import ConflictCheck
+    return ConflictCheck(schema)
+
+
+def conflict_check_compiled() -> bool:
+    """Whether the conflict check's compiled loop can run."""
+    from binlog_spec import compiled
+    return compiled.load("binlog_spec.output._cconflicts") is not None
+
+
+def conflict_lines(check, tz, force: bool) -> Iterator[str]:
+    """The report of a conflict check's conflicts (output.conflict_report), a line each."""
+    from binlog_spec.output.conflict_report import report_lines as lines
+    return lines(check, tz, force)
+
+
 def check_rollback(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None, check=None):
     """The conflict check of a rollback of the events the filters keep (output.conflicts): whether
     rows it undoes were changed again later in `events`. Reads them all; returns the ConflictCheck
@@ -94,8 +125,7 @@ def check_rollback(events: Iterable[Event], filters: FilterOptions, files: list[
     `check`: the ConflictCheck to run (a new one by default); where `events` are read with its
     `sink()`, its compiled loop takes the common transactions past the window."""
     if check is None:
-        from binlog_spec.output.conflicts import ConflictCheck
-        check = ConflictCheck()
+        check = conflict_check()
     try:
         for _ in select_events(events, filters, files, schema, check=check):
             pass
@@ -105,12 +135,134 @@ def check_rollback(events: Iterable[Event], filters: FilterOptions, files: list[
     return check
 
 
-def write_sql(events: Iterable[Event], options, rollback: bool = False, not_undone=None, warn=None,
+def event_lines(events: Iterable[Event], fmt: str = "text", tz=None) -> Iterator[str]:
+    """The `events` output: one line per event (output.event_text; `fmt` "jsonl": its fields as JSON).
+    `tz`: the zone of the text's times (UTC by default). No header: the CLI writes its own."""
+    return map(event_renderer(fmt, tz), events)
+
+
+def event_renderer(fmt: str = "text", tz=None) -> Callable[[Event], str]:
+    """The function event_lines renders each event with."""
+    if fmt == "text":
+        import functools
+        from binlog_spec.output import event_text
+        return event_text.event_line if tz is None else functools.partial(event_text.event_line, tz=tz)
+    if fmt == "jsonl":
+        from binlog_spec.output import jsonenc
+        return lambda ev: jsonenc.dumps(ev.to_dict(), floats=False)   # the spec reads no float
+    raise ValueError(f"not an events format: {fmt!r} (one of {', '.join(EVENT_FORMATS)})")
+
+
+def row_lines(changes: Iterable, fmt: str = "text", tz=None) -> Iterator[str]:
+    """The `rows` output: one line per row change of read_rows (output.row_text)."""
+    return map(row_renderer(fmt, tz), changes)
+
+
+def row_renderer(fmt: str = "text", tz=None) -> Callable:
+    """The function row_lines renders each row change with."""
+    from binlog_spec.output import row_text
+    if fmt == "text":
+        import functools
+        return row_text.row_line if tz is None else functools.partial(row_text.row_line, tz=tz)
+    if fmt == "jsonl":
+        return row_text.row_json
+    raise ValueError(f"not a rows format: {fmt!r} (one of {', '.join(ROW_FORMATS)})")
+
+
+class Base64Writer:
+    """The base64 script of events, as mysqlbinlog writes it (output.base64_script over an
+    output.rewriter.Rewriter, which writes the events under the BINLOG blocks; a context manager: it
+    closes the rewriter's spool). `part`: (first, last, mariadb) for a piece of a run cut in pieces
+    (output.base64_parts: the header only in the first, the end only in the last), `continued`: the
+    name of the file a later piece continues."""
+
+    def __init__(self, options: Base64Options = Base64Options(), write: WriteOptions | None = None,
+                 part: tuple[bool, bool, bool] | None = None, continued: str | None = None):
+        from binlog_spec.output import base64_parts
+        from binlog_spec.output.base64_script import Base64Script
+        from binlog_spec.output.rewriter import Rewriter
+        self.part = base64_parts.Part(*part) if part is not None else None
+        self.rewriter = Rewriter(write if write is not None else WriteOptions(), continued)
+        self.script = Base64Script(options, self.rewriter, self.part)
+
+    def __enter__(self) -> "Base64Writer":
+        self.rewriter.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.rewriter.__exit__(*exc)
+
+    def sink(self):
+        """What takes the events straight from the reader (read_events' `sink`: the compiled lane), or
+        None where it does not run (a rollback, -v, a rewritten database, no compiled module)."""
+        from binlog_spec.output import base64_lane
+        return base64_lane.sink(self.script, self.rewriter)
+
+    def lines(self, events: Iterable[Event], sink=None) -> Iterator[str]:
+        """The script's lines (with `sink`, the one read_events was given)."""
+        from binlog_spec.output import base64_lane
+        return base64_lane.lines_of(self.script, events, self.rewriter, sink)
+
+    @property
+    def row_errors(self) -> list:
+        """-v: the rows events whose ### lines could not be written (their BINLOG block is)."""
+        return self.script.row_errors
+
+    def ending(self):
+        """What the script says at its end (output.base64_parts.Ending: its `lines()` of warnings,
+        `row_errors`), with, for a piece, the session state the next piece joins to."""
+        from binlog_spec.output import base64_parts
+        return base64_parts.Ending(self.script.state() if self.part else {}, self.script.warnings,
+                                   self.script.row_errors)
+
+    def not_undone(self):
+        """A rollback: the statements it could not undo (a NotUndone, as write_sql counts them)."""
+        return not_undone(self.rewriter)
+
+
+def write_base64(events: Iterable[Event], options: Base64Options = Base64Options(),
+                 write: WriteOptions | None = None) -> Iterator[str]:
+    """The lines of the base64 script of the events (sql's default output; mysqlbinlog's): Base64Writer."""
+    with Base64Writer(options, write) as writer:
+        yield from writer.lines(events)
+
+
+def base64_compiled() -> bool:
+    """Whether the base64 script's compiled lane can run (Base64Writer.sink)."""
+    from binlog_spec.output import base64_lane
+    return base64_lane.compiled()
+
+
+def base64_joiner(mariadb: bool):
+    """What joins the base64 scripts of the pieces of a run (output.base64_parts.Joiner)."""
+    from binlog_spec.output.base64_parts import Joiner
+    return Joiner(mariadb)
+
+
+def sql_header() -> list[str]:
+    """The session settings every SQL script of write_sql starts with."""
+    from binlog_spec.output.sql_script import HEADER
+    return list(HEADER)
+
+
+def not_undone(rewriter=None):
+    """A new count of the statements a rollback could not undo (output.sql_script.NotUndone, what
+    write_sql's `not_undone` takes); with a Rewriter (write_binlog's, Base64Writer's), filled from its notes."""
+    from binlog_spec.output.sql_script import NotUndone
+    summary = NotUndone()
+    if rewriter is not None:
+        for line in rewriter.skipped.lines():
+            where, _, statement = line.partition(": ")
+            summary.add(where, statement)
+    return summary
+
+
+def write_sql(events: Iterable[Event], options: ScriptOptions = ScriptOptions(), rollback: bool = False, not_undone=None, warn=None,
               refused=None) -> Iterator[str]:
     """The lines of a SQL script of the events (--sql, --sql2): forward, or with `rollback` what undoes
     their row changes, last transaction first (the statements it cannot undo counted in `not_undone`).
     A row no statement can write exactly is left out, a comment in its place, and `refused(error)` is
-    told. `options`: an output.sql_script.ScriptOptions."""
+    told."""
     from binlog_spec.output import sql_script
     if rollback:
         return sql_script.rollback(events, options, not_undone=not_undone, warn=warn, refused=refused)
@@ -121,24 +273,70 @@ def unwritable(events: Iterable[Event], options, exact: bool = True) -> list:
     """What keeps a SQL script of the events (write_sql) from being written whole, known before its
     first byte: one output.writable.Problem per table and cause (column names unknown, row images a
     rollback or --replace needs whole), read off the TABLE_MAPs and the rows events' bitmaps. `options`:
-    an output.statements.SqlOptions (its `rollback` says which script). `exact`: see writable.problems."""
+    an SqlOptions (its `rollback` says which script). `exact`: see writable.problems."""
     from binlog_spec.output import writable
     return writable.problems(events, options, exact)
 
 
-def write_binlog(events: Iterable[Event], out, options=None):
+def may_be_unwritable(paths: list, options, read: ReadOptions = DEFAULT_OPTIONS) -> bool | None:
+    """The quick answer of unwritable over whole files, from their TABLE_MAPs alone (the reader's scan
+    mode: output.writable.may_have_problems): False when a script of them can be written whole, True
+    when it may not (ask unwritable), None when this cannot tell. `options`: an SqlOptions."""
+    from binlog_spec.output import writable
+    return writable.may_have_problems(paths, options, read)
+
+
+def write_binlog(events: Iterable[Event], out, options: WriteOptions | None = None):
     """The events, or their inversion, as one binlog file written to `out` (output.rewriter.write_binlog;
     `options`: a WriteOptions). Returns the Rewriter, whose notes name what a rollback could not undo."""
     from binlog_spec.output import rewriter
-    return rewriter.write_binlog(events, out, options if options is not None else rewriter.WriteOptions())
+    return rewriter.write_binlog(events, out, options if options is not None else WriteOptions())
 
 
-def analyze(events: Iterable[Event], options=None, faults=None, analyzer=None):
+def analyze(events: Iterable[Event], options: AnalyzeOptions | None = None, faults=None, analyzer=None):
     """The figures of the analysis report (analysis.collector.analyze; `options`: an AnalyzeOptions;
     `analyzer`: the collector.Analyzer to feed, the one a collector.sink counts for)."""
     from binlog_spec.analysis import collector
-    return collector.analyze(events, options if options is not None else collector.AnalyzeOptions(), faults,
-                             analyzer)
+    return collector.analyze(events, options if options is not None else AnalyzeOptions(), faults, analyzer)
 
 
-__all__ = ["ROWS_BODIES", "SQL_BODIES", "ANALYZE_BODIES", "bodies_needed", "read_events", "select_events", "read_rows", "write_sql", "unwritable", "write_binlog", "analyze", "check_rollback"]
+def analyzer(options: AnalyzeOptions | None = None):
+    """A collector.Analyzer for analyze's `analyzer` (what analyzer_sink counts for)."""
+    from binlog_spec.analysis import collector
+    return collector.Analyzer(options if options is not None else AnalyzeOptions())
+
+
+def analyzer_sink(analyzer, schema):
+    """The compiled loop that counts for `analyzer` straight from the reader (read_events' `sink`), or
+    None; the events must reach it unfiltered, `schema`: the run's SchemaTracker (collector.sink)."""
+    from binlog_spec.analysis import collector
+    return collector.sink(analyzer, schema)
+
+
+def report_lines(result: dict, fmt: str = "text", tz=None, zone_name: str | None = None) -> Iterator[str]:
+    """The analysis report of analyze's figures: "text", "markdown", "json" or "csv" (analysis.report).
+    `tz` (with its `zone_name`): the zone of the text and markdown reports' times (UTC by default)."""
+    from binlog_spec.analysis import report
+    if tz is not None and fmt in ("text", "markdown"):
+        result = report.in_zone(result, tz, zone_name)
+    return report.FORMATS[fmt](result)
+
+
+def write_report_csv(result: dict, folder: str) -> list[str]:
+    """The analysis report as one CSV file per section into `folder` (analysis.report)."""
+    from binlog_spec.analysis import report
+    return report.write_csv_dir(result, folder)
+
+
+def report_html(result: dict) -> str:
+    """The analysis report as a self-contained HTML page with charts (analysis.html)."""
+    from binlog_spec.analysis import html
+    return html.render(result)
+
+
+__all__ = ["ROWS_BODIES", "SQL_BODIES", "ANALYZE_BODIES", "EVENT_FORMATS", "ROW_FORMATS", "bodies_needed",
+           "read_events", "select_events", "read_rows", "event_lines", "event_renderer", "row_lines", "row_renderer",
+           "Base64Writer", "write_base64", "base64_compiled", "base64_joiner", "write_sql", "sql_header", "not_undone",
+           "unwritable", "may_be_unwritable", "write_binlog", "analyze", "analyzer", "analyzer_sink", "report_lines", "write_report_csv", "report_html",
+           "conflict_check", "conflict_check_compiled", "conflict_lines", "check_rollback",
+           "ReadOptions", "ScriptOptions", "Base64Options", "WriteOptions", "AnalyzeOptions", "FilterOptions"]

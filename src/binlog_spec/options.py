@@ -1,7 +1,13 @@
-"""The one frozen options object of the reader."""
+"""The frozen options objects every layer shares: the reader's (ReadOptions) and the outputs' (SqlOptions and
+ScriptOptions for the SQL script, Base64Options for the base64 script, WriteOptions for the binlog output,
+AnalyzeOptions for the analysis). The CLI builds them from its arguments (cli.arguments), the Spark source
+from its .option() values (spark.options), a program directly; binlog_spec.api takes them. The filters'
+options are stream.filters.FilterOptions. This module imports nothing of the package."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import timezone, tzinfo
+from typing import Any, Mapping
 
 
 @dataclass(frozen=True)
@@ -29,6 +35,83 @@ class ReadOptions:
 
 
 DEFAULT_OPTIONS = ReadOptions()
+
+
+@dataclass(frozen=True)
+class SqlOptions:
+    """How row changes become statements (output.statements)."""
+
+    #: INSERTs with a column list (--complete-insert).
+    complete_insert: bool = False
+    #: REPLACE for inserts and updates (--replace).
+    replace: bool = False
+    #: The statements of a rollback (which row images must be whole: output.writable).
+    rollback: bool = False
+    #: old schema -> new schema
+    rewrite_db: dict = field(default_factory=dict)
+    #: Write JSON as CAST(... AS JSON) (MySQL); MariaDB's JSON is text.
+    mysql_json: bool = True
+
+
+@dataclass(frozen=True)
+class ScriptOptions:
+    """The SQL script (sql --sql, --sql2: output.sql_script; api.write_sql)."""
+
+    sql: SqlOptions = SqlOptions()
+    #: Comment every statement out (for reading), with its position and GTID (--sql); else executable (--sql2).
+    commented: bool = False
+    #: The zone of the times in the comments.
+    tz: tzinfo = timezone.utc
+
+
+@dataclass(frozen=True)
+class Base64Options:
+    """The base64 script (sql's default output, as mysqlbinlog writes it: output.base64_script;
+    api.write_base64)."""
+
+    #: 1: the ``###`` pseudo-SQL of every row under its BINLOG block; 2: with column types.
+    verbose: int = 0
+    #: No GTIDs: ``SET @@SESSION.GTID_NEXT='AUTOMATIC'`` for MySQL, no gtid_seq_no for MariaDB.
+    skip_gtids: bool = False
+    #: The zone of the times in the ``#`` comments (the tools print the local zone, TZ).
+    tz: tzinfo = timezone.utc
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    """The events rewritten: the binlog output (output.rewriter; api.write_binlog), and the events under
+    the base64 script's BINLOG blocks."""
+
+    #: old schema -> new schema, for TABLE_MAP events and the default database of statements.
+    rewrite_db: Mapping[str, str] = field(default_factory=dict)
+    #: Invert the row events: transactions last first, rows events in reverse within each.
+    rollback: bool = False
+    #: Whether the reader expanded TRANSACTION_PAYLOAD_EVENTs (their inner events follow them):
+    #: the payload event is then dropped and its inner events written as plain events.
+    payloads_expanded: bool = True
+    #: Leave the GTIDs out: MySQL GTID events are dropped, a MariaDB GTID event becomes a BEGIN
+    #: statement (or nothing, for a standalone DDL), so that the server replaying the output gives
+    #: the transactions GTIDs of its own.
+    skip_gtids: bool = False
+    #: Rollback: hand the MariaDB sequence numbers of the inverted transactions out again in
+    #: ascending order (each domain's sequence must grow for mariadb-binlog and strict servers).
+    renumber_gtids: bool = True
+
+
+@dataclass(frozen=True)
+class AnalyzeOptions:
+    """The analysis report (analysis.collector; api.analyze)."""
+
+    top: int = 20
+    sort: str = "bytes"
+    bucket_s: int = 60
+    big_trx_bytes: int = 1 << 20
+    long_trx_seconds: float = 10.0
+    #: The filters the events were selected by (a stream.filters.FilterOptions; None: no filter): the
+    #: report names them, and its times (first and last event, timeline) are then those of the kept
+    #: transactions, not of the control events (FORMAT_DESCRIPTION, ROTATE, GTID_LIST, ...) every
+    #: selection keeps whatever their time.
+    filters: Any = None
 
 
 #: Size units, powers of 1024 ("1 MiB"): K, KB, KiB, M, ... (case-insensitive), B for bytes.

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 import binlog_spec
-from binlog_spec.cli.commands import EVENT_FORMATS, ROW_FORMATS
+from binlog_spec import api
 from binlog_spec.errors import BinlogError
 from binlog_spec.output import jsonenc, row_text
 from binlog_spec.rows import decoder as rows
@@ -180,7 +180,7 @@ def test_a_row_of_a_float_column_keeps_nan_in_the_json_line_and_the_human_line()
                                      '"gtid":null,"schema":"db","table":"t","op":"insert","before":null,'
                                      '"after":{"d":NaN}}')
     assert row_text.row_line(rc).endswith(" INSERT `db`.`t` {\"d\":NaN}")
-    assert ROW_FORMATS["jsonl"](_row_change(["f"], {"f": 1e-5}, FLOAT)).endswith('"after":{"f":1e-05}}')
+    assert api.row_renderer("jsonl")(_row_change(["f"], {"f": 1e-5}, FLOAT)).endswith('"after":{"f":1e-05}}')
 
 
 def test_rows_of_json_and_vector_columns_keep_nan_and_infinity_too():
@@ -222,11 +222,11 @@ def test_event_and_row_lines_equal_the_reference_encoders_on_every_corpus_and_fi
     for path in files:
         events = list(binlog_spec.read_events([path], faults=[]))
         for ev in events:
-            assert EVENT_FORMATS["jsonl"](ev) == jsonenc.reference(ev.to_dict()), (path, ev.pos)
+            assert api.event_renderer("jsonl")(ev) == jsonenc.reference(ev.to_dict()), (path, ev.pos)
         n_events += len(events)
         try:
             for rc in rows.read_rows(events):
-                assert ROW_FORMATS["jsonl"](rc) == jsonenc.reference(rc.to_dict()), (path, rc.pos)
+                assert api.row_renderer("jsonl")(rc) == jsonenc.reference(rc.to_dict()), (path, rc.pos)
                 assert row_text.row_line(rc) == _reference_row_line(rc), (path, rc.pos)
                 n_rows += 1
         except BinlogError:

@@ -20,10 +20,10 @@ whole, unfiltered file).
 """
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import itertools
 import warnings
-from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from binlog_spec import compiled
@@ -41,6 +41,7 @@ from binlog_spec.stream.filters import FilterOptions
 from binlog_spec.stream.transactions import Summarizer, TxSummary, _Open
 from binlog_spec.analysis import figures
 from binlog_spec.analysis.figures import MAX_FLAGGED, MIN_BUCKET, OPS, _error_dict, _iso
+from binlog_spec.options import AnalyzeOptions  # noqa: F401 - (its home: options)
 
 ET = spec.EventType
 SORT_KEYS = ("bytes", "rows", "events", "name", "inserts", "updates", "deletes")
@@ -51,18 +52,6 @@ MAX_DDL = 10_000
 #: At most this many rows events whose rows could not be counted are listed (the count goes on).
 MAX_ROW_ERRORS = 1000
 
-
-@dataclass(frozen=True)
-class AnalyzeOptions:
-    top: int = 20
-    sort: str = "bytes"
-    bucket_s: int = 60
-    big_trx_bytes: int = 1 << 20
-    long_trx_seconds: float = 10.0
-    #: The filters the events were selected by: the report names them, and its times (first and last
-    #: event, timeline) are then those of the kept transactions, not of the control events (FORMAT_
-    #: DESCRIPTION, ROTATE, GTID_LIST, ...) every selection keeps whatever their time.
-    filters: FilterOptions = field(default_factory=FilterOptions)
 
 
 class _TableStat:
@@ -95,6 +84,8 @@ class _TxTracker(Summarizer):
 
 class Analyzer:
     def __init__(self, options: AnalyzeOptions = AnalyzeOptions()):
+        if options.filters is None:     # (no filter: the report names none)
+            options = dataclasses.replace(options, filters=FilterOptions())
         self.options = options
         self.files: dict[str, dict[str, int]] = {}
         self.types: dict[int, list[int]] = {}      # type code -> [events, bytes, inner events, inner bytes]

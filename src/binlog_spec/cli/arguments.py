@@ -1,6 +1,6 @@
 """The command line's arguments: the options every command shares (reading, filters, --schema), their
 types and checks (a bad value is a usage error naming the option), and what they become: ReadOptions,
-FilterOptions, the schema tracker, WriteOptions."""
+FilterOptions, the schema tracker, and the outputs' options (binlog_spec.options)."""
 from __future__ import annotations
 
 import argparse
@@ -9,7 +9,8 @@ from typing import Callable, TextIO
 from binlog_spec.errors import GtidSetError, OptionValueError, UsageError, ZoneError
 from binlog_spec.stream import option_parser
 from binlog_spec.stream.filters import FilterOptions
-from binlog_spec.options import ReadOptions, parse_size
+from binlog_spec.options import (AnalyzeOptions, Base64Options, ReadOptions, ScriptOptions, SqlOptions,
+                                 WriteOptions, parse_size)
 
 
 def read_options(args: argparse.Namespace) -> ReadOptions:
@@ -203,7 +204,26 @@ def rewrite_arg(text: str) -> tuple[str, str]:
     return old, new
 
 
-def write_options(args: argparse.Namespace):
-    from binlog_spec.output.rewriter import WriteOptions
+def write_options(args: argparse.Namespace) -> WriteOptions:
     return WriteOptions(rewrite_db=dict(args.rewrite_db), rollback=args.rollback,
                         payloads_expanded=not args.no_expand_payloads)
+
+
+def base64_options(args: argparse.Namespace) -> Base64Options:
+    # A rollback is a new transaction: replaying it under the original GTIDs would be skipped (MySQL)
+    # or reuse them (MariaDB), so its GTIDs are always left to the server.
+    return Base64Options(verbose=args.verbose, skip_gtids=args.skip_gtids or args.rollback, tz=args.tz)
+
+
+def sql_options(args: argparse.Namespace, rollback: bool = False) -> SqlOptions:
+    return SqlOptions(complete_insert=args.complete_insert, replace=args.replace, rollback=rollback,
+                      rewrite_db=dict(args.rewrite_db))
+
+
+def script_options(args: argparse.Namespace) -> ScriptOptions:
+    return ScriptOptions(sql=sql_options(args), commented=args.commented, tz=args.tz)
+
+
+def analyze_options(args: argparse.Namespace) -> AnalyzeOptions:
+    return AnalyzeOptions(top=args.top, sort=args.sort, bucket_s=args.bucket, big_trx_bytes=args.big_trx_bytes,
+                          long_trx_seconds=args.long_trx_seconds, filters=args.filters)

@@ -13,9 +13,6 @@ import tempfile
 from typing import Callable, Iterable, Iterator, TextIO
 
 from binlog_spec import api
-from binlog_spec.output import jsonenc, row_text
-from binlog_spec.rows import decoder as rows
-from binlog_spec.output import event_text as summary
 from binlog_spec.binlog import timezones
 from binlog_spec.errors import BinlogError, PositionError, UsageError
 from binlog_spec.cli import jobs
@@ -23,9 +20,9 @@ from binlog_spec.cli.progress import with_progress
 from binlog_spec.stream import splits
 from binlog_spec.stream.selection import Selection
 from binlog_spec.cli import selection_notes
-from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.reader import display_name
-from binlog_spec.cli.arguments import filter_options, read_options, schema_tracker, warner, write_options
+from binlog_spec.cli.arguments import (analyze_options, base64_options, filter_options, read_options,
+                                      schema_tracker, script_options, warner, write_options)
 from binlog_spec.cli import rollback_check, sql_precheck
 from binlog_spec.cli.exit_codes import (EXIT_BAD_INPUT, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_IO,  # noqa: F401
                                         EXIT_OK, EXIT_UNWRITABLE, EXIT_USAGE, EXIT_WARNINGS)
@@ -33,18 +30,9 @@ from binlog_spec.cli.exit_codes import (EXIT_BAD_INPUT, EXIT_CONFLICT, EXIT_INTE
 
 
 
-#: --format name -> event renderer.
-EVENT_FORMATS: dict[str, Callable[[Event], str]] = {
-    "text": summary.event_line,
-    "jsonl": lambda ev: jsonenc.dumps(ev.to_dict(), floats=False),   # the spec reads no float
-}
-
-
-#: --format name -> row change renderer.
-ROW_FORMATS: dict[str, Callable[[rows.RowChange], str]] = {
-    "text": row_text.row_line,
-    "jsonl": row_text.row_json,
-}
+#: The --format names of events and rows (api.event_renderer, api.row_renderer).
+EVENT_FORMATS = api.EVENT_FORMATS
+ROW_FORMATS = api.ROW_FORMATS
 
 
 def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: list[BinlogError] | None = None,
@@ -219,7 +207,7 @@ def _write_lines(lines: Iterable[str], out: TextIO) -> None:
 @_command
 def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     text = args.format == "text"
-    render = functools.partial(summary.event_line, tz=args.tz) if text else EVENT_FORMATS[args.format]
+    render = api.event_renderer(args.format, args.tz)
     warnings = [0]
     events = _events(args, err, warnings)
     piece = getattr(args, "piece", None)
@@ -234,11 +222,8 @@ def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 @_command
 def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    render = ROW_FORMATS[args.format]
-    header = None
-    if args.format == "text":
-        render = functools.partial(row_text.row_line, tz=args.tz)
-        header = f"# binlog-spec rows: {_times_header(args)}"
+    render = api.row_renderer(args.format, args.tz)
+    header = f"# binlog-spec rows: {_times_header(args)}" if args.format == "text" else None
     tracker = schema_tracker(args)
     warnings = [0]
     changes = api.read_rows(_events(args, err, warnings, schema=tracker, bodies=api.ROWS_BODIES), warn=warner(err))
@@ -249,10 +234,6 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 @_command
 def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from binlog_spec.analysis import collector as analyze
-    from binlog_spec.analysis import report
-    from binlog_spec.analysis import html as report_html
-
     if args.bucket <= 0 or args.top < 0 or args.big_trx_bytes < 0 or args.long_trx_seconds < 0:
         err.write("binlog-spec: error: --bucket must be > 0, and --top, --big-trx-bytes and "
                   "--long-trx-seconds >= 0\n")
@@ -270,30 +251,26 @@ def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         except OSError as exc:
             err.write(f"binlog-spec: error: cannot write {args.html}: {exc.strerror}\n")
             return EXIT_USAGE
-    options = analyze.AnalyzeOptions(top=args.top, sort=args.sort, bucket_s=args.bucket,
-                                     big_trx_bytes=args.big_trx_bytes, long_trx_seconds=args.long_trx_seconds,
-                                     filters=args.filters)
+    options = analyze_options(args)
     warnings = [0]
     faults: list[BinlogError] = []
-    analyzer, schema = analyze.Analyzer(options), schema_tracker(args)
+    schema = schema_tracker(args)
+    analyzer = api.analyzer(options)
     # The compiled loop takes the events no filter, seek or piece needs to see.
     plain = not args.filters.active and args.filters.start_position is None and getattr(args, "piece", None) is None
     try:
         events = _events(args, err, warnings, faults, schema=schema, bodies=api.ANALYZE_BODIES,
-                         sink=analyze.sink(analyzer, schema) if plain else None)
+                         sink=api.analyzer_sink(analyzer, schema) if plain else None)
         result = api.analyze(events, options, faults, analyzer)
         if html is not None:
-            html.write(report_html.render(result))
+            html.write(api.report_html(result))
     finally:
         if html is not None:
             html.close()
     if args.output_dir:
-        report.write_csv_dir(result, args.output_dir)
-    elif args.format in ("text", "markdown"):
-        shown = report.in_zone(result, args.tz, timezones.zone_name(args.tz))
-        _write_lines(report.FORMATS[args.format](shown), out)
+        api.write_report_csv(result, args.output_dir)
     else:
-        _write_lines(report.FORMATS[args.format](result), out)
+        _write_lines(api.report_lines(result, args.format, args.tz, timezones.zone_name(args.tz)), out)
     out.flush()
     # The report lists both too, in its "row_errors" and "faults" sections.
     for e in result["row_errors"][:MAX_LISTED_ROW_ERRORS]:
@@ -333,38 +310,29 @@ def run_sql(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from binlog_spec.output import base64_lane, base64_parts
-    from binlog_spec.output import base64_script as base64script
-    from binlog_spec.output.rewriter import Rewriter
-
     warnings = [0]
     schema = schema_tracker(args) if args.verbose or args.schema else None
     check = rollback_check.conflict_check(args, schema is not None)
     if check is not None:
         out = rollback_check.Gate(_text_output(out), check, args.force)
-    # A rollback is a new transaction: replaying it under the original GTIDs would be skipped (MySQL)
-    # or reuse them (MariaDB), so its GTIDs are always left to the server.
-    opts = base64script.Base64Options(verbose=args.verbose, skip_gtids=args.skip_gtids or args.rollback,
-                                      tz=args.tz)
     options = dataclasses.replace(write_options(args), renumber_gtids=False)  # no GTIDs are written
     part, continued = None, None
     piece = getattr(args, "piece", None)
-    if piece is not None:       # --jobs: the piece's part of the script (output.base64_parts)
-        part = base64_parts.Part(args.piece_index == 0, args.piece_index == args.piece_count - 1, args.mariadb)
+    if piece is not None:       # --jobs: the piece's part of the script (first, last, flavour)
+        part = (args.piece_index == 0, args.piece_index == args.piece_count - 1, args.mariadb)
         continued = display_name(args.files[0]) if args.piece_index else None
-    with Rewriter(options, continued) as rewriter:
-        printer = base64script.Base64Script(opts, rewriter, part)
+    with api.Base64Writer(base64_options(args), options, part, continued) as writer:
         # The compiled lane writes the events no filter, seek, schema or check needs to see.
         plain = not args.filters.active and args.filters.start_position is None and piece is None \
             and schema is None and check is None
-        lane = base64_lane.sink(printer, rewriter) if plain else None
+        lane = writer.sink() if plain else None
         events = _events(args, err, warnings, schema=schema, check=check, sink=lane)
-        _write_lines(base64_lane.lines_of(printer, events, rewriter, lane), _text_output(out))
-        _report_not_undone(_not_undone_of(rewriter), err)
-    ending = base64_parts.Ending(printer.state() if part else {}, printer.warnings, printer.row_errors)
+        _write_lines(writer.lines(events, lane), _text_output(out))
+        _report_not_undone(writer.not_undone(), err)
+    ending = writer.ending()
     if not jobs.hand_back(args, "base64", ending):
         _report_base64(ending, err)
-    return rollback_check.finish_check(args, check, err, EXIT_WARNINGS if warnings[0] or printer.row_errors else EXIT_OK)
+    return rollback_check.finish_check(args, check, err, EXIT_WARNINGS if warnings[0] or writer.row_errors else EXIT_OK)
 
 
 def _report_base64(ending, err: TextIO) -> None:
@@ -395,7 +363,7 @@ def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
     except _Failed:
         pass
     with rewriter:
-        _report_not_undone(_not_undone_of(rewriter), err)
+        _report_not_undone(api.not_undone(rewriter), err)
     return rollback_check.finish_check(args, check, err, EXIT_WARNINGS if warnings[0] else EXIT_OK)
 
 
@@ -423,26 +391,9 @@ def _report_merged(args: argparse.Namespace, key: str, value, err: TextIO) -> No
         _report_base64(value, err)
 
 
-def _not_undone_of(rewriter):
-    """The binlog rewriter's notes ('FILE:POS: statement' lines) as a sqlscript.NotUndone."""
-    from binlog_spec.output.sql_script import NotUndone
-
-    summary = NotUndone()
-    for line in rewriter.skipped.lines():
-        where, _, statement = line.partition(": ")
-        summary.add(where, statement)
-    return summary
-
-
 def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from binlog_spec.output import sql_script as sqlscript
-    from binlog_spec.output.statements import SqlOptions
-
     tracker = schema_tracker(args)
-    opts = sqlscript.ScriptOptions(
-        sql=SqlOptions(complete_insert=args.complete_insert, replace=args.replace,
-                       rewrite_db=dict(args.rewrite_db)),
-        commented=args.commented, tz=args.tz)
+    opts = script_options(args)
     warnings = [0]
     check = rollback_check.conflict_check(args, True) if args.rollback else None
     events = _events(args, err, warnings, schema=tracker, bodies=api.SQL_BODIES, check=check)
@@ -451,7 +402,7 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         warnings[0] += 1
         err.write(f"binlog-spec: warning: {exc}: row not written\n")
     if args.rollback:
-        not_undone = sqlscript.NotUndone()
+        not_undone = api.not_undone()
         target = _text_output(out) if check is None else rollback_check.Gate(_text_output(out), check, args.force)
         _write_lines(api.write_sql(events, opts, rollback=True, not_undone=not_undone, warn=warner(err),
                                    refused=refused), target)

@@ -47,6 +47,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Callable, TextIO
 
+from binlog_spec import api
 from binlog_spec.binlog.reader import GZIP_MAGIC, STDIN, display_name
 from binlog_spec.cli.arguments import MARK, schema_tracker  # a stderr line given once per run: MARK, key, MARK, line
 from binlog_spec.stream import splits as stream_splits
@@ -92,8 +93,7 @@ def mode_of(args: argparse.Namespace) -> Mode | None:
         return Mode(header=1 if args.format == "text" else 0, when_output=True)
     if command == "sql" and args.output_format == "sql" and (args.commented or args.executable) \
             and not _checked_rollback_runs_alone(args):
-        from binlog_spec.output.sql_script import HEADER
-        return Mode(header=len(HEADER) + (1 if args.commented else 0), reverse=args.rollback)
+        return Mode(header=len(api.sql_header()) + (1 if args.commented else 0), reverse=args.rollback)
     if command == "sql" and args.output_format == "sql" and not args.rollback and not _base64_loop_runs(args):
         return Mode(schema=bool(args.verbose or args.schema), base64=True)
     return None
@@ -102,8 +102,7 @@ def mode_of(args: argparse.Namespace) -> Mode | None:
 def _base64_loop_runs(args: argparse.Namespace) -> bool:
     """Whether the base64 script's compiled loop (output/base64_lane.py `sink`) writes this run in one
     process: it takes no --jobs piece, and on one core it is faster than the Python lane on several."""
-    from binlog_spec.output import base64_lane
-    return base64_lane.compiled() and not (args.verbose or args.schema or args.skip_gtids or args.rewrite_db
+    return api.base64_compiled() and not (args.verbose or args.schema or args.skip_gtids or args.rewrite_db
                                            or args.filters.active or args.filters.start_position is not None)
 
 
@@ -112,8 +111,7 @@ def _checked_rollback_runs_alone(args: argparse.Namespace) -> bool:
     where the check's compiled loop runs, one process reads the input once, checking and undoing as it
     goes, where under --jobs the parent reads all of it to check first and the pieces read the window
     again, which on two cores was slower than one process (docs/benchmarks.md, issue 18)."""
-    from binlog_spec import compiled
-    return bool(args.rollback and args.filters.active) and compiled.load("binlog_spec.output._cconflicts") is not None
+    return bool(args.rollback and args.filters.active) and api.conflict_check_compiled()
 
 
 def plan(args: argparse.Namespace, err: TextIO) -> list[stream_splits.Split] | None:
@@ -340,8 +338,7 @@ def _join(pool, n: int, jobs: int, mode: Mode, args, folder: str, out: TextIO, e
         merged: dict = {}
         joiner = None
         if mode.base64:
-            from binlog_spec.output.base64_parts import Joiner
-            joiner = Joiner(args.mariadb)
+            joiner = api.base64_joiner(args.mariadb)
         for i in range(n):
             result = futures.pop(i).result()
             if i + ahead < n:

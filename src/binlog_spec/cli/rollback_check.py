@@ -21,8 +21,7 @@ def conflict_check(args: argparse.Namespace, upstream_schema: bool):
     come completed); otherwise the check replays it, into a tracker of its own."""
     if not getattr(args, "rollback", False) or getattr(args, "piece", None) is not None or not args.filters.active:
         return None
-    from binlog_spec.output.conflicts import ConflictCheck
-    return ConflictCheck(None if upstream_schema else schema_tracker(args))
+    return api.conflict_check(None if upstream_schema else schema_tracker(args))
 
 
 class Gate:
@@ -69,12 +68,11 @@ def finish_check(args: argparse.Namespace, check, err: TextIO, code: int) -> int
     when there are some and no --force (nothing was written), else at least EXIT_WARNINGS."""
     if check is None:
         return code
-    from binlog_spec.output.conflict_report import report_lines
     try:
         if not check.count:
             return code
         chunk: list[str] = []         # written a chunk at a time: stderr flushes every line it is given
-        for line in report_lines(check, args.tz, args.force):
+        for line in api.conflict_lines(check, args.tz, args.force):
             chunk.append(f"binlog-spec: {line}\n")
             if len(chunk) >= REPORT_CHUNK:
                 err.write("".join(chunk))
@@ -91,9 +89,8 @@ def parent_check(args: argparse.Namespace, err: TextIO):
     run: code -> code), or None when the run is no checked rollback."""
     if getattr(args, "command", None) != "sql" or not getattr(args, "rollback", False) or not args.filters.active:
         return None
-    from binlog_spec.output.conflicts import ConflictCheck
     options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(api.SQL_BODIES, args.filters))
-    check = ConflictCheck()
+    check = api.conflict_check()
     try:                     # the compiled loop past the window where it runs (check.sink()), as in one process
         check = api.check_rollback(api.read_events(args.files, options, sink=check.sink()), args.filters,
                                    [display_name(f) for f in args.files], schema_tracker(args), check)

@@ -22,7 +22,7 @@ from binlog_spec import api
 from binlog_spec.binlog import spec
 from binlog_spec.binlog.event_types import QUERY_EVENTS
 from binlog_spec.binlog.reader import STDIN, display_name
-from binlog_spec.cli.arguments import read_options, schema_tracker
+from binlog_spec.cli.arguments import read_options, schema_tracker, sql_options
 from binlog_spec.cli.exit_codes import EXIT_UNWRITABLE
 from binlog_spec.errors import BinlogError, PositionError
 
@@ -84,14 +84,11 @@ def refuse(args: argparse.Namespace, err: TextIO) -> int | None:
 
 def problems(args: argparse.Namespace) -> list:
     """The output.writable problems of the run's script: the quick pass, then the exact one if needed."""
-    from binlog_spec.output.statements import SqlOptions
-    options = SqlOptions(complete_insert=args.complete_insert, replace=args.replace, rollback=args.rollback,
-                         rewrite_db=dict(args.rewrite_db))
+    options = sql_options(args, rollback=args.rollback)
     f = args.filters
     quick = None
     if not f.active and f.start_position is None:     # the scan mode's pass: what the whole input holds
-        from binlog_spec.output.writable import may_have_problems
-        quick = may_have_problems(list(args.files), options, read_options(args))
+        quick = api.may_be_unwritable(list(args.files), options, read_options(args))
     if quick is None:
         quick = bool(_pass(args, options, None, QUICK_BODIES, exact=False))
     if not quick:

@@ -30,8 +30,6 @@ from __future__ import annotations
 
 import functools
 import struct
-from dataclasses import dataclass
-from datetime import tzinfo
 from typing import Iterable, Iterator
 
 from binlog_spec.binlog import writer as binwriter
@@ -52,6 +50,7 @@ from binlog_spec.errors import BinlogError
 from binlog_spec.binlog import event_types
 from binlog_spec.binlog.event_types import (EVENT_TYPES, FL_ALLOW_PARALLEL, FL_PREPARED_XA, FL_STANDALONE, ROWS_EVENTS,
                                            STMT_END_F)
+from binlog_spec.options import Base64Options  # noqa: F401 - (its home: options)
 
 ET = spec.EventType
 
@@ -75,15 +74,6 @@ _GTID_VALUES = ("flags2", "domain_id", "seq_no")
 _INTVAR_NAMES = {1: "LAST_INSERT_ID", 2: "INSERT_ID", "LAST_INSERT_ID_EVENT": "LAST_INSERT_ID",
                  "INSERT_ID_EVENT": "INSERT_ID"}
 
-
-@dataclass(frozen=True)
-class Base64Options:
-    #: 1: the ``###`` pseudo-SQL of every row under its BINLOG block; 2: with column types.
-    verbose: int = 0
-    #: No GTIDs: ``SET @@SESSION.GTID_NEXT='AUTOMATIC'`` for MySQL, no gtid_seq_no for MariaDB.
-    skip_gtids: bool = False
-    #: The zone of the times in the ``#`` comments (the tools print the local zone, TZ).
-    tz: tzinfo = timezones.UTC
 
 
 def _charset_names() -> dict[int, str]:

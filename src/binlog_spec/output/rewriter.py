@@ -16,8 +16,7 @@ STMT_END_F) are `binlog_spec.binlog.writer`'s.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
-from typing import BinaryIO, Iterable, Iterator, Mapping
+from typing import BinaryIO, Iterable, Iterator
 
 from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
@@ -35,6 +34,7 @@ from binlog_spec.rows import walker as rowwalk
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.rows.statement_text import TX_RELEASE, TX_ROLLBACK_TO, TX_SAVEPOINT, savepoint_name
 from binlog_spec.stream.transactions import Transactions, is_begin, is_commit, tx_control, xa_xid
+from binlog_spec.options import WriteOptions  # noqa: F401 - (its home: options)
 
 
 #: Image bounds are walked with ends=, which the walker's compiled fast path does not collect.
@@ -119,23 +119,6 @@ def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file:
         head[lay.ofs_after:lay.ofs_after + lay.len_bitmap] = b0
     return _with_len(head + b"".join(out))
 
-
-@dataclass(frozen=True)
-class WriteOptions:
-    #: old schema -> new schema, for TABLE_MAP events and the default database of statements.
-    rewrite_db: Mapping[str, str] = field(default_factory=dict)
-    #: Invert the row events: transactions last first, rows events in reverse within each.
-    rollback: bool = False
-    #: Whether the reader expanded TRANSACTION_PAYLOAD_EVENTs (their inner events follow them):
-    #: the payload event is then dropped and its inner events written as plain events.
-    payloads_expanded: bool = True
-    #: Leave the GTIDs out: MySQL GTID events are dropped, a MariaDB GTID event becomes a BEGIN
-    #: statement (or nothing, for a standalone DDL), so that the server replaying the output gives
-    #: the transactions GTIDs of its own.
-    skip_gtids: bool = False
-    #: Rollback: hand the MariaDB sequence numbers of the inverted transactions out again in
-    #: ascending order (each domain's sequence must grow for mariadb-binlog and strict servers).
-    renumber_gtids: bool = True
 
 
 #: transform's event codes as plain ints (an enum member costs a class lookup at every comparison).

@@ -10,7 +10,6 @@ NotUndone (the CLI summarises them on stderr), so the script holds only the undo
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import tzinfo
 from typing import Callable, Iterable, Iterator
 
@@ -26,6 +25,7 @@ from binlog_spec.errors import BinlogError, RowRefusedError
 from binlog_spec.output.rollback import Spool
 from binlog_spec.output.statements import SqlOptions, leading_statements, statement
 from binlog_spec.rows.statement_text import quote_identifier
+from binlog_spec.options import ScriptOptions  # noqa: F401 - (its home: options)
 
 ET = spec.EventType
 
@@ -36,14 +36,6 @@ HEADER = ["SET NAMES utf8mb4;", "SET time_zone='+00:00';", "SET SESSION sql_mode
 #: Event header flag: the statement needs no default database (CREATE/DROP DATABASE).
 LOG_EVENT_SUPPRESS_USE_F = 0x8
 
-
-@dataclass(frozen=True)
-class ScriptOptions:
-    sql: SqlOptions = SqlOptions()
-    #: Comment every statement out (for reading), with its position and GTID.
-    commented: bool = False
-    #: The zone of the times in the comments.
-    tz: tzinfo = timezones.UTC
 
 
 class NotUndone:

@@ -7,7 +7,6 @@ falls back to the builders for anything else; the text is the same.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from binlog_spec import compiled
@@ -19,21 +18,12 @@ from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.rows.json_binary import JsonDiffs
 from binlog_spec.errors import RowRefusedError, SqlGenerationError
 from binlog_spec.binlog import spec
+from binlog_spec.options import SqlOptions  # noqa: F401 - (its home: options)
 
 #: The compiled formatter's module, or None (the builders alone run then). Tests set it to None to run
 #: the pure path in the same process.
 csql = compiled.load("binlog_spec.output._csql")
 
-
-@dataclass(frozen=True)
-class SqlOptions:
-    complete_insert: bool = False
-    replace: bool = False
-    rollback: bool = False
-    #: old schema -> new schema
-    rewrite_db: dict = field(default_factory=dict)
-    #: Write JSON as CAST(... AS JSON) (MySQL); MariaDB's JSON is text.
-    mysql_json: bool = True
 
 
 _INVERSE = {rows.INSERT: rows.DELETE, rows.DELETE: rows.INSERT, rows.UPDATE: rows.UPDATE}
