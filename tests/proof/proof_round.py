@@ -244,6 +244,7 @@ class Proof:
 
     def __enter__(self) -> "Proof":
         self.srv.start()
+        client(self.srv, b"SET GLOBAL log_bin_compress_min_len=10;")
         return self
 
     def __exit__(self, *exc) -> None:
@@ -286,7 +287,7 @@ class Proof:
         srv = self.srv
         tables = table_names(case)
         session = f"SET SESSION sql_mode='';\nSET SESSION binlog_row_image={case.image};\n"
-        setup = (f"SET GLOBAL binlog_row_metadata={case.metadata};\n"
+        setup = (f"SET GLOBAL binlog_row_metadata={case.metadata};\nSET GLOBAL log_bin_compress={case.compress};\n"
                  f"DROP DATABASE IF EXISTS {DB};\nCREATE DATABASE {DB} CHARACTER SET {case.db_charset};\n"
                  f"USE {DB};\n{session}" + "".join(s + ";\n" for s in case.ddl + case.start))
         client(srv, setup.encode(), force=True)

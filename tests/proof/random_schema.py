@@ -38,10 +38,12 @@ class Case:
     workload: list[str]
     note: str = ""
     db_charset: str = "utf8mb4"
+    compress: str = "OFF"        # log_bin_compress: QUERY_COMPRESSED and *_ROWS_COMPRESSED events
 
     def to_sql(self) -> str:
         head = [f"-- @seed {self.seed}", f"-- @setting binlog_row_metadata={self.metadata} "
-                f"binlog_row_image={self.image} database_charset={self.db_charset}"]
+                f"binlog_row_image={self.image} database_charset={self.db_charset} "
+                f"log_bin_compress={self.compress}"]
         head += [f"-- {line}" for line in self.note.splitlines()]
         return "\n".join(head + ["-- @ddl", *self.ddl, "-- @start", *self.start, "-- @workload",
                                  *self.workload]) + "\n"
@@ -66,7 +68,7 @@ class Case:
                 current.append(line)
         return cls(seed, setting["binlog_row_metadata"], setting["binlog_row_image"], sections["ddl"],
                    sections["start"], sections["workload"], "\n".join(note),
-                   setting.get("database_charset", "utf8mb4"))
+                   setting.get("database_charset", "utf8mb4"), setting.get("log_bin_compress", "OFF"))
 
 
 def q(name: str) -> str:
@@ -119,6 +121,9 @@ def _int_col(rng, name):
 
     def value(r):
         return str(r.choice([lo, hi, 0, 1, -1 if not unsigned else 2, r.randint(lo, hi), r.randint(lo, hi)]))
+    if rng.random() < 0.2:      # a default an INSERT that leaves the column out takes (MINIMAL images)
+        return Column(name, t + (" UNSIGNED" if unsigned else "") + f" NOT NULL DEFAULT {value(rng)}", value,
+                      nullable=False)
     return Column(name, t + (" UNSIGNED" if unsigned else ""), value)
 
 
@@ -211,6 +216,10 @@ def _temporal_col(rng, name):
 
 
 def _text_value(r, sample: str, maxlen: int, binary: bool) -> str:
+    if maxlen >= 300 and r.random() < 0.05:       # TEXT, BLOB: past the 8 KiB of a rows event
+        n = r.choice([256, 9000, 70000])
+        return bytes_lit(bytes(r.getrandbits(8) for _ in range(n))) if binary else text_lit(
+            "".join(r.choice(sample + "ab") for _ in range(n)))
     if binary:
         n = r.choice([0, 1, min(maxlen, 4), r.randint(0, maxlen)])
         b = bytes(r.choice([0, 32, 255, 0x41, r.randint(0, 255)]) for _ in range(n))
@@ -236,6 +245,8 @@ def _text_col(rng, name):
         n = 60
     ddl = kind + (f"({n})" if kind in ("CHAR", "VARCHAR") else "")
     ddl += " CHARACTER SET " + cs + (f" COLLATE {coll}" if coll else "")
+    if kind in ("CHAR", "VARCHAR") and rng.random() < 0.2:
+        ddl += " DEFAULT " + (bytes_lit(b"d\x00 "[:n]) if binary else str_lit("dflt é"[:n]))
     return Column(name, ddl, lambda r: _text_value(r, sample, n, binary), blob="TEXT" in kind)
 
 
@@ -354,15 +365,18 @@ def make_table(rng: random.Random, ti: int) -> Table:
         kname = _name(rng, 0, "id")
         cols.append(Column(kname, t + " NOT NULL", lambda r: "0", nullable=False))
         key.append(kname)
-        pool[kname] = [str(v) for v in (1, 2, 3, 4, 5, 6, 7, 8, 0, 32767)]
+        pool[kname] = [str(v) for v in (*range(16), 32767)]
     if key_kind in ("composite", "varchar"):
         cs = rng.choice(["utf8mb4", "latin1", "utf8mb4 COLLATE utf8mb4_bin"])
         kname = _name(rng, 1, "k")
         cols.append(Column(kname, f"VARCHAR(20) CHARACTER SET {cs} NOT NULL", lambda r: "''", nullable=False))
         key.append(kname)
-        pool[kname] = [text_lit(s) for s in ("a", "A", "b", "é", "x ", "中", "", "z\\'")]
+        pool[kname] = [text_lit(s) for s in ("a", "A", "b", "é", "x ", "中", "", "z\\'", "c", "d", "ß", "e\x00")]
     for i in range(rng.randint(2, 9)):
         cols.append(rng.choice(MAKERS)(rng, _name(rng, i + 2, "c")))
+    if rng.random() < 0.05:             # past 8 and 250 columns: bitmaps of several bytes, 3-byte counts
+        for i in range(rng.choice([20, 70, 260])):
+            cols.append(rng.choice([_int_col, _bit_col, _year_col, _float_col])(rng, f"w{i}"))
     bases = [c for c in cols if "CHAR(" not in c.ddl]       # MariaDB refuses CHAR there
     if bases and rng.random() < 0.3:
         base = rng.choice(bases)
@@ -403,6 +417,9 @@ def _insert_cols(r: random.Random, t: Table) -> list[Column]:
 
 
 def _where(r: random.Random, t: Table) -> str:
+    if t.key and r.random() < 0.2:      # several rows in one event
+        k = t.key[0]
+        return f" WHERE {q(k)} IN ({', '.join(r.sample(t.key_pool[k], 3))})"
     if t.key:
         conds = [f"{q(k)} = {r.choice(t.key_pool[k])}" for k in t.key if r.random() < 0.8 or k == t.key[0]]
         return " WHERE " + " AND ".join(conds)
@@ -455,7 +472,7 @@ def make_case(seed: int, setting: tuple[str, str] | None = None) -> Case:
         rows = ", ".join(_row(rng, t, cols) for _ in range(rng.randint(2, 6)))
         start.append(f"INSERT IGNORE INTO {q(t.name)} ({names}) VALUES {rows}")
     workload = []
-    for _ in range(rng.randint(6, 18)):
+    for _ in range(rng.randint(8, 24)):
         if rng.random() < 0.15:
             workload.append("BEGIN")
             workload += [workload_statement(rng, rng.choice(tables)) for _ in range(rng.randint(2, 4))]
@@ -463,7 +480,12 @@ def make_case(seed: int, setting: tuple[str, str] | None = None) -> Case:
         else:
             workload.append(workload_statement(rng, rng.choice(tables)))
     db_charset = rng.choice(["utf8mb4", "utf8mb4", "latin1"])
-    return Case(seed, metadata, image, [t.ddl for t in tables], start, workload, db_charset=db_charset)
+    zone = f"SET time_zone = '{rng.choice(['+00:00', '+05:30', '-08:00', '+14:00', 'SYSTEM'])}'"
+    start.insert(0, zone)
+    workload.insert(0, zone)
+    compress = "ON" if rng.random() < 0.25 else "OFF"
+    return Case(seed, metadata, image, [t.ddl for t in tables], start, workload, db_charset=db_charset,
+                compress=compress)
 
 
 def table_names(case: Case) -> list[str]:
