@@ -31,6 +31,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import traceback
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -67,8 +68,12 @@ def client(srv: MariaDBServer, data: bytes, force: bool = False) -> str:
 
 
 def run_cli(*args: str) -> tuple[int, bytes, str]:
+    """binlog-spec in this process: (exit code, stdout, stderr); an exception is a crash (exit 70)."""
     out, err = io.StringIO(), io.StringIO()
-    code = cli.main(list(args), out, err)
+    try:
+        code = cli.main(list(args), out, err)
+    except Exception:      # noqa: BLE001 - a crash is a finding, with its traceback
+        return 70, b"", traceback.format_exc()
     return code, out.getvalue().encode("utf-8", "surrogateescape"), err.getvalue()
 
 
@@ -416,5 +421,6 @@ def save_failure(rnd: Round, folder: Path) -> Path:
     note = "failures:\n" + "\n".join(f"  {f}" for f in rnd.failures + rnd.notes)
     case = Case(rnd.case.seed, rnd.case.metadata, rnd.case.image, rnd.case.ddl, rnd.case.start, rnd.case.workload,
                 note, rnd.case.db_charset)
+    folder.mkdir(parents=True, exist_ok=True)
     (folder / "case.sql").write_text(case.to_sql(), encoding="utf-8")
     return folder
