@@ -23,6 +23,7 @@ generated columns (whose checksum MariaDB 10.11 does not keep stable), of copies
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import io
 import json
@@ -52,6 +53,8 @@ REFUSAL = re.compile(r"^binlog-spec: error: \S+: offset \d+: .*lacks columns \(b
                      r"NOBLOB\)", re.M)
 
 DB, START, END, REF, CMP = "proof", "proof_start", "proof_end", "proof_ref", "proof_cmp"
+T0 = 1_700_000_000                                  # the setup's events (SET timestamp); the workload's: T0 + 100
+WORKLOAD_START = "2023-11-14T22:14:10Z"             # T0 + 50
 
 
 class ClientError(RuntimeError):
@@ -226,13 +229,17 @@ def _matches(row: dict, image: dict) -> bool:
     return all(row.get(k, WILD) is WILD or v is WILD or row[k] == v for k, v in image.items())
 
 
-def _closest(row: dict, rows: list[dict]) -> str:
-    """How the nearest of `rows` differs from `row`: the columns that differ, each ours vs theirs."""
+def _closest(row: dict, rows: list[dict], row_is_ours: bool = False) -> str:
+    """How the nearest of `rows` differs from `row`: the columns that differ, each ours vs the server's."""
     if not rows:
         return "no rows"
     best = max(rows, key=lambda o: sum(1 for k, v in row.items() if o.get(k, WILD) is WILD or o[k] == v))
-    return "; ".join(f"{k}: ours {best.get(k)!r:.120} != server {v!r:.120}" for k, v in row.items()
-                     if not (best.get(k, WILD) is WILD or best[k] == v)) or "equal"
+    diffs = []
+    for k, v in row.items():
+        if not (best.get(k, WILD) is WILD or v is WILD or best[k] == v):
+            ours, theirs = (v, best[k]) if row_is_ours else (best[k], v)
+            diffs.append(f"{k}: ours {ours!r:.120} != server {theirs!r:.120}")
+    return "; ".join(diffs) or "equal"
 
 
 def _show(row: dict) -> str:
@@ -292,7 +299,12 @@ class Proof:
         srv = self.srv
         tables = table_names(case)
         session = f"SET SESSION sql_mode='';\nSET SESSION binlog_row_image={case.image};\n"
+        from_ddl = case.metadata != "FULL" and case.names == "ddl"
+        if from_ddl:                 # the CREATE TABLEs in the files given, before a --start-datetime
+            client(srv, b"FLUSH BINARY LOGS;")
+        ddl_first = srv.binlogs()[-1]
         setup = (f"SET GLOBAL binlog_row_metadata={case.metadata};\nSET GLOBAL log_bin_compress={case.compress};\n"
+                 f"SET timestamp={T0};\n"
                  f"DROP DATABASE IF EXISTS {DB};\nCREATE DATABASE {DB} CHARACTER SET {case.db_charset};\n"
                  f"USE {DB};\n{session}" + "".join(s + ";\n" for s in case.ddl + case.start))
         client(srv, setup.encode(), force=True)
@@ -302,18 +314,22 @@ class Proof:
             rnd.failures.append(f"setup: the server refused CREATE TABLE of {missing}")
             return rnd
         cols = {t: cols[t] for t in tables}
-        client(srv, (self._copy(DB, START, cols) + "FLUSH BINARY LOGS;").encode())
+        client(srv, (f"SET timestamp={T0};\n" + self._copy(DB, START, cols) + "FLUSH BINARY LOGS;").encode())
         first = srv.binlogs()[-1]
-        client(srv, (f"USE {DB};\n{session}" + "".join(s + ";\n" for s in case.workload)).encode(), force=True)
+        client(srv, (f"SET timestamp={T0 + 100};\nUSE {DB};\n{session}"
+                     + "".join(s + ";\n" for s in case.workload)).encode(), force=True)
         client(srv, b"FLUSH BINARY LOGS;")
         client(srv, self._copy(DB, END, cols).encode())
         folder.mkdir(parents=True, exist_ok=True)
-        logs = [p for p in srv.binlogs() if p.name >= first.name][:-1]
+        logs = [p for p in srv.binlogs() if p.name >= (ddl_first if from_ddl else first).name][:-1]
         for p in logs:
             shutil.copyfile(p, folder / p.name)
             rnd.files.append(folder / p.name)
+        theirs_files = [str(folder / p.name) for p in logs if p.name >= first.name]
         opts: list[str] = []
-        if case.metadata != "FULL":
+        if from_ddl:
+            opts = ["--start-datetime", WORKLOAD_START]
+        elif case.metadata != "FULL":
             dump = subprocess.run(["mariadb-dump", "--no-defaults", f"--socket={srv.socket}", "-uroot", "--no-data",
                                    "--databases", DB], capture_output=True, check=True)
             rnd.schema = folder / "schema.sql"
@@ -325,7 +341,8 @@ class Proof:
         # The reference: the server's own binlog, through mariadb-binlog, applied to the start state. Where
         # it does not reach the end state the binlog itself lacks the change (a server limit, noted, not a
         # failure of ours), and our outputs are held to what the binlog says.
-        theirs = subprocess.run(["mariadb-binlog", "--no-defaults", *files], capture_output=True, check=True).stdout
+        theirs = subprocess.run(["mariadb-binlog", "--no-defaults", *theirs_files], capture_output=True,
+                                check=True).stdout
         client(srv, self._restore(START, cols).encode() + theirs)
         ref_state, ref_db = self.state(DB, cols), END
         if ref_state != end:
@@ -392,7 +409,7 @@ class Proof:
                 hit = next((i for i, r in enumerate(rows) if _matches(r, before)), None)
                 if hit is None:
                     rnd.failures.append(f"rows: line {n}: {ev['op']} of {t!r}: its before image is no row of the "
-                                        f"table; nearest: {_closest(before, rows)}")
+                                        f"table; nearest: {_closest(before, rows, row_is_ours=True)}")
                     return
                 old = rows.pop(hit)
             if ev["op"] != "delete":
@@ -419,8 +436,7 @@ def save_failure(rnd: Round, folder: Path) -> Path:
     """The reproducer: case.sql (setting, seed, DDL, statements, the failures as comments), the binlog and
     the schema dump beside it in `folder`. case.sql copied to tests/proof/proof_cases/ is a regression test."""
     note = "failures:\n" + "\n".join(f"  {f}" for f in rnd.failures + rnd.notes)
-    case = Case(rnd.case.seed, rnd.case.metadata, rnd.case.image, rnd.case.ddl, rnd.case.start, rnd.case.workload,
-                note, rnd.case.db_charset)
+    case = dataclasses.replace(rnd.case, note=note)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "case.sql").write_text(case.to_sql(), encoding="utf-8")
     return folder

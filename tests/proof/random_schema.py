@@ -39,11 +39,12 @@ class Case:
     note: str = ""
     db_charset: str = "utf8mb4"
     compress: str = "OFF"        # log_bin_compress: QUERY_COMPRESSED and *_ROWS_COMPRESSED events
+    names: str = "schema"        # MINIMAL metadata: names from --schema, or from the CREATE TABLEs in the files
 
     def to_sql(self) -> str:
         head = [f"-- @seed {self.seed}", f"-- @setting binlog_row_metadata={self.metadata} "
                 f"binlog_row_image={self.image} database_charset={self.db_charset} "
-                f"log_bin_compress={self.compress}"]
+                f"log_bin_compress={self.compress} names={self.names}"]
         head += [f"-- {line}" for line in self.note.splitlines()]
         return "\n".join(head + ["-- @ddl", *self.ddl, "-- @start", *self.start, "-- @workload",
                                  *self.workload]) + "\n"
@@ -68,7 +69,8 @@ class Case:
                 current.append(line)
         return cls(seed, setting["binlog_row_metadata"], setting["binlog_row_image"], sections["ddl"],
                    sections["start"], sections["workload"], "\n".join(note),
-                   setting.get("database_charset", "utf8mb4"), setting.get("log_bin_compress", "OFF"))
+                   setting.get("database_charset", "utf8mb4"), setting.get("log_bin_compress", "OFF"),
+                   setting.get("names", "schema"))
 
 
 def q(name: str) -> str:
@@ -484,8 +486,9 @@ def make_case(seed: int, setting: tuple[str, str] | None = None) -> Case:
     start.insert(0, zone)
     workload.insert(0, zone)
     compress = "ON" if rng.random() < 0.25 else "OFF"
+    names = rng.choice(["schema", "ddl"])
     return Case(seed, metadata, image, [t.ddl for t in tables], start, workload, db_charset=db_charset,
-                compress=compress)
+                compress=compress, names=names)
 
 
 def table_names(case: Case) -> list[str]:

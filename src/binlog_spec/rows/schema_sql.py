@@ -187,13 +187,15 @@ def _contradiction(table: TableDef, cols: list[ColumnSchema]) -> str | None:
 
 
 def _members(members: tuple[bytes, ...], collation: int | None) -> tuple[bytes, ...]:
-    """ENUM/SET members from DDL text (kept as UTF-8) in the column's charset, as the binlog has them."""
+    """ENUM/SET members from DDL text (kept as UTF-8) in the column's charset, as the binlog has them.
+    A character the charset lacks is `?`, as the server converts the statement's text (`SET('中2')` in
+    a latin1 column is `?2`); the other members keep theirs."""
     codec = codec_for(collation)
     if codec is None or codec == "utf-8":
         return members
     try:
-        return tuple(m.decode("utf-8").encode(codec) for m in members)
-    except (UnicodeDecodeError, UnicodeEncodeError):
+        return tuple(m.decode("utf-8").encode(codec, errors="replace") for m in members)
+    except UnicodeDecodeError:
         return members
 
 
