@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -80,44 +81,51 @@ def main() -> int:
         ["lscpu"], capture_output=True, text=True).stdout.splitlines() if line.startswith("Model name")), "?")
     print(f"proof: seeds from {seed}, {args.seconds:.0f} s, failures in {args.out}; CPU {cpu}", flush=True)
     rounds, failed, refusals, changes, notes = 0, [], 0, 0, Counter()
-    settings = Counter()
+    settings, extras = Counter(), Counter()
+    signal.signal(signal.SIGTERM, signal.default_int_handler)      # stopped: the server is stopped too
     with Proof() as proof:
         start = time.monotonic()
-        while rounds == 0 or time.monotonic() - start < args.seconds:
-            case = make_case(seed)
-            work = args.out / f"seed-{seed}"
-            try:
-                rnd = proof.run(case, work)
-            except Exception:      # noqa: BLE001 - the harness or the server broke: saved like a failure
-                rnd = Round(case, failures=["the round broke off: " + traceback.format_exc()])
-            rounds += 1
-            settings[(case.metadata, case.image)] += 1
-            refusals += rnd.refusals
-            changes += rnd.row_changes
-            notes.update(n.split(":")[0] for n in rnd.notes)
-            if rnd.failures:
-                failed.append(save_failure(rnd, work))
-                print(f"FAIL seed {seed} ({case.metadata} metadata, {case.image} image): {work}", flush=True)
-                for f in rnd.failures:
-                    print(f"    {f[:400]}", flush=True)
-                if args.reduce:
-                    small = reduce(proof, case, _kinds(rnd.failures), work, args.reduce)
-                    again = proof.run(small, work / "reduced")
-                    if again.failures:
-                        save_failure(again, work / "reduced")
-                        print(f"    reduced to {len(small.ddl)} tables, {len(small.start)} + "
-                              f"{len(small.workload)} statements: {work / 'reduced' / 'case.sql'}", flush=True)
-            else:
-                shutil.rmtree(work, ignore_errors=True)
-            seed += 1
+        try:
+            while rounds == 0 or time.monotonic() - start < args.seconds:
+                case = make_case(seed)
+                work = args.out / f"seed-{seed}"
+                try:
+                    rnd = proof.run(case, work)
+                except Exception:      # noqa: BLE001 - the harness or the server broke: saved like a failure
+                    rnd = Round(case, failures=["the round broke off: " + traceback.format_exc()])
+                rounds += 1
+                settings[(case.metadata, case.image)] += 1
+                extras.update((["log_bin_compress"] if case.compress == "ON" else [])
+                              + (["names from DDL"] if case.metadata != "FULL" and case.names == "ddl" else []))
+                refusals += rnd.refusals
+                changes += rnd.row_changes
+                notes.update(f"{case.metadata}/{case.image}" for _ in rnd.notes)
+                if rnd.failures:
+                    failed.append(save_failure(rnd, work))
+                    print(f"FAIL seed {seed} ({case.metadata} metadata, {case.image} image): {work}", flush=True)
+                    for f in rnd.failures:
+                        print(f"    {f[:400]}", flush=True)
+                    if args.reduce:
+                        small = reduce(proof, case, _kinds(rnd.failures), work, args.reduce)
+                        again = proof.run(small, work / "reduced")
+                        if again.failures:
+                            save_failure(again, work / "reduced")
+                            print(f"    reduced to {len(small.ddl)} tables, {len(small.start)} + "
+                                  f"{len(small.workload)} statements: {work / 'reduced' / 'case.sql'}", flush=True)
+                else:
+                    shutil.rmtree(work, ignore_errors=True)
+                seed += 1
+        except KeyboardInterrupt:
+            print("proof: interrupted", flush=True)
     took = time.monotonic() - start
     print(f"proof: {rounds} rounds in {took:.0f} s ({rounds * 5} checks, {changes} row changes, "
           f"{refusals} documented refusals), {len(failed)} failed; CPU {cpu}")
-    print("proof: rounds per setting (metadata, image): "
-          + ", ".join(f"{m}/{i} {n}" for (m, i), n in sorted(settings.items())))
+    print("proof: rounds per setting (metadata/image): "
+          + ", ".join(f"{m}/{i} {n}" for (m, i), n in sorted(settings.items()))
+          + "; " + ", ".join(f"{k} {n}" for k, n in sorted(extras.items())))
     if notes:
-        print("proof: rounds where the server's own binlog does not give its end state: "
-              + ", ".join(f"{k} {n}" for k, n in notes.items()))
+        print("proof: rounds where the server's own binlog does not give its end state (held to mariadb-binlog's "
+              "replay): " + ", ".join(f"{k} {n}" for k, n in sorted(notes.items())))
     return 1 if failed else 0
 
 
