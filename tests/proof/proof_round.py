@@ -40,7 +40,7 @@ from pathlib import Path
 from binlog_spec import cli
 
 from conftest import ROOT
-from random_schema import Case, q, table_names
+from proof_case import Case, q, table_names
 from test_replay_server import checksums
 
 sys.path.insert(0, str(ROOT / "fixtures"))

@@ -4,9 +4,7 @@
 signed and UNSIGNED, text in several charsets, generated columns sometimes, every kind of key, odd
 identifiers), the rows they start with, and a workload of multi-row INSERTs, UPDATEs that change keys,
 REPLACE, INSERT ... ON DUPLICATE KEY UPDATE and DELETEs whose values sit at the edges. The same seed
-gives the same case. A case is written and read back as a .sql file (`Case.to_sql`, `Case.from_sql`):
-one statement per line under `-- @ddl`, `-- @start`, `-- @workload` headers, the row settings in
-`-- @setting`: the form of the reproducers in tests/proof/proof_cases/.
+gives the same case (a proof_case.Case: the form of the reproducers in tests/proof/proof_cases/).
 
 Every literal is ASCII: text goes as `_utf8mb4 X'..'` (or `X'..'` for bytes), so no statement spans two
 lines and no client charset can change a value.
@@ -14,10 +12,12 @@ lines and no client charset can change a value.
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass, field
 
-#: binlog_row_metadata x binlog_row_image of a round; MINIMAL metadata takes names and keys from --schema.
+from proof_case import Case, q
+
+#: binlog_row_metadata x binlog_row_image of a round; under MINIMAL metadata names and keys come from
+#: --schema or from the CREATE TABLEs of the files given (Case.names).
 SETTINGS = [("FULL", "FULL"), ("MINIMAL", "FULL"), ("FULL", "NOBLOB"), ("FULL", "MINIMAL"),
             ("MINIMAL", "NOBLOB")]
 
@@ -26,56 +26,6 @@ EXCLUDED = {
     "4-byte ENUM/SET members under MINIMAL metadata": "MariaDB 10.11 keeps member names in utf8mb3: SHOW CREATE "
     "TABLE and mariadb-dump print an emoji member as '?', so the --schema dump cannot give it",
 }
-
-
-@dataclass
-class Case:
-    seed: int | None
-    metadata: str
-    image: str
-    ddl: list[str]
-    start: list[str]
-    workload: list[str]
-    note: str = ""
-    db_charset: str = "utf8mb4"
-    compress: str = "OFF"        # log_bin_compress: QUERY_COMPRESSED and *_ROWS_COMPRESSED events
-    names: str = "schema"        # MINIMAL metadata: names from --schema, or from the CREATE TABLEs in the files
-
-    def to_sql(self) -> str:
-        head = [f"-- @seed {self.seed}", f"-- @setting binlog_row_metadata={self.metadata} "
-                f"binlog_row_image={self.image} database_charset={self.db_charset} "
-                f"log_bin_compress={self.compress} names={self.names}"]
-        head += [f"-- {line}" for line in self.note.splitlines()]
-        return "\n".join(head + ["-- @ddl", *self.ddl, "-- @start", *self.start, "-- @workload",
-                                 *self.workload]) + "\n"
-
-    @classmethod
-    def from_sql(cls, text: str) -> "Case":
-        sections: dict[str, list[str]] = {"ddl": [], "start": [], "workload": []}
-        seed, setting, current, note = None, {}, None, []
-        for line in text.splitlines():
-            if line.startswith("-- @seed "):
-                value = line.split()[2]
-                seed = None if value == "None" else int(value)
-            elif line.startswith("-- @setting "):
-                setting = dict(kv.split("=", 1) for kv in line.split()[2:])
-            elif line.strip() in ("-- @ddl", "-- @start", "-- @workload"):
-                current = sections[line.strip()[4:]]
-            elif line.startswith("--") or not line.strip():
-                if current is None and line.startswith("-- "):
-                    note.append(line[3:])
-            else:
-                assert current is not None, f"statement before a section header: {line[:60]}"
-                current.append(line)
-        return cls(seed, setting["binlog_row_metadata"], setting["binlog_row_image"], sections["ddl"],
-                   sections["start"], sections["workload"], "\n".join(note),
-                   setting.get("database_charset", "utf8mb4"), setting.get("log_bin_compress", "OFF"),
-                   setting.get("names", "schema"))
-
-
-def q(name: str) -> str:
-    """A quoted identifier."""
-    return "`" + name.replace("`", "``") + "`"
 
 
 def text_lit(s: str) -> str:
@@ -489,13 +439,3 @@ def make_case(seed: int, setting: tuple[str, str] | None = None) -> Case:
     names = rng.choice(["schema", "ddl"])
     return Case(seed, metadata, image, [t.ddl for t in tables], start, workload, db_charset=db_charset,
                 compress=compress, names=names)
-
-
-def table_names(case: Case) -> list[str]:
-    """The tables a case creates, from its DDL."""
-    names = []
-    for ddl in case.ddl:
-        m = re.match(r"CREATE TABLE `((?:[^`]|``)*)`", ddl)
-        assert m, ddl
-        names.append(m.group(1).replace("``", "`"))
-    return names

@@ -25,7 +25,8 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parent / "output")]
 
 from proof_round import Proof, Round, save_failure  # noqa: E402
-from random_schema import Case, make_case, q, table_names  # noqa: E402
+from proof_case import Case, q, table_names  # noqa: E402
+from random_schema import make_case  # noqa: E402
 
 
 def _kinds(failures: list[str]) -> set[str]:

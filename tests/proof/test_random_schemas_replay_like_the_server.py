@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from proof_round import Proof, available, save_failure
-from random_schema import Case, make_case
+from proof_case import Case
+from random_schema import make_case
 
 ROUNDS = 20
 FIRST_SEED = 27_000
