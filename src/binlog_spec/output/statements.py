@@ -92,7 +92,7 @@ def build_insert(rc: RowChange, image: dict[str, Any], opts: SqlOptions) -> str:
     verb = "REPLACE" if opts.replace else "INSERT"
     cols = [(i, n) for i, n in _columns(t) if n in image]
     values = ", ".join(_lit(t, i, image[n], opts) for i, n in cols)
-    if opts.complete_insert or len(cols) != len(_columns(t)) or any(t.generated):
+    if opts.complete_insert or len(cols) != len(_columns(t)) or any(t.generated) or any(t.invisible):
         names = ", ".join(quote_identifier(n) for _, n in cols)
         return f"{verb} INTO {_target(t, opts)} ({names}) VALUES ({values});"
     return f"{verb} INTO {_target(t, opts)} VALUES ({values});"
@@ -169,7 +169,7 @@ def _make_formatter(module: Any, t: TableDef, opts: SqlOptions):
     if not t.has_names or not all(0 <= i < len(names) for i in t.row_key):
         return None
     verb, target = "REPLACE" if opts.replace else "INSERT", _target(t, opts)
-    if opts.complete_insert or any(t.generated):
+    if opts.complete_insert or any(t.generated) or any(t.invisible):
         insert = f"{verb} INTO {target} ({', '.join(quote_identifier(n) for _, n in writable)}) VALUES ("
     else:
         insert = f"{verb} INTO {target} VALUES ("
