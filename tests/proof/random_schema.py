@@ -279,7 +279,7 @@ def _inet6_col(rng, name):
 def _uuid_col(rng, name):
     def value(r):
         b = bytearray(r.getrandbits(8) for _ in range(16))
-        if r.random() < 0.5:                 # RFC 4122 variant, version 1: MariaDB stores it swapped
+        if r.random() < 0.5:                 # version 1, RFC 4122 variant (a time-based UUID)
             b[6] = (b[6] & 0x0F) | 0x10
             b[8] = (b[8] & 0x3F) | 0x80
         h = b.hex()
