@@ -151,9 +151,10 @@ def _temporal_col(rng, name):
     sfx = f"({fsp})" if fsp else ""
     if kind == "DATETIME":
         def value(r):
+            day = _date(r)
+            day += f" {r.randint(0, 23):02d}:{r.randint(0, 59):02d}:{r.randint(0, 59):02d}"
             return "'" + r.choice(["1000-01-01 00:00:00", "9999-12-31 23:59:59", "0000-00-00 00:00:00",
-                                   f"{_date(r)} {r.randint(0, 23):02d}:{r.randint(0, 59):02d}:{r.randint(0, 59):02d}"]) \
-                + _frac(r, fsp) + "'"
+                                   day]) + _frac(r, fsp) + "'"
         return Column(name, "DATETIME" + sfx, value)
     if kind == "TIMESTAMP":
         def value(r):
