@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 DEMO_FILE := fixtures/demo/mariadb-bin.000001
 
-.PHONY: all setup apt demo test build check-generated fuzz bench bench-rows bench-analyze bench-spark bench-speed clean
+.PHONY: all setup apt demo test build check-generated fuzz proof bench bench-rows bench-analyze bench-spark bench-speed clean
 
 all: demo
 
@@ -70,6 +70,14 @@ fuzz: $(STAMP)
 		tests/fuzz/fuzz_atheris.py --replay $(FUZZ_DIR)/corpus $(FUZZ_DIR)/bugs
 	$(PY) -m coverage report --data-file=$(FUZZ_DIR)/.coverage | tail -n 45
 	cat $(FUZZ_DIR)/bugs/stats.json
+
+# Random tables and workloads replayed on a private MariaDB for SECONDS (new seeds; docs/proof.md): each
+# failure is saved as a reproducer in $(PROOF_DIR)/seed-N/ (case.sql, binlog); copied to
+# tests/proof/proof_cases/ it is a regression test. `make test` runs a seeded run of 20 rounds.
+SECONDS ?= 300
+PROOF_DIR ?= /tmp/binlog-spec-proof
+proof: setup
+	$(PY) tests/proof/run_proof.py --seconds $(SECONDS) --out $(PROOF_DIR)
 
 # Each benchmark rewrites its own section of docs/benchmarks.md.
 bench: setup

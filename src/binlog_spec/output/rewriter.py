@@ -32,6 +32,7 @@ from binlog_spec.output.rollback import HEAD, MAP, ROWS, ROWS_END, TAIL, EventSp
 from binlog_spec.errors import MalformedEventError, MissingTableMapError, RewriteError, RollbackError
 from binlog_spec.rows import decoder as rows
 from binlog_spec.rows import walker as rowwalk
+from binlog_spec.rows.statement_text import quote_table
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.rows.statement_text import TX_RELEASE, TX_ROLLBACK_TO, TX_SAVEPOINT, savepoint_name
 from binlog_spec.stream.transactions import Transactions, is_begin, is_commit, tx_control, xa_xid
@@ -88,7 +89,7 @@ def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file:
     # The undo of an insert deletes the row it wrote: a partial image (generated columns left out,
     # MINIMAL) still finds it. The undo of a delete or an update must write whole rows back.
     if rows.ROW_OPS[code] != rows.INSERT and any(len(p) != n for p in present):
-        raise RollbackError(f"the row images of `{table.schema}`.`{table.table}` lack columns "
+        raise RollbackError(f"the row images of {quote_table(table.schema, table.table)} lack columns "
                             "(binlog_row_image MINIMAL or NOBLOB): a delete or update cannot be undone "
                             "from them", **where)
     data = bare[lay.ofs_rows:]

@@ -47,11 +47,11 @@ def _columns(t: TableDef) -> list[tuple[int, str]]:
 def _check(rc: RowChange, image: dict[str, Any], full: bool) -> None:
     t = rc.table_def
     if not t.has_names:
-        raise SqlGenerationError(f"column names of `{t.schema}`.`{t.table}` are unknown: use a binlog "
+        raise SqlGenerationError(f"column names of {quote_table(t.schema, t.table)} are unknown: use a binlog "
                                  "written with binlog_row_metadata=FULL, or --schema", file=rc.file,
                                  offset=rc.pos)
     if full and any(n not in image for _, n in _columns(t)):
-        raise SqlGenerationError(f"the row image of `{t.schema}`.`{t.table}` lacks columns (binlog_row_image "
+        raise SqlGenerationError(f"the row image of {quote_table(t.schema, t.table)} lacks columns (binlog_row_image "
                                  "MINIMAL or NOBLOB): it cannot be written back whole", file=rc.file, offset=rc.pos)
 
 
@@ -76,7 +76,7 @@ def _where(rc: RowChange, image: dict[str, Any], opts: SqlOptions) -> tuple[str,
         try:
             parts.append(match(quote_identifier(n), image[n], t.columns[i], opts.mysql_json))
         except InexactMatch as exc:
-            raise RowRefusedError(f"row {rc.row_index} of `{t.schema}`.`{t.table}`: column `{n}` cannot be "
+            raise RowRefusedError(f"row {rc.row_index} of {quote_table(t.schema, t.table)}: column `{n}` cannot be "
                                      f"matched exactly in a WHERE clause ({exc}), and the table has no key "
                                      "known (binlog_row_metadata=FULL, its CREATE TABLE in the binlog, or "
                                      "--schema give it)", file=rc.file, offset=rc.pos) from None
@@ -92,7 +92,7 @@ def build_insert(rc: RowChange, image: dict[str, Any], opts: SqlOptions) -> str:
     verb = "REPLACE" if opts.replace else "INSERT"
     cols = [(i, n) for i, n in _columns(t) if n in image]
     values = ", ".join(_lit(t, i, image[n], opts) for i, n in cols)
-    if opts.complete_insert or len(cols) != len(_columns(t)) or any(t.generated):
+    if opts.complete_insert or len(cols) != len(_columns(t)) or any(t.generated) or any(t.invisible):
         names = ", ".join(quote_identifier(n) for _, n in cols)
         return f"{verb} INTO {_target(t, opts)} ({names}) VALUES ({values});"
     return f"{verb} INTO {_target(t, opts)} VALUES ({values});"
@@ -134,7 +134,7 @@ def _refuse_diff_rollback(rc: RowChange) -> None:
         if type(value) is JsonDiffs:
             t = rc.table_def
             raise SqlGenerationError(
-                f"row {rc.row_index} of `{t.schema}`.`{t.table}`: JSON column `{name}` was logged as a partial "
+                f"row {rc.row_index} of {quote_table(t.schema, t.table)}: JSON column `{name}` was logged as a partial "
                 "update (binlog_row_value_options=PARTIAL_JSON) and its old document is not in the before "
                 "image (binlog_row_image MINIMAL or NOBLOB): the old values are not in the binlog, so it "
                 "cannot be undone", file=rc.file, offset=rc.pos)
@@ -169,7 +169,7 @@ def _make_formatter(module: Any, t: TableDef, opts: SqlOptions):
     if not t.has_names or not all(0 <= i < len(names) for i in t.row_key):
         return None
     verb, target = "REPLACE" if opts.replace else "INSERT", _target(t, opts)
-    if opts.complete_insert or any(t.generated):
+    if opts.complete_insert or any(t.generated) or any(t.invisible):
         insert = f"{verb} INTO {target} ({', '.join(quote_identifier(n) for _, n in writable)}) VALUES ("
     else:
         insert = f"{verb} INTO {target} VALUES ("

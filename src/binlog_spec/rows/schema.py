@@ -438,9 +438,11 @@ class SchemaTracker:
                 changes["meta"] = {"fsp": known.fsp}
             new_columns.append(dataclasses.replace(col, **changes) if changes else col)
         generated = tuple(known.generated for known in cols)
+        invisible = tuple(known.invisible for known in cols)
         done = self._with_keys(dataclasses.replace(table, columns=tuple(new_columns), has_names=True,
                                                    has_signedness=True,
-                                                   generated=generated if any(generated) else table.generated))
+                                                   generated=generated if any(generated) else table.generated,
+                                                   invisible=invisible if any(invisible) else table.invisible))
         if guessed:
             done = _noted(done, ("charset", f"{where}: the charset of {', '.join(guessed)} is in no DDL: guessed "
                                             f"{charset_name(self.server_collation)}, the server's (Q_CHARSET_CODE); "

@@ -45,6 +45,9 @@ class ColumnSchema:
     #: A generated column (`AS (expr)`, `GENERATED ALWAYS AS (expr)`, VIRTUAL, STORED or PERSISTENT):
     #: the server computes it, so SQL writes no value for it.
     generated: bool = False
+    #: MariaDB's INVISIBLE column: an INSERT without a column list gives it no value, so SQL names the
+    #: columns (it still takes a value when named).
+    invisible: bool = False
 
 
 Key = tuple[str, str]
@@ -174,11 +177,13 @@ def _column(cd: exp.ColumnDef, default_collation: int | None = None) -> ColumnSc
     elif dtype == _T.JSON:
         collation = _JSON_COLLATION
     # `AS (expr)` and `GENERATED ALWAYS AS (expr)`, VIRTUAL or STORED (PERSISTENT: _normalise_tokens)
-    generated = any(isinstance(c.kind, exp.ComputedColumnConstraint) for c in cd.args.get("constraints") or [])
+    constraints = cd.args.get("constraints") or []
+    generated = any(isinstance(c.kind, exp.ComputedColumnConstraint) for c in constraints)
+    invisible = any(isinstance(c.kind, exp.InvisibleColumnConstraint) for c in constraints)
     return ColumnSchema(name=cd.name, unsigned=dtype in _UNSIGNED,
                         data_type=kind.sql(DIALECT) if kind is not None else "", members=members, fsp=fsp,
                         kind=dtype.name if dtype is not None else "", collation=collation, text=text,
-                        generated=generated)
+                        generated=generated, invisible=invisible)
 
 
 #: Which binlog column types each DDL type may be logged as (a TABLE_MAP of other types
@@ -218,13 +223,15 @@ def _contradiction(table: TableDef, cols: list[ColumnSchema]) -> str | None:
 
 
 def _members(members: tuple[bytes, ...], collation: int | None) -> tuple[bytes, ...]:
-    """ENUM/SET members from DDL text (kept as UTF-8) in the column's charset, as the binlog has them."""
+    """ENUM/SET members from DDL text (kept as UTF-8) in the column's charset, as the binlog has them.
+    A character the charset lacks is `?`, as the server converts the statement's text (`SET('中2')` in
+    a latin1 column is `?2`); the other members keep theirs."""
     codec = codec_for(collation)
     if codec is None or codec == "utf-8":
         return members
     try:
-        return tuple(m.decode("utf-8").encode(codec) for m in members)
-    except (UnicodeDecodeError, UnicodeEncodeError):
+        return tuple(m.decode("utf-8").encode(codec, errors="replace") for m in members)
+    except UnicodeDecodeError:
         return members
 
 

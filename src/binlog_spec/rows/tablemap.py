@@ -69,6 +69,9 @@ class TableDef:
     #: Per column, whether it is generated (`AS (expr)`), from DDL or --schema (a TABLE_MAP cannot
     #: tell): SQL writes no value for it. () when unknown.
     generated: tuple[bool, ...] = ()
+    #: Per column, whether it is one of MariaDB's INVISIBLE columns, from DDL or --schema (the TABLE_MAP
+    #: cannot tell): an INSERT names its columns, as a list without names skips it. () when unknown.
+    invisible: tuple[bool, ...] = ()
 
     @functools.cached_property
     def names(self) -> list[str]:
