@@ -38,6 +38,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from binlog_spec import cli
+from binlog_spec.cli.exit_codes import EXIT_UNWRITABLE
 
 from conftest import ROOT
 from proof_case import Case, q, table_names
@@ -46,11 +47,13 @@ from test_replay_server import checksums
 sys.path.insert(0, str(ROOT / "fixtures"))
 from mariadb_server import MariaDBServer, available  # noqa: E402,F401  (available: for the tests)
 
-#: The refusal the README documents ("A rollback needs whole row images ... stops it with exit code 3
-#: naming the file and offset"; "a --replace UPDATE and every rollback still need whole images").
-REFUSAL_EXIT = 3
-REFUSAL = re.compile(r"^binlog-spec: error: \S+: offset \d+: .*the row images? of `(?:[^`]|``)+`\.`((?:[^`]|``)+)` "
-                     r"lacks? columns \(binlog_row_image MINIMAL or NOBLOB\)", re.M)
+#: The refusal the README documents ("A rollback needs whole row images ... stops it naming the file and
+#: offset: `--sql`/`--sql2` before writing anything, with exit code 6"; a --replace UPDATE needs whole
+#: after images): the pre-pass's line, one per table and cause, and nothing on stdout.
+REFUSAL_EXIT = EXIT_UNWRITABLE
+REFUSAL = re.compile(r"^binlog-spec: error: \S+: offset \d+: \w+: `(?:[^`]|``)+`\.`((?:[^`]|``)+)`"
+                     r"(?: \(and \d+ more rows events? of it\))?: the (?:before|after) images of its [A-Za-z ]+ rows "
+                     r"lack columns \(binlog_row_image MINIMAL or NOBLOB\)", re.M)
 #: The columns a NOBLOB image may leave out: a table without one has whole images, and no refusal.
 BLOBS = {"tinyblob", "blob", "mediumblob", "longblob", "tinytext", "text", "mediumtext", "longtext", "json",
          "geometry", "point", "linestring", "polygon", "multipoint", "multilinestring", "multipolygon",
@@ -360,6 +363,8 @@ class Proof:
             code, script, err = run_cli("sql", *args, *opts, *files)
             if code != 0:
                 refused = REFUSAL.search(err) if may_refuse and code == REFUSAL_EXIT else None
+                if refused and script:
+                    rnd.failures.append(f"{what}: refused, but {len(script)} characters were written first")
                 if refused:
                     table = refused.group(1).replace("``", "`")
                     if case.image == "NOBLOB" and not any(c.data_type in BLOBS for c in cols.get(table, [])):
