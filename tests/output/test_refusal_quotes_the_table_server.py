@@ -30,5 +30,9 @@ def test_a_refusal_for_missing_columns_quotes_the_table_name(options):
         log = str(srv.binlogs()[-2])
         out, err = io.StringIO(), io.StringIO()
         code = cli.main(["sql", *options, log], out, err)
-    assert code == 3, err.getvalue()
-    assert "of `d``b`.`we``ird` lack" in err.getvalue(), err.getvalue()
+    if options[0] == "--sql2":      # the pre-pass refuses before the first byte: exit 6, the table first
+        assert (code, out.getvalue()) == (cli.EXIT_UNWRITABLE, ""), err.getvalue()
+        assert ": `d``b`.`we``ird`: the " in err.getvalue(), err.getvalue()
+    else:                           # the base64 rollback stops where it meets the event: exit 3
+        assert code == cli.EXIT_BAD_INPUT, err.getvalue()
+        assert "of `d``b`.`we``ird` lack" in err.getvalue(), err.getvalue()
