@@ -7,15 +7,15 @@
         ...
 
 * `read_events` - the events of files, in order, checked (binlog.reader); with a --start-position,
-  the first file read by seeking (stream.seek);
+  the first file read by seeking (stream.planning.seek);
 * `select_events` - the schema stage then the filters: every event is seen by the schema tracker
   (DDL replayed, TABLE_MAPs completed) before the filters choose what is output (stream.filters);
 * `read_rows` - row events to row changes (rows.decoder);
-* `write_sql` - SQL statements, forward or rollback (output.sql_script);
-* `unwritable` - whether write_sql can write its script whole (output.writable);
+* `write_sql` - SQL statements, forward or rollback (output.sql.script);
+* `unwritable` - whether write_sql can write its script whole (output.sql.writable);
 * `write_binlog` - a binlog file, forward or rollback (output.rewriter);
 * `analyze` - the analysis report's figures (analysis.collector);
-* `check_rollback` - whether a rollback would overwrite later changes (output.conflicts).
+* `check_rollback` - whether a rollback would overwrite later changes (output.rollback.check).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import GTID_EVENTS, QUERY_EVENTS, ROW_OPS
 from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
 from binlog_spec.rows.decoder import observe_schema, read_rows
-from binlog_spec.stream import seek
+from binlog_spec.stream.planning.seek import read_from_position
 from binlog_spec.stream.filters import FilterOptions, filter_events
 
 # The writers and the analysis are imported when called: a run that lists events does not load them.
@@ -59,12 +59,12 @@ def read_events(paths: list, options: ReadOptions = DEFAULT_OPTIONS, faults: lis
                 start_position: int | None = None, sink=None) -> Iterator[Event]:
     """The events of files, in order, checked (binlog.reader.read_events; `faults`: a broken file's
     error is kept there and the next file is read). With `start_position` (FilterOptions.start_position),
-    the first file is read by seeking (stream.seek): what select_events then keeps with that filter is
+    the first file is read by seeking (stream.planning.seek): what select_events then keeps with that filter is
     what it keeps of every event, the events before the position are mostly never read. `sink`: a
     consumer that takes events straight from the framing loop (reader.BinlogReader; not with a seek)."""
     if start_position is None:
         return reader.read_events(paths, options, faults, sink)
-    return seek.read_events(paths, options, faults, start_position)
+    return read_from_position(paths, options, faults, start_position)
 
 
 def select_events(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None,
@@ -74,7 +74,7 @@ def select_events(events: Iterable[Event], filters: FilterOptions, files: list[s
     the filters choose what is output, never what is learnt. `files` are the names of the run's files
     (for --start-position / --stop-position), `notify(kind, message)` hears the filters' notes, `warn`
     what the schema says of a statement it replays (a table forgotten, and why). With `check` (a
-    rollback's output.conflicts.ConflictCheck), every event is seen by it too, the ones the filters
+    rollback's output.rollback.check.ConflictCheck), every event is seen by it too, the ones the filters
     keep as undone, and the input is read to its end (with no filter, every event is undone: nothing
     comes after them). `selection` (a stream.selection.Selection) counts what the filters keep and
     learns the names the files have, for the notes of a selection that kept nothing."""
@@ -89,13 +89,13 @@ def select_events(events: Iterable[Event], filters: FilterOptions, files: list[s
 
 
 def check_rollback(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None, check=None):
-    """The conflict check of a rollback of the events the filters keep (output.conflicts): whether
+    """The conflict check of a rollback of the events the filters keep (output.rollback.check): whether
     rows it undoes were changed again later in `events`. Reads them all; returns the ConflictCheck
     (its `count`, `conflicts()`; close it). `schema`: a SchemaTracker for the keys the DDL gives.
     `check`: the ConflictCheck to run (a new one by default); where `events` are read with its
     `sink()`, its compiled loop takes the common transactions past the window."""
     if check is None:
-        from binlog_spec.output.conflicts import ConflictCheck
+        from binlog_spec.output.rollback.check import ConflictCheck
         check = ConflictCheck()
     try:
         for _ in select_events(events, filters, files, schema, check=check):
@@ -111,20 +111,20 @@ def write_sql(events: Iterable[Event], options, rollback: bool = False, not_undo
     """The lines of a SQL script of the events (--sql, --sql2): forward, or with `rollback` what undoes
     their row changes, last transaction first (the statements it cannot undo counted in `not_undone`).
     A row no statement can write exactly is left out, a comment in its place, and `refused(error)` is
-    told. `options`: an output.sql_script.ScriptOptions."""
-    from binlog_spec.output import sql_script
+    told. `options`: an output.sql.script.ScriptOptions."""
+    from binlog_spec.output.sql import script
     if rollback:
-        return sql_script.rollback(events, options, not_undone=not_undone, warn=warn, refused=refused)
-    return sql_script.forward(events, options, warn=warn, refused=refused)
+        return script.rollback(events, options, not_undone=not_undone, warn=warn, refused=refused)
+    return script.forward(events, options, warn=warn, refused=refused)
 
 
 def unwritable(events: Iterable[Event], options, exact: bool = True) -> list:
     """What keeps a SQL script of the events (write_sql) from being written whole, known before its
-    first byte: one output.writable.Problem per table and cause (column names unknown, row images a
+    first byte: one output.sql.writable.Problem per table and cause (column names unknown, row images a
     rollback or --replace needs whole), read off the TABLE_MAPs and the rows events' bitmaps. `options`:
-    an output.statements.SqlOptions (its `rollback` says which script). `exact`: see writable.problems."""
-    from binlog_spec.output import writable
-    return writable.problems(events, options, exact)
+    an output.sql.statements.SqlOptions (its `rollback` says which script). `exact`: see writable.problems."""
+    from binlog_spec.output.sql.writable import problems
+    return problems(events, options, exact)
 
 
 def write_binlog(events: Iterable[Event], out, options=None):

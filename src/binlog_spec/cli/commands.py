@@ -14,13 +14,14 @@ from typing import Callable, Iterable, Iterator, TextIO
 
 from binlog_spec import api
 from binlog_spec.output import jsonenc, row_text
-from binlog_spec.rows import decoder as rows
-from binlog_spec.output import event_text as summary
+from binlog_spec.rows.decoder import RowChange
+from binlog_spec.output import event_text
 from binlog_spec.binlog import timezones
 from binlog_spec.errors import BinlogError, PositionError, UsageError
 from binlog_spec.cli import jobs
 from binlog_spec.cli.progress import with_progress
-from binlog_spec.stream import splits
+from binlog_spec.stream.planning.pieces import is_prefix
+from binlog_spec.stream.planning.splits import piece_events
 from binlog_spec.stream.selection import Selection
 from binlog_spec.cli import selection_notes
 from binlog_spec.binlog.event import Event
@@ -35,13 +36,13 @@ from binlog_spec.cli.exit_codes import (EXIT_BAD_INPUT, EXIT_CONFLICT, EXIT_INTE
 
 #: --format name -> event renderer.
 EVENT_FORMATS: dict[str, Callable[[Event], str]] = {
-    "text": summary.event_line,
+    "text": event_text.event_line,
     "jsonl": lambda ev: jsonenc.dumps(ev.to_dict(), floats=False),   # the spec reads no float
 }
 
 
 #: --format name -> row change renderer.
-ROW_FORMATS: dict[str, Callable[[rows.RowChange], str]] = {
+ROW_FORMATS: dict[str, Callable[[RowChange], str]] = {
     "text": row_text.row_line,
     "jsonl": row_text.row_json,
 }
@@ -51,14 +52,14 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
             schema=None, bodies: frozenset[int] | None = None, sink=None, check=None):
     """The filtered events of the run's files; malformed bodies are counted and named on stderr. With
     `faults`, a broken file's error is appended to it and the next file is read (reader.read_events).
-    With `schema` (a SchemaTracker), every event is seen by it before the filters (rows.observe_schema):
+    With `schema` (a SchemaTracker), every event is seen by it before the filters (rows.decoder.observe_schema):
     the filters choose what is output, never what is learnt. `bodies`: the event types whose bodies the
     run reads (ReadOptions.parse_bodies; None: all). `sink`: what takes events straight from the reader
     (reader.BinlogReader), never seen here. `check`: a rollback's conflict check
     (rollback_check.conflict_check), which sees every event and reads the files to their end."""
     options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, args.filters))
     if check is not None and sink is None:
-        sink = check.sink()     # the check's compiled loop past the window (output/_cconflicts.pyx), or None
+        sink = check.sink()     # the check's compiled loop past the window (output/rollback/_cconflicts.pyx), or None
 
     def read():
         for ev in with_progress(_read(args, faults, options, sink), args.files, err):
@@ -84,7 +85,7 @@ def _read(args: argparse.Namespace, faults, options, sink=None):
     (--jobs: cli.jobs)."""
     piece = getattr(args, "piece", None)
     if piece is not None:
-        return splits.piece_events(piece, options)
+        return piece_events(piece, options)
     return api.read_events(args.files, options, faults, args.filters.start_position, sink)
 
 
@@ -218,12 +219,12 @@ def _write_lines(lines: Iterable[str], out: TextIO) -> None:
 @_command
 def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     text = args.format == "text"
-    render = functools.partial(summary.event_line, tz=args.tz) if text else EVENT_FORMATS[args.format]
+    render = functools.partial(event_text.event_line, tz=args.tz) if text else EVENT_FORMATS[args.format]
     warnings = [0]
     events = _events(args, err, warnings)
     piece = getattr(args, "piece", None)
     if piece is not None:       # --jobs: the FDE put in front of the piece is not its event
-        events = (ev for ev in events if not splits.is_prefix(piece, ev))
+        events = (ev for ev in events if not is_prefix(piece, ev))
     lines: Iterable[str] = (render(ev) for ev in events)
     if text:
         lines = _headed(f"# binlog-spec events: {_times_header(args)}", lines)
@@ -248,9 +249,9 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 @_command
 def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from binlog_spec.analysis import collector as analyze
+    from binlog_spec.analysis import collector
     from binlog_spec.analysis import report
-    from binlog_spec.analysis import html as report_html
+    from binlog_spec.analysis.html import render as render_html
 
     if args.bucket <= 0 or args.top < 0 or args.big_trx_bytes < 0 or args.long_trx_seconds < 0:
         err.write("binlog-spec: error: --bucket must be > 0, and --top, --big-trx-bytes and "
@@ -269,20 +270,20 @@ def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         except OSError as exc:
             err.write(f"binlog-spec: error: cannot write {args.html}: {exc.strerror}\n")
             return EXIT_USAGE
-    options = analyze.AnalyzeOptions(top=args.top, sort=args.sort, bucket_s=args.bucket,
+    options = collector.AnalyzeOptions(top=args.top, sort=args.sort, bucket_s=args.bucket,
                                      big_trx_bytes=args.big_trx_bytes, long_trx_seconds=args.long_trx_seconds,
                                      filters=args.filters)
     warnings = [0]
     faults: list[BinlogError] = []
-    analyzer, schema = analyze.Analyzer(options), schema_tracker(args)
+    analyzer, schema = collector.Analyzer(options), schema_tracker(args)
     # The compiled loop takes the events no filter, seek or piece needs to see.
     plain = not args.filters.active and args.filters.start_position is None and getattr(args, "piece", None) is None
     try:
         events = _events(args, err, warnings, faults, schema=schema, bodies=api.ANALYZE_BODIES,
-                         sink=analyze.sink(analyzer, schema) if plain else None)
+                         sink=collector.sink(analyzer, schema) if plain else None)
         result = api.analyze(events, options, faults, analyzer)
         if html is not None:
-            html.write(report_html.render(result))
+            html.write(render_html(result))
     finally:
         if html is not None:
             html.close()
@@ -332,8 +333,9 @@ def run_sql(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from binlog_spec.output import base64_lane, base64_parts
-    from binlog_spec.output import base64_script as base64script
+    from binlog_spec.output.base64.lane import lines_of, sink
+    from binlog_spec.output.base64.parts import Ending, Part
+    from binlog_spec.output.base64.script import Base64Options, Base64Script
     from binlog_spec.output.rewriter import Rewriter
 
     warnings = [0]
@@ -343,24 +345,24 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out = rollback_check.Gate(_text_output(out), check, args.force)
     # A rollback is a new transaction: replaying it under the original GTIDs would be skipped (MySQL)
     # or reuse them (MariaDB), so its GTIDs are always left to the server.
-    opts = base64script.Base64Options(verbose=args.verbose, skip_gtids=args.skip_gtids or args.rollback,
+    opts = Base64Options(verbose=args.verbose, skip_gtids=args.skip_gtids or args.rollback,
                                       tz=args.tz)
     options = dataclasses.replace(write_options(args), renumber_gtids=False)  # no GTIDs are written
     part, continued = None, None
     piece = getattr(args, "piece", None)
-    if piece is not None:       # --jobs: the piece's part of the script (output.base64_parts)
-        part = base64_parts.Part(args.piece_index == 0, args.piece_index == args.piece_count - 1, args.mariadb)
+    if piece is not None:       # --jobs: the piece's part of the script (output.base64.parts)
+        part = Part(args.piece_index == 0, args.piece_index == args.piece_count - 1, args.mariadb)
         continued = display_name(args.files[0]) if args.piece_index else None
     with Rewriter(options, continued) as rewriter:
-        printer = base64script.Base64Script(opts, rewriter, part)
+        printer = Base64Script(opts, rewriter, part)
         # The compiled lane writes the events no filter, seek, schema or check needs to see.
         plain = not args.filters.active and args.filters.start_position is None and piece is None \
             and schema is None and check is None
-        lane = base64_lane.sink(printer, rewriter) if plain else None
+        lane = sink(printer, rewriter) if plain else None
         events = _events(args, err, warnings, schema=schema, check=check, sink=lane)
-        _write_lines(base64_lane.lines_of(printer, events, rewriter, lane), _text_output(out))
+        _write_lines(lines_of(printer, events, rewriter, lane), _text_output(out))
         _report_not_undone(_not_undone_of(rewriter), err)
-    ending = base64_parts.Ending(printer.state() if part else {}, printer.warnings, printer.row_errors)
+    ending = Ending(printer.state() if part else {}, printer.warnings, printer.row_errors)
     if not jobs.hand_back(args, "base64", ending):
         _report_base64(ending, err)
     return rollback_check.finish_check(args, check, err, EXIT_WARNINGS if warnings[0] or printer.row_errors else EXIT_OK)
@@ -423,8 +425,8 @@ def _report_merged(args: argparse.Namespace, key: str, value, err: TextIO) -> No
 
 
 def _not_undone_of(rewriter):
-    """The binlog rewriter's notes ('FILE:POS: statement' lines) as a sqlscript.NotUndone."""
-    from binlog_spec.output.sql_script import NotUndone
+    """The binlog rewriter's notes ('FILE:POS: statement' lines) as an output.sql.script.NotUndone."""
+    from binlog_spec.output.sql.script import NotUndone
 
     summary = NotUndone()
     for line in rewriter.skipped.lines():
@@ -434,11 +436,11 @@ def _not_undone_of(rewriter):
 
 
 def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from binlog_spec.output import sql_script as sqlscript
-    from binlog_spec.output.statements import SqlOptions
+    from binlog_spec.output.sql.script import NotUndone, ScriptOptions
+    from binlog_spec.output.sql.statements import SqlOptions
 
     tracker = schema_tracker(args)
-    opts = sqlscript.ScriptOptions(
+    opts = ScriptOptions(
         sql=SqlOptions(complete_insert=args.complete_insert, replace=args.replace,
                        rewrite_db=dict(args.rewrite_db)),
         commented=args.commented, tz=args.tz)
@@ -450,7 +452,7 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         warnings[0] += 1
         err.write(f"binlog-spec: warning: {exc}: row not written\n")
     if args.rollback:
-        not_undone = sqlscript.NotUndone()
+        not_undone = NotUndone()
         target = _text_output(out) if check is None else rollback_check.Gate(_text_output(out), check, args.force)
         _write_lines(api.write_sql(events, opts, rollback=True, not_undone=not_undone, warn=warner(err),
                                    refused=refused), target)

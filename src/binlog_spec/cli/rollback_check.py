@@ -1,4 +1,4 @@
-"""A rollback's conflict check in the command line (output.conflicts does the check): the check of a
+"""A rollback's conflict check in the command line (output.rollback.check does the check): the check of a
 run in one process, the gate its output waits behind, the report and exit code at its end, and the
 check --jobs runs in the parent before the pieces."""
 from __future__ import annotations
@@ -15,13 +15,13 @@ from binlog_spec.errors import BinlogError
 
 
 def conflict_check(args: argparse.Namespace, upstream_schema: bool):
-    """The conflict check of a rollback run in this process (output.conflicts), or None: no rollback,
+    """The conflict check of a rollback run in this process (output.rollback.check), or None: no rollback,
     no filter (every event is undone: nothing comes after them), or a --jobs piece (the parent checks
     the whole input: parent_check). `upstream_schema`: the run replays the DDL itself (its TABLE_MAPs
     come completed); otherwise the check replays it, into a tracker of its own."""
     if not getattr(args, "rollback", False) or getattr(args, "piece", None) is not None or not args.filters.active:
         return None
-    from binlog_spec.output.conflicts import ConflictCheck
+    from binlog_spec.output.rollback.check import ConflictCheck
     return ConflictCheck(None if upstream_schema else schema_tracker(args))
 
 
@@ -69,7 +69,7 @@ def finish_check(args: argparse.Namespace, check, err: TextIO, code: int) -> int
     when there are some and no --force (nothing was written), else at least EXIT_WARNINGS."""
     if check is None:
         return code
-    from binlog_spec.output.conflict_report import report_lines
+    from binlog_spec.output.rollback.report import report_lines
     try:
         if not check.count:
             return code
@@ -91,7 +91,7 @@ def parent_check(args: argparse.Namespace, err: TextIO):
     run: code -> code), or None when the run is no checked rollback."""
     if getattr(args, "command", None) != "sql" or not getattr(args, "rollback", False) or not args.filters.active:
         return None
-    from binlog_spec.output.conflicts import ConflictCheck
+    from binlog_spec.output.rollback.check import ConflictCheck
     options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(api.SQL_BODIES, args.filters))
     check = ConflictCheck()
     try:                     # the compiled loop past the window where it runs (check.sink()), as in one process

@@ -1,5 +1,5 @@
 """The pre-pass of `sql --sql`/`--sql2` (forward and --rollback): before the first byte of the script,
-whether every rows event it will write can be written (output.writable); if not, nothing is written,
+whether every rows event it will write can be written (output.sql.writable); if not, nothing is written,
 each table that stops it is named on stderr with what to do, and the exit code is EXIT_UNWRITABLE.
 
 It reads the input as the run does, with the run's filters and schema, but parses only the TABLE_MAP
@@ -49,14 +49,14 @@ def refuse(args: argparse.Namespace, err: TextIO) -> int | None:
 
 
 def problems(args: argparse.Namespace) -> list:
-    """The output.writable problems of the run's script: the quick pass, then the exact one if needed."""
-    from binlog_spec.output.statements import SqlOptions
+    """The output.sql.writable problems of the run's script: the quick pass, then the exact one if needed."""
+    from binlog_spec.output.sql.statements import SqlOptions
     options = SqlOptions(complete_insert=args.complete_insert, replace=args.replace, rollback=args.rollback,
                          rewrite_db=dict(args.rewrite_db))
     f = args.filters
     quick = None
     if not f.active and f.start_position is None:     # the scan mode's pass: what the whole input holds
-        from binlog_spec.output.writable import may_have_problems
+        from binlog_spec.output.sql.writable import may_have_problems
         quick = may_have_problems(list(args.files), options, read_options(args))
     if quick is None:
         quick = bool(_pass(args, options, None, QUICK_BODIES, exact=False))
