@@ -23,10 +23,10 @@ $(STAMP): requirements-dev.txt pyproject.toml setup.py
 	$(PY) -c 'import sysconfig, pathlib; pathlib.Path(sysconfig.get_paths()["purelib"], "binlog_spec_src.pth").write_text("$(CURDIR)/src\n")'
 	touch $@
 
-# The compiled core: every src/binlog_spec/**/_c*.pyx (setup.py), with what they include (_cbytes.pxd,
+# The compiled core: every src/binlog_spec/**/_c*.pyx (setup.py), with what they include (_cbytes.pxd, _c*.pxi,
 # _crc32.h: ISA-L's CRC32, libisal-dev of the apt target). Without a C compiler the build warns and
 # the pure-Python core runs; `make test` fails then (tests/test_compiled_core.py).
-PYX := $(shell find src/binlog_spec -name '_c*.pyx' -o -name '_c*.pxd' -o -name '_crc32.h')
+PYX := $(shell find src/binlog_spec -name '_c*.pyx' -o -name '_c*.pxd' -o -name '_c*.pxi' -o -name '_crc32.h')
 COMPILED := $(VENV)/.compiled
 $(COMPILED): $(STAMP) $(PYX)
 	$(PY) setup.py -q build_ext --inplace

@@ -4,7 +4,7 @@
 
 FILE defaults to the 1M-row benchmark of the row issue (benchmarks/data/sbtest-v1-1000000, made by
 benchmarks/bench_rows.py when missing). Three modes, interleaved run by run so that they see the same
-load: the bare reader, analyze.analyze, and rows.read_rows. The figures (best and median of each) go
+load: the bare reader, collector.analyze, and rows.decoder.read_rows. The figures (best and median of each) go
 to the "Analysis vs full row decoding" section of docs/benchmarks.md (docsection.write_section).
 """
 from __future__ import annotations
@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 import binlog_spec
-from binlog_spec.analysis import collector as analyze
-from binlog_spec.rows import decoder as rows
+from binlog_spec.analysis import collector
+from binlog_spec.rows.decoder import read_rows
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docsection import publish  # noqa: E402
@@ -34,8 +34,8 @@ TARGET = 2.0
 def modes(path: str) -> dict:
     return {
         "reader only": lambda: sum(1 for _ in binlog_spec.read_events([path])),
-        "analyze": lambda: analyze.analyze(binlog_spec.read_events([path]))["summary"]["rows"],
-        "read_rows": lambda: sum(1 for _ in rows.read_rows(binlog_spec.read_events([path]))),
+        "analyze": lambda: collector.analyze(binlog_spec.read_events([path]))["summary"]["rows"],
+        "read_rows": lambda: sum(1 for _ in read_rows(binlog_spec.read_events([path]))),
     }
 
 

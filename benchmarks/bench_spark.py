@@ -20,7 +20,7 @@ written to Spark's ``noop`` sink, which reads every column of every row (VARIANT
 included). Times are wall times of that write (planning included), median of --runs. The CLI is
 ``binlog-spec rows --format jsonl --jobs 1 FILES > /dev/null``, one process, spawn to exit. Planning is
 `binlog_spec.spark.plan` alone, in a child process. The header pass is the planning pass of
-binlog_spec.stream.splits (every 19-byte header, bodies skipped) over the 1 GiB benchmark file of
+binlog_spec.stream.planning.splits (every 19-byte header, bodies skipped) over the 1 GiB benchmark file of
 the reader benchmark, against seeking from header to header.
 
 ``--oltp SCALE`` (issue 17, "every core busy") measures only the OLTP workload of
@@ -308,25 +308,25 @@ def corpus_files() -> tuple[list[Path], list[Path]]:
     sys.path.insert(0, str(ROOT / "tests"))
     from conftest import CORPUS
 
-    from binlog_spec import cli as cli_mod
+    from binlog_spec.cli import main as cli_main
     good, broken = [], []
     for p in sorted(p for p in CORPUS.glob("*/*") if p.is_file() and p.suffix not in (".tsv", ".md", ".xxd")):
-        code = cli_mod.main(["rows", "--format", "jsonl", str(p)], out=io.StringIO(), err=io.StringIO())
+        code = cli_main(["rows", "--format", "jsonl", str(p)], out=io.StringIO(), err=io.StringIO())
         (broken if code == 3 else good).append(p)
     return good, broken
 
 
 def header_pass(path: Path) -> dict:
     sys.path.insert(0, str(ROOT / "src"))
-    from binlog_spec.spark import files as spark_files
-    from binlog_spec.stream import splits as stream_splits
-    ref = spark_files.list_files([str(path)])[0]
+    from binlog_spec.spark.files import list_files
+    from binlog_spec.stream.planning.scan import scan_file
+    ref = list_files([str(path)])[0]
     out = {"file": str(path.relative_to(ROOT)), "bytes": ref.size}
     for name, kw in (("chunked, headers only", dict(verify_checksums=False)),
                      ("chunked + CRC32 of every event", dict(verify_checksums=True)),
                      ("chunked + CRC32 + DDL candidates kept", dict(verify_checksums=True, ddl=True))):
         t = time.perf_counter()
-        res = stream_splits.scan_file(ref, **kw)
+        res = scan_file(ref, **kw)
         out[name] = time.perf_counter() - t
         out["events"], out["boundaries"] = res.events, len(res.boundaries)
     t = time.perf_counter()

@@ -35,7 +35,7 @@ COMMANDS: list[list[str]] = [
     # the compiled loop's own close of a transaction, and the reference's for one of the top lists or flagged
     ["analyze", "--format", "json", "--top", "1", "--big-trx-bytes", "400", "--bucket", "1"],
 ]
-#: Checked rollbacks (output.conflicts; the compiled loop past the window, output/_cconflicts.pyx): the
+#: Checked rollbacks (output.rollback.check; the compiled loop past the window, output/rollback/_cconflicts.pyx): the
 #: window ends at this share of the file ("{stop}"); "{out}" is a temporary -o file, whose bytes are compared.
 CHECKED: list[list[str]] = [
     ["sql", "--sql2", "--rollback", "--stop-position", "{stop:2}"],
@@ -119,8 +119,8 @@ def _spark_rows(path: str, options: dict[str, str]) -> list[str]:
 def transcript(path: str) -> list[str]:
     import binlog_spec
     from binlog_spec.cli import main
-    from binlog_spec.rows import decoder as rows
-    from binlog_spec.rows.schema import SchemaTracker
+    from binlog_spec.rows.decoder import observe_schema, read_rows
+    from binlog_spec.rows.ddl.schema import SchemaTracker
 
     lines: list[str] = []
     warn = lines.append
@@ -128,8 +128,8 @@ def transcript(path: str) -> list[str]:
         lines.append(f"# events {options.verify_checksums}")
         _drain(lines, binlog_spec.read_events([path], options), lambda ev: repr(ev.to_dict()))
     lines.append("# rows")
-    events = rows.observe_schema(binlog_spec.read_events([path]), SchemaTracker(), warn=warn)
-    _drain(lines, rows.read_rows(events, warn=warn), lambda rc: repr(rc.to_dict()))
+    events = observe_schema(binlog_spec.read_events([path]), SchemaTracker(), warn=warn)
+    _drain(lines, read_rows(events, warn=warn), lambda rc: repr(rc.to_dict()))
     for options in SPARK_ROWS:
         lines.append(f"# spark rows {options}")
         lines += _spark_rows(path, options)

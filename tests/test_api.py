@@ -23,7 +23,7 @@ import pytest
 
 from binlog_spec import api
 from binlog_spec.options import AnalyzeOptions, Base64Options, ScriptOptions, SqlOptions, WriteOptions
-from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.rows.ddl.schema import SchemaTracker
 from binlog_spec.stream.filters import FilterOptions
 from conftest import FIXTURES, ROOT
 

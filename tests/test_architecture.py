@@ -1,7 +1,10 @@
 """The package's layers, imported one way: binlog <- rows <- stream <- output / analysis <- api <- spark, cli.
 
 errors.py, options.py and compiled.py sit under everything and import nothing of the package; only binlog/spec.py
-imports the generated parser; spark/ and cli/ never import each other; no module is over 500 lines.
+imports the generated parser; spark/ and cli/ never import each other. Inside the layers: no two modules import
+each other, directly or through others (imports inside functions and under TYPE_CHECKING count, and so do those
+within one folder); no folder holds more than 12 modules; no module (.py, .pyx and what a .pyx includes) is over
+500 lines; no module of the package is imported under another name.
 """
 from __future__ import annotations
 
@@ -18,10 +21,17 @@ RANK = {"errors": 0, "options": 0, "compiled": 0, "binlog": 1, "rows": 2, "strea
 #: Parts of one rank that must not import each other.
 SIBLINGS = [{"output", "analysis"}, {"spark", "cli"}]
 MAX_LINES = 500
+#: Modules (.py but __init__.py, .pyx) a folder holds at most: past that, it is split by theme into subpackages.
+MAX_MODULES = 12
 
 
 def modules() -> list[Path]:
     return sorted(p for p in PACKAGE.rglob("*.py"))
+
+
+def sources() -> list[Path]:
+    """Every source file of the package: Python modules, and the compiled ones with what they include."""
+    return sorted(p for ext in ("py", "pyx", "pxd", "pxi") for p in PACKAGE.rglob(f"*.{ext}"))
 
 
 def part_of(path: Path) -> str:
@@ -102,7 +112,162 @@ def test_the_checker_sees_an_upward_import(tmp_path, monkeypatch):
                                                             "layer rows imports the higher layer cli)"]
 
 
-@pytest.mark.parametrize("path", modules(), ids=lambda p: p.relative_to(PACKAGE).as_posix())
+@pytest.mark.parametrize("path", sources(), ids=lambda p: p.relative_to(PACKAGE).as_posix())
 def test_no_module_is_over_500_lines(path):
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{path.relative_to(PACKAGE)} has {lines} lines"
+
+
+# ----------------------------------------------------------------------------------------- cycles
+def graph_of(texts: dict[str, tuple[str, bool]]) -> dict[str, set[str]]:
+    """Module -> the modules of `texts` it imports, wherever the import stands. `texts`: module name ->
+    (source, whether it is a package's __init__). `from p import x` imports the module p.x when there
+    is one, else p (a name of p/__init__.py); importing p.x runs p/__init__.py too, but that is no edge:
+    a package is free to import its own modules."""
+    graph: dict[str, set[str]] = {}
+    for name, (text, is_package) in texts.items():
+        package = name if is_package else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")
+                    base = base[:len(base) - node.level + 1]
+                    mod = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    mod = node.module or ""
+                found.update(f"{mod}.{a.name}" if f"{mod}.{a.name}" in texts else mod for a in node.names)
+        graph[name] = {m for m in found if m in texts and m != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other (strongly connected components of more than one)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    found.append(sorted(group))
+    return sorted(found)
+
+
+def package_graph() -> dict[str, set[str]]:
+    return graph_of({module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py") for p in modules()})
+
+
+def test_no_two_modules_import_each_other():
+    found = cycles(package_graph())
+    assert not found, "modules that import each other: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def test_the_checker_sees_a_cycle_through_an_import_inside_a_function():
+    texts = {"binlog_spec.stream.a": ("from binlog_spec.stream.b import x\n", False),
+             "binlog_spec.stream.b": ("def f():\n    from binlog_spec.stream import a\n", False),
+             "binlog_spec.stream.c": ("from binlog_spec.stream import a\n", False)}
+    assert cycles(graph_of(texts)) == [["binlog_spec.stream.a", "binlog_spec.stream.b"]]
+
+
+def test_the_checker_sees_a_cycle_through_a_package_and_a_type_checking_import():
+    texts = {"binlog_spec.spark": ("def register():\n    from binlog_spec.spark.source import S\n", True),
+             "binlog_spec.spark.source": ("from . import ddl\n", False),
+             "binlog_spec.spark.ddl": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                       "    from binlog_spec.spark import register\n", False),
+             "binlog_spec.spark.options": ("from binlog_spec.spark import ddl\n", False)}
+    assert cycles(graph_of(texts)) == [["binlog_spec.spark", "binlog_spec.spark.ddl", "binlog_spec.spark.source"]]
+    texts["binlog_spec.spark.ddl"] = ("def read():\n    from binlog_spec.stream.filters import FilterOptions\n", False)
+    assert cycles(graph_of(texts)) == []        # importing a package's module is no edge to the package
+
+
+# ------------------------------------------------------------------------------------ folder size
+def crowded(paths: list[Path]) -> dict[str, int]:
+    """Folder -> its modules (.py but __init__.py, .pyx), for the folders holding more than MAX_MODULES."""
+    count: dict[str, int] = {}
+    for p in paths:
+        if p.suffix in (".py", ".pyx") and p.name != "__init__.py":
+            folder = p.parent.relative_to(PACKAGE).as_posix()
+            count[folder] = count.get(folder, 0) + 1
+    return {folder: n for folder, n in sorted(count.items()) if n > MAX_MODULES}
+
+
+def test_no_folder_holds_more_than_12_modules():
+    assert crowded(sources()) == {}
+
+
+def test_the_checker_sees_a_crowded_folder():
+    folder = PACKAGE / "rows"
+    paths = [folder / f"m{i}.py" for i in range(12)] + [folder / "__init__.py", PACKAGE / "binlog" / "_cx.pyx"]
+    assert crowded(paths) == {}
+    assert crowded(paths + [folder / "_cm.pyx"]) == {"rows": 13}
+
+
+def test_the_line_cap_counts_the_compiled_modules():
+    assert {p.suffix for p in sources()} >= {".py", ".pyx", ".pxd"}
+    assert PACKAGE / "output" / "rollback" / "_cconflicts.pyx" in sources()
+
+
+# ------------------------------------------------------------------------------------- aliases
+def renamed_imports(path: Path, text: str) -> list[str]:
+    """The imports of a module of the package under another name (`from binlog_spec.rows import decoder
+    as rows`): a module is named as it is everywhere. Names other than modules may be renamed."""
+    known = {module_name(p) for p in modules()} | {module_name(p).removesuffix(".__init__") for p in modules()}
+    known |= {".".join(["binlog_spec", *p.relative_to(PACKAGE).with_suffix("").parts]) for p in sources()}
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found += [f"{path.name}:{node.lineno} from {node.module} import {a.name} as {a.asname}"
+                      for a in node.names if a.asname and a.asname != a.name and f"{node.module}.{a.name}" in known]
+        elif isinstance(node, ast.Import):
+            found += [f"{path.name}:{node.lineno} import {a.name} as {a.asname}"
+                      for a in node.names if a.asname and a.name in known]
+    return found
+
+
+def test_no_module_is_imported_under_another_name():
+    found = [r for p in modules() for r in renamed_imports(p, p.read_text(encoding="utf-8"))]
+    assert not found, "\n".join(found)
+
+
+def test_the_checker_sees_a_module_imported_under_another_name():
+    text = ("from binlog_spec.rows import decoder as rows\nfrom binlog_spec.rows.decoder import RowDecoder as D\n"
+            "import binlog_spec.binlog.writer as w\nfrom binlog_spec.rows import decoder\n")
+    assert renamed_imports(PACKAGE / "x.py", text) == ["x.py:1 from binlog_spec.rows import decoder as rows",
+                                                       "x.py:3 import binlog_spec.binlog.writer as w"]
+
+
+def test_every_subpackage_ships_in_the_wheel():
+    """pyproject.toml lists the packages of the wheel one by one: a subpackage left out is missing from
+    `pip install .` while every test run from the sources passes."""
+    import tomllib
+    listed = set(tomllib.loads((PACKAGE.parents[1] / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    folders = {module_name(p) for p in PACKAGE.rglob("__init__.py")}
+    assert folders - listed == set()

@@ -14,10 +14,10 @@ import pytest
 import binlog_spec
 from binlog_spec import cli
 from binlog_spec import api
-from binlog_spec.analysis import collector as analyze
+from binlog_spec.analysis import collector
 from binlog_spec.output import rewriter
-from binlog_spec.rows import decoder as rows
-from binlog_spec.output import sql_script as sqlscript
+from binlog_spec.rows.decoder import RowDecoder, read_rows
+from binlog_spec.output.sql.script import ScriptOptions, rollback
 from binlog_spec.rows import values
 from binlog_spec.errors import MalformedEventError, RowsLayoutError
 
@@ -97,7 +97,7 @@ def test_sql_verbose_lets_an_unexpected_exception_reach_the_internal_error_rule(
     def broken(self, ev):
         raise KeyError("bug")
         yield  # pragma: no cover
-    monkeypatch.setattr(rows.RowDecoder, "feed", broken)
+    monkeypatch.setattr(RowDecoder, "feed", broken)
     out, err = io.StringIO(), io.StringIO()
     assert cli.main(["sql", "-v", str(p)], out, err) == cli.EXIT_INTERNAL
     assert "internal error" in err.getvalue() and "rows not decoded" not in out.getvalue()
@@ -106,25 +106,25 @@ def test_sql_verbose_lets_an_unexpected_exception_reach_the_internal_error_rule(
 def test_a_rows_event_of_no_columns_is_a_rows_layout_error_in_the_library(tmp_path):
     p = binlog(tmp_path, event(19, TM), event(30, rows_body(b"\x00")))
     with pytest.raises(RowsLayoutError) as exc:
-        list(rows.read_rows(binlog_spec.open(p)))
+        list(read_rows(binlog_spec.open(p)))
     assert (exc.value.file, exc.value.offset, exc.value.event_type) == (str(p), ROWS_AT, "WRITE_ROWS_EVENT")
     assert "no column present" in str(exc.value)
-    result = analyze.analyze(binlog_spec.open(p))
+    result = collector.analyze(binlog_spec.open(p))
     assert result["summary"]["row_errors"] == 1 and result["row_errors"][0]["offset"] == ROWS_AT
 
 
 def test_a_columns_present_bitmap_with_no_column_set_is_refused_like_no_columns(tmp_path):
     p = binlog(tmp_path, event(19, TM), event(30, rows_body(b"\x01", b"\x00")))
     with pytest.raises(RowsLayoutError):
-        list(rows.read_rows(binlog_spec.open(p)))
+        list(read_rows(binlog_spec.open(p)))
     with pytest.raises(RowsLayoutError):
-        list(sqlscript.rollback(binlog_spec.open(p), sqlscript.ScriptOptions()))
+        list(rollback(binlog_spec.open(p), ScriptOptions()))
 
 
 def test_a_column_count_above_the_table_maps_is_a_rows_layout_error(tmp_path):
     p = binlog(tmp_path, event(19, TM), event(30, rows_body(b"\x09", b"\x01\x00")))
     with pytest.raises(RowsLayoutError, match="9 columns, its TABLE_MAP 1"):
-        list(rows.read_rows(binlog_spec.open(p)))
+        list(read_rows(binlog_spec.open(p)))
     with pytest.raises(RowsLayoutError):
         rewriter.write_binlog(binlog_spec.open(p), io.BytesIO(), rewriter.WriteOptions(rollback=True))
 
@@ -162,7 +162,7 @@ def test_a_table_map_whose_primary_key_is_not_one_of_its_columns_is_malformed(tm
     delete = rows_body(b"\x01", b"\x01")
     p = binlog(tmp_path, event(19, tm), event(32, delete))
     with pytest.raises(MalformedEventError, match="primary key column 5") as exc:
-        list(sqlscript.rollback(binlog_spec.open(p), sqlscript.ScriptOptions()))
+        list(rollback(binlog_spec.open(p), ScriptOptions()))
     assert (exc.value.offset, exc.value.event_type) == (TM_AT, "TABLE_MAP_EVENT")
     r = run_cli("sql", "--sql2", "--rollback", str(p))
     assert r.returncode == 3 and f"offset {TM_AT}: TABLE_MAP_EVENT" in r.stderr
@@ -200,7 +200,7 @@ def test_an_unexpected_exception_is_an_internal_error_with_the_offset_and_no_tra
     demo = str(FIXTURES / "demo/mariadb-bin.000001")
     err = io.StringIO()
     assert cli.main(["rows", "--format", "jsonl", demo], io.StringIO(), err) == 70
-    first = next(ev for ev in rows.read_rows(binlog_spec.open(demo)))
+    first = next(ev for ev in read_rows(binlog_spec.open(demo)))
     lines = err.getvalue().splitlines()
     assert lines[0] == f"binlog-spec: internal error at {demo} offset {first.pos}: RuntimeError: boom"
     assert "report" in lines[1] and "Traceback" not in err.getvalue()

@@ -21,7 +21,7 @@ def test_wheel_installs_and_runs_without_node(tmp_path):
     assert "binlog_spec/_generated/binlog.py" in names and "binlog_spec/binlog/reader.py" in names
     # the compiled core, built by `pip install .` where a C compiler exists (this machine has one)
     assert any(n.startswith("binlog_spec/binlog/_cstream.") and n.endswith(".so") for n in names), names
-    assert not [n for n in names if n.endswith((".pyx", ".pxd", ".c", ".h"))]
+    assert not [n for n in names if n.endswith((".pyx", ".pxd", ".pxi", ".c", ".h"))]
     # top level, beside the package: pyspark registers the DefaultSource of every `pyspark_*` module
     assert "pyspark_binlog.py" in names
     assert "from binlog_spec.spark import DefaultSource" in zipfile.ZipFile(wheel).read("pyspark_binlog.py").decode()

@@ -7,19 +7,19 @@
         ...
 
 * `read_events` - the events of files, in order, checked (binlog.reader); with a --start-position,
-  the first file read by seeking (stream.seek);
+  the first file read by seeking (stream.planning.seek);
 * `select_events` - the schema stage then the filters: every event is seen by the schema tracker
   (DDL replayed, TABLE_MAPs completed) before the filters choose what is output (stream.filters);
 * `read_rows` - row events to row changes (rows.decoder);
 * `event_lines`, `row_lines` - the `events` and `rows` outputs' lines (text or jsonl);
-* `write_base64` - the base64 script, as mysqlbinlog writes it (sql's default output; output.base64_script),
+* `write_base64` - the base64 script, as mysqlbinlog writes it (sql's default output; output.base64.script),
   and `Base64Writer`, the same with its compiled lane, its pieces and its notes;
-* `write_sql` - SQL statements, forward or rollback (output.sql_script);
-* `unwritable` - whether write_sql can write its script whole (output.writable);
+* `write_sql` - SQL statements, forward or rollback (output.sql.script);
+* `unwritable` - whether write_sql can write its script whole (output.sql.writable);
 * `write_binlog` - a binlog file, forward or rollback (output.rewriter);
 * `analyze` - the analysis report's figures (analysis.collector), and `report_lines`, `report_html`,
   `write_report_csv` - the report written;
-* `check_rollback` - whether a rollback would overwrite later changes (output.conflicts).
+* `check_rollback` - whether a rollback would overwrite later changes (output.rollback.check).
 
 Each output takes its frozen options object (binlog_spec.options: ReadOptions, ScriptOptions, Base64Options,
 WriteOptions, AnalyzeOptions; stream.filters.FilterOptions), the same ones the CLI and the Spark source build.
@@ -34,7 +34,7 @@ from binlog_spec.binlog.event_types import ROWS, SQL, types_where
 from binlog_spec.options import (DEFAULT_OPTIONS, AnalyzeOptions, Base64Options, ReadOptions, ScriptOptions,
                                  WriteOptions)
 from binlog_spec.rows.decoder import observe_schema, read_rows
-from binlog_spec.stream import seek
+from binlog_spec.stream.planning.seek import read_from_position
 from binlog_spec.stream.filters import FilterOptions, filter_events
 
 # The writers and the analysis are imported when called: a run that lists events does not load them.
@@ -70,12 +70,12 @@ def read_events(paths: list, options: ReadOptions = DEFAULT_OPTIONS, faults: lis
                 start_position: int | None = None, sink=None) -> Iterator[Event]:
     """The events of files, in order, checked (binlog.reader.read_events; `faults`: a broken file's
     error is kept there and the next file is read). With `start_position` (FilterOptions.start_position),
-    the first file is read by seeking (stream.seek): what select_events then keeps with that filter is
+    the first file is read by seeking (stream.planning.seek): what select_events then keeps with that filter is
     what it keeps of every event, the events before the position are mostly never read. `sink`: a
     consumer that takes events straight from the framing loop (reader.BinlogReader; not with a seek)."""
     if start_position is None:
         return reader.read_events(paths, options, faults, sink)
-    return seek.read_events(paths, options, faults, start_position)
+    return read_from_position(paths, options, faults, start_position)
 
 
 def select_events(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None,
@@ -85,7 +85,7 @@ def select_events(events: Iterable[Event], filters: FilterOptions, files: list[s
     the filters choose what is output, never what is learnt. `files` are the names of the run's files
     (for --start-position / --stop-position), `notify(kind, message)` hears the filters' notes, `warn`
     what the schema says of a statement it replays (a table forgotten, and why). With `check` (a
-    rollback's output.conflicts.ConflictCheck), every event is seen by it too, the ones the filters
+    rollback's output.rollback.check.ConflictCheck), every event is seen by it too, the ones the filters
     keep as undone, and the input is read to its end (with no filter, every event is undone: nothing
     comes after them). `selection` (a stream.selection.Selection) counts what the filters keep and
     learns the names the files have, for the notes of a selection that kept nothing."""
@@ -100,26 +100,26 @@ def select_events(events: Iterable[Event], filters: FilterOptions, files: list[s
 
 
 def conflict_check(schema=None):
-    """A new rollback conflict check (output.conflicts.ConflictCheck) for check_rollback or select_events'
+    """A new rollback conflict check (output.rollback.check.ConflictCheck) for check_rollback or select_events'
     `check`; `schema`: a SchemaTracker of its own, when the events it sees are not completed upstream."""
-    from binlog_spec.output.conflicts import ConflictCheck
+    from binlog_spec.output.rollback.check import ConflictCheck
     return ConflictCheck(schema)
 
 
 def conflict_check_compiled() -> bool:
     """Whether the conflict check's compiled loop can run."""
     from binlog_spec import compiled
-    return compiled.load("binlog_spec.output._cconflicts") is not None
+    return compiled.load("binlog_spec.output.rollback._cconflicts") is not None
 
 
 def conflict_lines(check, tz, force: bool) -> Iterator[str]:
-    """The report of a conflict check's conflicts (output.conflict_report), a line each."""
-    from binlog_spec.output.conflict_report import report_lines as lines
+    """The report of a conflict check's conflicts (output.rollback.report), a line each."""
+    from binlog_spec.output.rollback.report import report_lines as lines
     return lines(check, tz, force)
 
 
 def check_rollback(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None, check=None):
-    """The conflict check of a rollback of the events the filters keep (output.conflicts): whether
+    """The conflict check of a rollback of the events the filters keep (output.rollback.check): whether
     rows it undoes were changed again later in `events`. Reads them all; returns the ConflictCheck
     (its `count`, `conflicts()`; close it). `schema`: a SchemaTracker for the keys the DDL gives.
     `check`: the ConflictCheck to run (a new one by default); where `events` are read with its
@@ -170,18 +170,18 @@ def row_renderer(fmt: str = "text", tz=None) -> Callable:
 
 
 class Base64Writer:
-    """The base64 script of events, as mysqlbinlog writes it (output.base64_script over an
+    """The base64 script of events, as mysqlbinlog writes it (output.base64.script over an
     output.rewriter.Rewriter, which writes the events under the BINLOG blocks; a context manager: it
     closes the rewriter's spool). `part`: (first, last, mariadb) for a piece of a run cut in pieces
-    (output.base64_parts: the header only in the first, the end only in the last), `continued`: the
+    (output.base64.parts: the header only in the first, the end only in the last), `continued`: the
     name of the file a later piece continues."""
 
     def __init__(self, options: Base64Options = Base64Options(), write: WriteOptions | None = None,
                  part: tuple[bool, bool, bool] | None = None, continued: str | None = None):
-        from binlog_spec.output import base64_parts
-        from binlog_spec.output.base64_script import Base64Script
+        from binlog_spec.output.base64 import parts
+        from binlog_spec.output.base64.script import Base64Script
         from binlog_spec.output.rewriter import Rewriter
-        self.part = base64_parts.Part(*part) if part is not None else None
+        self.part = parts.Part(*part) if part is not None else None
         self.rewriter = Rewriter(write if write is not None else WriteOptions(), continued)
         self.script = Base64Script(options, self.rewriter, self.part)
 
@@ -195,13 +195,13 @@ class Base64Writer:
     def sink(self):
         """What takes the events straight from the reader (read_events' `sink`: the compiled lane), or
         None where it does not run (a rollback, -v, a rewritten database, no compiled module)."""
-        from binlog_spec.output import base64_lane
-        return base64_lane.sink(self.script, self.rewriter)
+        from binlog_spec.output.base64 import lane
+        return lane.sink(self.script, self.rewriter)
 
     def lines(self, events: Iterable[Event], sink=None) -> Iterator[str]:
         """The script's lines (with `sink`, the one read_events was given)."""
-        from binlog_spec.output import base64_lane
-        return base64_lane.lines_of(self.script, events, self.rewriter, sink)
+        from binlog_spec.output.base64 import lane
+        return lane.lines_of(self.script, events, self.rewriter, sink)
 
     @property
     def row_errors(self) -> list:
@@ -209,10 +209,10 @@ class Base64Writer:
         return self.script.row_errors
 
     def ending(self):
-        """What the script says at its end (output.base64_parts.Ending: its `lines()` of warnings,
+        """What the script says at its end (output.base64.parts.Ending: its `lines()` of warnings,
         `row_errors`), with, for a piece, the session state the next piece joins to."""
-        from binlog_spec.output import base64_parts
-        return base64_parts.Ending(self.script.state() if self.part else {}, self.script.warnings,
+        from binlog_spec.output.base64 import parts
+        return parts.Ending(self.script.state() if self.part else {}, self.script.warnings,
                                    self.script.row_errors)
 
     def not_undone(self):
@@ -229,26 +229,26 @@ def write_base64(events: Iterable[Event], options: Base64Options = Base64Options
 
 def base64_compiled() -> bool:
     """Whether the base64 script's compiled lane can run (Base64Writer.sink)."""
-    from binlog_spec.output import base64_lane
-    return base64_lane.compiled()
+    from binlog_spec.output.base64 import lane
+    return lane.compiled()
 
 
 def base64_joiner(mariadb: bool):
-    """What joins the base64 scripts of the pieces of a run (output.base64_parts.Joiner)."""
-    from binlog_spec.output.base64_parts import Joiner
+    """What joins the base64 scripts of the pieces of a run (output.base64.parts.Joiner)."""
+    from binlog_spec.output.base64.parts import Joiner
     return Joiner(mariadb)
 
 
 def sql_header() -> list[str]:
     """The session settings every SQL script of write_sql starts with."""
-    from binlog_spec.output.sql_script import HEADER
+    from binlog_spec.output.sql.script import HEADER
     return list(HEADER)
 
 
 def not_undone(rewriter=None):
-    """A new count of the statements a rollback could not undo (output.sql_script.NotUndone, what
+    """A new count of the statements a rollback could not undo (output.sql.script.NotUndone, what
     write_sql's `not_undone` takes); with a Rewriter (write_binlog's, Base64Writer's), filled from its notes."""
-    from binlog_spec.output.sql_script import NotUndone
+    from binlog_spec.output.sql.script import NotUndone
     summary = NotUndone()
     if rewriter is not None:
         for line in rewriter.skipped.lines():
@@ -262,27 +262,27 @@ def write_sql(events: Iterable[Event], options: ScriptOptions = ScriptOptions(),
     """The lines of a SQL script of the events (--sql, --sql2): forward, or with `rollback` what undoes
     their row changes, last transaction first (the statements it cannot undo counted in `not_undone`).
     A row no statement can write exactly is left out, a comment in its place, and `refused(error)` is
-    told."""
-    from binlog_spec.output import sql_script
+    told. `options`: an output.sql.script.ScriptOptions."""
+    from binlog_spec.output.sql import script
     if rollback:
-        return sql_script.rollback(events, options, not_undone=not_undone, warn=warn, refused=refused)
-    return sql_script.forward(events, options, warn=warn, refused=refused)
+        return script.rollback(events, options, not_undone=not_undone, warn=warn, refused=refused)
+    return script.forward(events, options, warn=warn, refused=refused)
 
 
 def unwritable(events: Iterable[Event], options, exact: bool = True) -> list:
     """What keeps a SQL script of the events (write_sql) from being written whole, known before its
-    first byte: one output.writable.Problem per table and cause (column names unknown, row images a
+    first byte: one output.sql.writable.Problem per table and cause (column names unknown, row images a
     rollback or --replace needs whole), read off the TABLE_MAPs and the rows events' bitmaps. `options`:
-    an SqlOptions (its `rollback` says which script). `exact`: see writable.problems."""
-    from binlog_spec.output import writable
-    return writable.problems(events, options, exact)
+    an output.sql.statements.SqlOptions (its `rollback` says which script). `exact`: see writable.problems."""
+    from binlog_spec.output.sql.writable import problems
+    return problems(events, options, exact)
 
 
 def may_be_unwritable(paths: list, options, read: ReadOptions = DEFAULT_OPTIONS) -> bool | None:
     """The quick answer of unwritable over whole files, from their TABLE_MAPs alone (the reader's scan
-    mode: output.writable.may_have_problems): False when a script of them can be written whole, True
+    mode: output.sql.writable.may_have_problems): False when a script of them can be written whole, True
     when it may not (ask unwritable), None when this cannot tell. `options`: an SqlOptions."""
-    from binlog_spec.output import writable
+    from binlog_spec.output.sql import writable
     return writable.may_have_problems(paths, options, read)
 
 

@@ -60,7 +60,7 @@ class EncryptedBinlogError(BinlogError):
 
 
 class ResyncError(BinlogError):
-    """Resync planning (binlog_spec.stream.resync) could not be trusted at a byte offset of a file:
+    """Resync planning (binlog_spec.stream.planning.resync) could not be trusted at a byte offset of a file:
     two neighbouring splits disagree on the transaction boundary between them, or a
     FORMAT_DESCRIPTION_EVENT appears past the file's head. Read the file with planning=scan."""
 
@@ -149,7 +149,7 @@ class SqlGenerationError(BinlogError):
 
 class RowRefusedError(SqlGenerationError):
     """One row cannot be written exactly (a column of its WHERE clause no condition matches): the
-    script leaves that row out, with a comment in its place, and goes on (output/sql_script)."""
+    script leaves that row out, with a comment in its place, and goes on (output/sql/script.py)."""
 
 
 class GtidSetError(ValueError):

@@ -39,13 +39,13 @@ DEFAULT_OPTIONS = ReadOptions()
 
 @dataclass(frozen=True)
 class SqlOptions:
-    """How row changes become statements (output.statements)."""
+    """How row changes become statements (output.sql.statements)."""
 
     #: INSERTs with a column list (--complete-insert).
     complete_insert: bool = False
     #: REPLACE for inserts and updates (--replace).
     replace: bool = False
-    #: The statements of a rollback (which row images must be whole: output.writable).
+    #: The statements of a rollback (which row images must be whole: output.sql.writable).
     rollback: bool = False
     #: old schema -> new schema
     rewrite_db: dict = field(default_factory=dict)
@@ -55,7 +55,7 @@ class SqlOptions:
 
 @dataclass(frozen=True)
 class ScriptOptions:
-    """The SQL script (sql --sql, --sql2: output.sql_script; api.write_sql)."""
+    """The SQL script (sql --sql, --sql2: output.sql.script; api.write_sql)."""
 
     sql: SqlOptions = SqlOptions()
     #: Comment every statement out (for reading), with its position and GTID (--sql); else executable (--sql2).
@@ -66,7 +66,7 @@ class ScriptOptions:
 
 @dataclass(frozen=True)
 class Base64Options:
-    """The base64 script (sql's default output, as mysqlbinlog writes it: output.base64_script;
+    """The base64 script (sql's default output, as mysqlbinlog writes it: output.base64.script;
     api.write_base64)."""
 
     #: 1: the ``###`` pseudo-SQL of every row under its BINLOG block; 2: with column types.

@@ -14,15 +14,15 @@ import pytest
 
 import binlog_spec
 from binlog_spec import cli
-from binlog_spec.analysis import collector as analyze
+from binlog_spec.analysis import collector
 from binlog_spec.analysis import report
-from binlog_spec.rows import decoder as rows
-from binlog_spec.rows import walker as rowwalk
+from binlog_spec.rows.decoder import decode_image, present_columns, read_rows
+from binlog_spec.rows.walker import RowWalker
 from binlog_spec.rows import values
 from binlog_spec.binlog.event_types import ROW_OPS, UPDATE
 from binlog_spec.rows.decoder import RowDecoder
 from binlog_spec.rows import statement_text
-from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.rows.ddl.schema import SchemaTracker
 from binlog_spec.binlog.spec import EventType as ET
 
 from conftest import CORPUS, FIXTURES, ROOT, manifest_rows
@@ -37,7 +37,7 @@ TYPE_FIXTURES = sorted(FIXTURES.glob("types-*/expected.jsonl"))
 
 
 def run(paths, **kw):
-    return analyze.analyze(binlog_spec.read_events([str(p) for p in paths]), analyze.AnalyzeOptions(**kw))
+    return collector.analyze(binlog_spec.read_events([str(p) for p in paths]), collector.AnalyzeOptions(**kw))
 
 
 def cli_json(argv):
@@ -60,9 +60,9 @@ def file_size(path):
 
 def _cross_check(path):
     """For every rows event that read_rows decodes: the walker's row count equals the decoder's, and
-    the position after each image equals rows.decode_image's. Returns the number of events checked."""
+    the position after each image equals rows.decoder.decode_image's. Returns the number of events checked."""
     # with the CREATE TABLEs replayed, as the analysis and the CLI's rows do (MariaDB 5.3 TIME(n) sizes)
-    decoder, walker = RowDecoder(SchemaTracker()), rowwalk.RowWalker(compile_after_rows=0)  # compiled 2nd walk
+    decoder, walker = RowDecoder(SchemaTracker()), RowWalker(compile_after_rows=0)  # compiled 2nd walk
     checked = 0
     try:
         for ev in binlog_spec.open(path):
@@ -86,13 +86,13 @@ def _cross_check(path):
             if ev.type_code != ET.partial_update_rows_event:
                 # the same positions, image by image, as the decoder's own decode_image
                 pos, expected = 0, []
-                bcols = rows.present_columns(before, n)
-                acols = rows.present_columns(after, n) if op == UPDATE else None
+                bcols = present_columns(before, n)
+                acols = present_columns(after, n) if op == UPDATE else None
                 while pos < len(buf):
-                    _, pos = rows.decode_image(buf, pos, table, bcols, table.names)
+                    _, pos = decode_image(buf, pos, table, bcols, table.names)
                     expected.append(pos)
                     if acols is not None:
-                        _, pos = rows.decode_image(buf, pos, table, acols, table.names)
+                        _, pos = decode_image(buf, pos, table, acols, table.names)
                         expected.append(pos)
                 assert ends == expected, (path, ev.pos)
             checked += 1
@@ -115,7 +115,7 @@ def test_walker_and_read_rows_agree_per_file():
     """read_rows over a whole stream gives as many row changes as the analysis counts."""
     for path in FIXTURE_FILES:
         r = run([path])
-        assert r["summary"]["rows"] == sum(1 for _ in rows.read_rows(binlog_spec.open(path), SchemaTracker()))
+        assert r["summary"]["rows"] == sum(1 for _ in read_rows(binlog_spec.open(path), SchemaTracker()))
         assert r["summary"]["row_errors"] == 0
 
 
@@ -422,16 +422,16 @@ def test_ddl_after_a_comment_in_a_binlog(tmp_path, comment):
     """The demo binlog with a comment put before its ALTER TABLE's text (sizes, positions and
     CRCs redone): the DDL section lists it with the others, also when the comment holds a quote and
     is longer than the start of a statement the analysis reads first."""
-    from binlog_spec.binlog import writer as binwriter
+    from binlog_spec.binlog.writer import bare_bytes, frame
     from binlog_spec.binlog import spec
     src = FIXTURES / "demo" / "mariadb-bin.000001"
     data = bytearray(spec.MAGIC)
     for ev in binlog_spec.open(src):
-        bare = binwriter.bare_bytes(ev)
+        bare = bare_bytes(ev)
         if ev.type == "QUERY_EVENT" and ev.query.startswith("ALTER TABLE"):
             at = bare.index(b"ALTER TABLE")
             bare = bare[:at] + comment + bare[at:]
-        data += binwriter.frame(bare, len(data), ev.checksum is not None)
+        data += frame(bare, len(data), ev.checksum is not None)
     out = tmp_path / "commented.bin"
     out.write_bytes(bytes(data))
     ddl = [d["statement"] for d in run([out])["ddl"]]
@@ -440,7 +440,7 @@ def test_ddl_after_a_comment_in_a_binlog(tmp_path, comment):
 
 
 def test_memory_is_bounded_by_top():
-    a = analyze.Analyzer(analyze.AnalyzeOptions(top=2))
+    a = collector.Analyzer(collector.AnalyzeOptions(top=2))
     for path in FIXTURE_FILES:
         a.feed_all(binlog_spec.open(path))
     r = a.report()
@@ -451,8 +451,8 @@ def test_memory_is_bounded_by_top():
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.parent.name)
 def test_transactions_equal_txsummary(path):
     """The analyzer's transactions are txsummary's (which decodes the rows to count them)."""
-    from binlog_spec.stream import transactions as txsummary
-    want = [t.to_dict() for t in txsummary.summarize(binlog_spec.open(path))]
+    from binlog_spec.stream.transactions import summarize
+    want = [t.to_dict() for t in summarize(binlog_spec.open(path))]
     r = run([path], top=1000)
     got = sorted(r["transactions"]["top_by_bytes"], key=lambda t: (t["start_pos"], t["end_pos"]))
     assert len(got) == len(want) == r["transactions"]["count"]
@@ -465,14 +465,14 @@ def test_transactions_equal_txsummary(path):
 
 def test_transactions_equal_txsummary_on_the_corpus():
     """Same check over the corpus (MySQL 5.7/8.0 with payloads and commit timestamps, MariaDB)."""
-    from binlog_spec.stream import transactions as txsummary
+    from binlog_spec.stream.transactions import summarize
     keys = ("file", "start_pos", "end_pos", "begin_time", "commit_time", "gtid", "xid", "bytes", "tables",
             "complete", "events", "rows")
     compared = 0
     for row in ROWS:
         path = CORPUS / row["file"]
         try:
-            want = [t.to_dict() for t in txsummary.summarize(binlog_spec.open(path))]
+            want = [t.to_dict() for t in summarize(binlog_spec.open(path))]
         except binlog_spec.BinlogError:
             continue    # the row decoder (or the reader) stops on this file
         r = run([path], top=100_000)
@@ -514,7 +514,7 @@ def test_a_broken_file_is_reported_with_everything_read_before_it(tmp_path):
     assert files[str(good)]["bytes"] == good.stat().st_size - 4
     # the events before the fault and the good file are all counted: the sum of the two single runs
     alone = run([good])
-    assert r["summary"]["rows"] == alone["summary"]["rows"] + sum(1 for _ in rows.read_rows(before)) > 10
+    assert r["summary"]["rows"] == alone["summary"]["rows"] + sum(1 for _ in read_rows(before)) > 10
     assert r["summary"]["events"] == len(before) + alone["summary"]["events"]
 
 
@@ -586,7 +586,7 @@ def test_rows_events_without_their_table_map_are_listed_with_file_and_offset():
             unmapped.append((ev.pos, ev.type))
     assert unmapped
     with pytest.raises(binlog_spec.MissingTableMapError) as exc:   # what the row decoder says of the first
-        list(rows.read_rows(binlog_spec.open(path)))
+        list(read_rows(binlog_spec.open(path)))
     assert exc.value.offset == unmapped[0][0]
     out, err = io.StringIO(), io.StringIO()
     assert cli.main(["analyze", "--format", "json", str(path)], out, err) == cli.EXIT_WARNINGS
@@ -622,7 +622,7 @@ def test_a_file_with_no_readable_event_is_listed_in_its_place():
     broken = CORPUS / "rust_mysql_common" / "binlog_truncated_event.000001"
     demo = FIXTURES / "demo" / "mariadb-bin.000001"
     faults = []
-    r = analyze.analyze(binlog_spec.read_events([str(broken), str(demo)], faults=faults), faults=faults)
+    r = collector.analyze(binlog_spec.read_events([str(broken), str(demo)], faults=faults), faults=faults)
     assert [(f["file"], f["events"], f["bytes"]) for f in r["files"]] == \
         [(str(broken), 0, 0), (str(demo), r["summary"]["events"], file_size(demo) - 4)]
     assert [(f["file"], f["offset"], f["error"]) for f in r["faults"]] == [(str(broken), 4, "TruncatedEventError")]

@@ -18,7 +18,7 @@ from binlog_spec.analysis import collector
 from binlog_spec.binlog import spec
 from binlog_spec.cli import main
 from binlog_spec.options import ReadOptions
-from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.rows.ddl.schema import SchemaTracker
 from binlog_spec.stream.filters import FilterOptions
 
 from conftest import FIXTURES

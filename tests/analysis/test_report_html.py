@@ -13,7 +13,7 @@ import zlib
 import pytest
 
 from binlog_spec import cli
-from binlog_spec.analysis import html as report_html
+from binlog_spec.analysis.html import COLORS, timeline_svg
 
 from conftest import FIXTURES
 
@@ -81,7 +81,7 @@ def test_timeline_bars_are_placed_by_time():
     r = {"options": {"bucket_s": 60}, "timeline_untimed": {"events": 0, "rows": 0, "bytes": 0},
          "timeline": [{"start": f"2026-01-01T00:{m:02d}:00Z", "events": 1, "rows": m, "bytes": 100}
                       for m in (0, 1, 2, 9)]}
-    svg = report_html.timeline_svg(r)
+    svg = timeline_svg(r)
     xs = [float(x) for x in re.findall(r'<rect class="bar" x="([\d.]+)"', svg)]
     step = xs[1] - xs[0]
     assert step > 0 and abs(xs[2] - xs[1] - step) < 0.01 and abs(xs[3] - xs[2] - 7 * step) < 0.01
@@ -146,7 +146,7 @@ def test_the_screenshot_is_not_blank(page):
     assert white < 0.97 * sum(colors.values())
     # each chart's own colours are on the screen: the timeline's bytes bars and rows line, the
     # tables' insert/update/delete bars, the histogram's bars (a colour no other chart uses)
-    colours = report_html.COLORS
+    colours = COLORS
     for name in ("bytes", "rows", "insert", "update", "delete", "sizes"):
         assert bytes.fromhex(colours[name][1:]) in colors, name
     assert len(set(colours.values())) == len(colours)

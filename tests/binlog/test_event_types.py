@@ -9,7 +9,8 @@ import yaml
 
 from binlog_spec import api
 from binlog_spec.binlog import event_types as types, spec, writer
-from binlog_spec.output import base64_script, event_text
+from binlog_spec.output import event_text
+from binlog_spec.output.base64 import script
 
 ROOT = Path(__file__).resolve().parents[2]
 ET = spec.EventType
@@ -45,7 +46,7 @@ def test_the_writer_the_script_the_consumers_and_events_read_the_table():
     assert writer.DROPPED_EVENTS == {ET.rotate_event, ET.stop_event, ET.heartbeat_log_event,
                                      ET.heartbeat_log_event_v2, ET.start_encryption_event}
     assert writer.FILE_HEADER_EVENTS == {ET.previous_gtids_log_event, ET.gtid_list_event, ET.binlog_checkpoint_event}
-    assert base64_script._BLOCK_EVENTS == types.ROWS_EVENTS | {ET.table_map_event, ET.rows_query_log_event}
+    assert script._BLOCK_EVENTS == types.ROWS_EVENTS | {ET.table_map_event, ET.rows_query_log_event}
     assert api.ROWS_BODIES == {int(c) for c in types.types_where(bodies=types.ROWS)}
     assert api.SQL_BODIES - api.ROWS_BODIES == {ET.intvar_event, ET.rand_event, ET.user_var_event}
     assert set(event_text.SUMMARIES) == {c for c, row in types.EVENT_TYPES.items() if row.summary is not None}

@@ -8,7 +8,7 @@ import pytest
 import zstandard
 
 import binlog_spec
-from binlog_spec.binlog import payload
+from binlog_spec.binlog.fields import payload
 
 from test_reader_errors import FDE, MAGIC, collect, event, write
 

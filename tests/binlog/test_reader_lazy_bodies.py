@@ -1,5 +1,5 @@
 """Bodies parsed once, or only when asked for: ReadOptions.parse_bodies, the kept TABLE_MAP and QUERY
-bodies (binlog/bodies.py), and the reader's window of large reads.
+bodies (binlog/fields/bodies.py), and the reader's window of large reads.
 
 Byte-literal cases built from one real event stream (the seed FDE and TABLE_MAP), then real files.
 """
@@ -10,7 +10,8 @@ import struct
 import pytest
 
 import binlog_spec
-from binlog_spec.binlog import bodies, spec
+from binlog_spec.binlog import spec
+from binlog_spec.binlog.fields import bodies
 
 from conftest import FIXTURES, collect
 from test_reader_errors import FDE, MAGIC, TM, event, write

@@ -134,9 +134,9 @@ def test_several_files_carry_their_schema_from_piece_to_piece(monkeypatch, cut):
         monkeypatch.setenv(jobs.PIECE_ENV, "3000")
         assert run(argv + ["--jobs", "3", *files]) == one
         monkeypatch.delenv(jobs.PIECE_ENV)
-    from binlog_spec.output import base64_lane
+    from binlog_spec.output.base64.lane import compiled as lane_compiled
     # the plain base64 script runs its compiled loop in one process where the compiled core runs
-    assert cut["cut"] == (5 if base64_lane.compiled() else 6)
+    assert cut["cut"] == (5 if lane_compiled() else 6)
 
 
 def test_stdin_gzip_and_outputs_whose_state_crosses_transactions_run_one_process(monkeypatch, tmp_path):
@@ -179,7 +179,7 @@ def test_jobs_must_be_a_positive_number(capsys):
 
 
 def test_the_statements_not_undone_merge_over_pieces_as_one_process_counts_them():
-    from binlog_spec.output.sql_script import NotUndone
+    from binlog_spec.output.sql.script import NotUndone
     statements = [(f"f:{i}", "CREATE TABLE t (a INT)" if i % 3 else "INSERT INTO t VALUES (1)") for i in range(33)]
     one, parts = NotUndone(), [NotUndone(), NotUndone(), NotUndone()]
     for i, (where, text) in enumerate(statements):
@@ -191,7 +191,7 @@ def test_the_statements_not_undone_merge_over_pieces_as_one_process_counts_them(
 
 
 def test_base64_pieces_tell_a_once_per_run_note_once_and_keep_the_rest_in_order():
-    from binlog_spec.output.base64_parts import Ending
+    from binlog_spec.output.base64.parts import Ending
     first = Ending({"db": "b'a'"}, ["f:4: incident", ("k1", "note 1")], ["e1"])
     first.merge(Ending({"db": "b'b'", "sql_mode": "0"}, [("k1", "note 1"), "f:9: incident", ("k2", "note 2")], ["e2"]))
     assert first.lines() == ["f:4: incident", "note 1", "f:9: incident", "note 2"]
@@ -246,10 +246,10 @@ def test_a_piece_with_bytes_that_are_not_utf8_is_copied_unchanged_as_bytes_or_te
 def test_the_plain_base64_script_runs_its_compiled_loop_in_one_process(monkeypatch, cut):
     """`sql` with no option that needs the Python lane runs in one process where the compiled core is loaded
     (its loop takes no piece, and is faster on one core than the pieces on several); `-v` or a filter cut it."""
-    from binlog_spec.output import base64_lane
+    from binlog_spec.output.base64.lane import compiled as lane_compiled
     path = FIXTURES / "types-full" / "mariadb-bin.000001"
     monkeypatch.setenv(jobs.PIECE_ENV, str(max(1, os.path.getsize(path) // 4)))
-    loop = base64_lane.compiled()
+    loop = lane_compiled()
     for argv, whole in ((["sql"], loop), (["sql", "-v"], False), (["sql", "--database", "*"], False),
                         (["sql", "--skip-gtids"], False)):
         before = dict(cut)

@@ -118,11 +118,11 @@ def main() -> int:
     out_dir = sys.argv[1]
     with atheris.instrument_imports(include=["binlog_spec"]):
         import binlog_spec  # noqa: F401
-        from binlog_spec.analysis import collector as analyze  # noqa: F401
-        from binlog_spec.output import base64_script as base64script
-        from binlog_spec.binlog import writer as binwriter
-        from binlog_spec.rows import decoder as rows
-        from binlog_spec.output import sql_script as sqlscript
+        import binlog_spec.analysis.collector  # noqa: F401
+        import binlog_spec.binlog.writer  # noqa: F401
+        import binlog_spec.output.base64.script  # noqa: F401
+        import binlog_spec.output.sql.script  # noqa: F401
+        import binlog_spec.rows.decoder  # noqa: F401
     import targets  # noqa: F401
     recorder = Recorder(out_dir)
     atheris.Setup([sys.argv[0]] + sys.argv[2:], recorder.case)

@@ -12,14 +12,15 @@ import io
 from typing import Callable
 
 import binlog_spec
-from binlog_spec.analysis import collector as analyze
-from binlog_spec.output import base64_script as base64script
-from binlog_spec.output import rewriter as rewriting, row_text
-from binlog_spec.rows import decoder as rows
-from binlog_spec.output import sql_script as sqlscript
+from binlog_spec.analysis import collector
+from binlog_spec.output.base64.script import Base64Options, Base64Script
+from binlog_spec.output import row_text
+from binlog_spec.output.rewriter import Rewriter, WriteOptions, write_binlog
+from binlog_spec.rows.decoder import observe_schema, read_rows
+from binlog_spec.output.sql.script import ScriptOptions, forward, rollback as sql_rollback
 from binlog_spec.errors import BinlogError
-from binlog_spec.rows.schema import SchemaTracker
-from binlog_spec.output.statements import SqlOptions
+from binlog_spec.rows.ddl.schema import SchemaTracker
+from binlog_spec.output.sql.statements import SqlOptions
 
 #: Checksums off: a mutated byte then reaches the body decoders instead of stopping at the CRC.
 NO_CRC = binlog_spec.ReadOptions(verify_checksums=False)
@@ -43,46 +44,46 @@ def _drain(lines) -> None:
 
 def _observed(path: str):
     """The events as the CLI reads them: every event seen by the schema (DDL replay, completed
-    TABLE_MAPs) before anything else (rows.observe_schema)."""
-    return rows.observe_schema(binlog_spec.read_events([path], NO_CRC), SchemaTracker())
+    TABLE_MAPs) before anything else (rows.decoder.observe_schema)."""
+    return observe_schema(binlog_spec.read_events([path], NO_CRC), SchemaTracker())
 
 
 def _rows(path: str) -> None:
-    for rc in rows.read_rows(_observed(path), warn=lambda message: None):
+    for rc in read_rows(_observed(path), warn=lambda message: None):
         row_text.row_line(rc)
         rc.to_dict()
 
 
 def _rows_tracked(path: str) -> None:
     """The library's other way: the decoder itself replays the DDL it is given."""
-    for rc in rows.read_rows(binlog_spec.read_events([path], NO_CRC), SchemaTracker()):
+    for rc in read_rows(binlog_spec.read_events([path], NO_CRC), SchemaTracker()):
         rc.to_dict()
 
 
 def _sql(path: str, rollback: bool, commented: bool) -> None:
-    opts = sqlscript.ScriptOptions(sql=SqlOptions(replace=rollback), commented=commented)
-    script = (sqlscript.rollback if rollback else sqlscript.forward)
+    opts = ScriptOptions(sql=SqlOptions(replace=rollback), commented=commented)
+    script = (sql_rollback if rollback else forward)
     _drain(script(_observed(path), opts, warn=lambda message: None))
 
 
 def _base64(path: str, rollback: bool) -> None:
-    options = rewriting.WriteOptions(rollback=rollback, renumber_gtids=False)
-    with rewriting.Rewriter(options) as rewriter:
-        printer = base64script.Base64Script(base64script.Base64Options(verbose=2, skip_gtids=rollback), rewriter)
+    options = WriteOptions(rollback=rollback, renumber_gtids=False)
+    with Rewriter(options) as rewriter:
+        printer = Base64Script(Base64Options(verbose=2, skip_gtids=rollback), rewriter)
         _drain(printer.lines(rewriter.items(_observed(path))))
 
 
 def _binlog(path: str, rollback: bool) -> None:
-    rewriter = rewriting.write_binlog(binlog_spec.read_events([path], NO_CRC), io.BytesIO(),
-                                      rewriting.WriteOptions(rollback=rollback))
+    rewriter = write_binlog(binlog_spec.read_events([path], NO_CRC), io.BytesIO(),
+                          WriteOptions(rollback=rollback))
     with rewriter:
         list(rewriter.skipped.lines())
 
 
 def _analyze(path: str) -> None:
     faults: list[BinlogError] = []
-    events = rows.observe_schema(binlog_spec.read_events([path], NO_CRC, faults), SchemaTracker())
-    analyze.analyze(events, analyze.AnalyzeOptions(), faults)
+    events = observe_schema(binlog_spec.read_events([path], NO_CRC, faults), SchemaTracker())
+    collector.analyze(events, collector.AnalyzeOptions(), faults)
 
 
 #: name -> pipeline(path); each raises BinlogError or nothing, on any input.

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import binlog_spec
-from binlog_spec.output import base64_lane
-from binlog_spec.output import base64_script as base64script
+from binlog_spec.output.base64.lane import lines_of
+from binlog_spec.output.base64.script import Base64Options, Base64Script
 from binlog_spec.output.rewriter import Rewriter, WriteOptions
 
 from conftest import CORPUS, FIXTURES, manifest_rows
@@ -24,19 +24,19 @@ from seeds import seed_files  # noqa: E402
 FILES = ([CORPUS / row["file"] for row in manifest_rows()]
          + sorted(p for p in FIXTURES.glob("*/*-bin.0*") if p.is_file()))
 OPTIONS = {
-    "plain": (WriteOptions(), base64script.Base64Options()),
-    "rewrite-db": (WriteOptions(rewrite_db={"test": "other", "sbtest": "x", "db1": "db2"}), base64script.Base64Options()),
-    "skip-gtids": (WriteOptions(skip_gtids=True), base64script.Base64Options(skip_gtids=True)),
-    "script-skip-gtids": (WriteOptions(), base64script.Base64Options(skip_gtids=True)),
+    "plain": (WriteOptions(), Base64Options()),
+    "rewrite-db": (WriteOptions(rewrite_db={"test": "other", "sbtest": "x", "db1": "db2"}), Base64Options()),
+    "skip-gtids": (WriteOptions(skip_gtids=True), Base64Options(skip_gtids=True)),
+    "script-skip-gtids": (WriteOptions(), Base64Options(skip_gtids=True)),
 }
 
 
-def _script(paths, write: WriteOptions, options: base64script.Base64Options, lane: bool):
+def _script(paths, write: WriteOptions, options: Base64Options, lane: bool):
     lines, error = [], None
     with Rewriter(write) as rewriter:
-        printer = base64script.Base64Script(options, rewriter)
+        printer = Base64Script(options, rewriter)
         events = binlog_spec.read_events([str(p) for p in paths])
-        got = base64_lane.lines_of(printer, events, rewriter) if lane else printer.lines(rewriter.items(events))
+        got = lines_of(printer, events, rewriter) if lane else printer.lines(rewriter.items(events))
         try:
             for line in got:
                 lines.append(line)

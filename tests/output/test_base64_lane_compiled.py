@@ -1,4 +1,4 @@
-"""The base64 script lane's compiled loop (output/_cb64.pyx `Lane`, base64_lane.sink): it writes most of
+"""The base64 script lane's compiled loop (output/base64/_cb64.pyx `Lane`, base64_lane.sink): it writes most of
 a MariaDB binlog's events straight from the reader's window, and the script, the warnings and the error
 are the ones of the pure-Python reference (every event through the Item path, Base64Script.lines over
 Rewriter.items), on every corpus and fixture file, with windows that cut transactions, without CRC32
@@ -16,8 +16,8 @@ from binlog_spec import api, compiled
 from binlog_spec.binlog import spec
 from binlog_spec.cli import main
 from binlog_spec.options import ReadOptions
-from binlog_spec.output import base64_lane
-from binlog_spec.output import base64_script as base64script
+from binlog_spec.output.base64.lane import lines_of, sink as lane_sink
+from binlog_spec.output.base64.script import Base64Options, Base64Script
 from binlog_spec.output.rewriter import Rewriter, WriteOptions
 
 from conftest import CORPUS, FIXTURES, manifest_rows
@@ -50,18 +50,18 @@ class _Counting:
         return n
 
 
-def _script(paths, loop: bool, read_options=ReadOptions(), options=base64script.Base64Options()):
+def _script(paths, loop: bool, read_options=ReadOptions(), options=Base64Options()):
     """(the script, the error, the warnings) through the lane with its compiled loop, or through the Item
     path (the reference); and the counting sink."""
     lines, error, sink = [], None, None
     paths = [str(p) for p in paths]
     with Rewriter(WriteOptions()) as rewriter:
-        printer = base64script.Base64Script(options, rewriter)
+        printer = Base64Script(options, rewriter)
         if loop:
-            lane = base64_lane.sink(printer, rewriter)
+            lane = lane_sink(printer, rewriter)
             sink = _Counting(lane) if lane is not None else None
             events = api.read_events(paths, read_options, sink=sink)
-            got = base64_lane.lines_of(printer, events, rewriter, lane)
+            got = lines_of(printer, events, rewriter, lane)
         else:
             got = printer.lines(rewriter.items(api.read_events(paths, read_options)))
         try:
@@ -76,7 +76,7 @@ def _cli(path, argv, loop: bool, monkeypatch):
     """stdout, stderr and exit code of `sql`, with the compiled loop or without it."""
     with monkeypatch.context() as m:
         if not loop:
-            m.setattr(base64_lane, "_cb64", None)
+            m.setattr("binlog_spec.output.base64.lane._cb64", None)
         out, err = io.StringIO(), io.StringIO()
         code = main(["sql", "--jobs", "1", *argv, str(path)], out, err)
     return out.getvalue(), err.getvalue(), code
@@ -93,26 +93,26 @@ def test_the_compiled_lane_runs_and_writes_most_of_a_mariadb_binlog():
 @needs_compiled
 def test_the_lanes_gtid_xid_and_rows_reads_agree_with_the_generated_parser():
     """Checked at import against the spec's parser (else the loop never runs: asserted here)."""
-    from binlog_spec.output import _cb64
+    from binlog_spec.output.base64 import _cb64
     assert _cb64.LAYOUTS_AGREE is True
 
 
 def test_without_the_compiled_core_there_is_no_loop(monkeypatch):
-    monkeypatch.setattr(base64_lane, "_cb64", None)
+    monkeypatch.setattr("binlog_spec.output.base64.lane._cb64", None)
     with Rewriter(WriteOptions()) as rewriter:
-        assert base64_lane.sink(base64script.Base64Script(base64script.Base64Options(), rewriter), rewriter) is None
+        assert lane_sink(Base64Script(Base64Options(), rewriter), rewriter) is None
 
 
 @needs_compiled
 @pytest.mark.parametrize("write, options", [
-    (WriteOptions(rollback=True), base64script.Base64Options(skip_gtids=True)),
-    (WriteOptions(rewrite_db={"test": "x"}), base64script.Base64Options()),
-    (WriteOptions(skip_gtids=True), base64script.Base64Options(skip_gtids=True)),
-    (WriteOptions(), base64script.Base64Options(verbose=1)),
+    (WriteOptions(rollback=True), Base64Options(skip_gtids=True)),
+    (WriteOptions(rewrite_db={"test": "x"}), Base64Options()),
+    (WriteOptions(skip_gtids=True), Base64Options(skip_gtids=True)),
+    (WriteOptions(), Base64Options(verbose=1)),
 ], ids=["rollback", "rewrite-db", "skip-gtids", "verbose"])
 def test_the_loop_is_not_used_where_the_lane_looks_inside_events(write, options):
     with Rewriter(write) as rewriter:
-        assert base64_lane.sink(base64script.Base64Script(options, rewriter), rewriter) is None
+        assert lane_sink(Base64Script(options, rewriter), rewriter) is None
 
 
 @needs_compiled
@@ -196,8 +196,8 @@ def test_the_loop_takes_nothing_more_while_its_text_is_not_written():
     path = FIXTURES / "types-full" / "mariadb-bin.000001"
     calls = []
     with Rewriter(WriteOptions()) as rewriter:
-        printer = base64script.Base64Script(base64script.Base64Options(), rewriter)
-        lane = base64_lane.sink(printer, rewriter)
+        printer = Base64Script(Base64Options(), rewriter)
+        lane = lane_sink(printer, rewriter)
 
         def watching(*args):
             held = bool(lane.taken)
@@ -205,7 +205,7 @@ def test_the_loop_takes_nothing_more_while_its_text_is_not_written():
             calls.append((held, n))
             return n
         events = api.read_events([str(path)], sink=watching)
-        for _ in base64_lane.lines_of(printer, events, rewriter, lane):
+        for _ in lines_of(printer, events, rewriter, lane):
             pass
     assert any(n for _, n in calls)
     assert all(n == 0 for held, n in calls if held)

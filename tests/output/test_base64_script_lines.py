@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from binlog_spec.output import base64_script, event_text
+from binlog_spec.output import event_text
+from binlog_spec.output.base64.script import _base64, _one_line
 
 from conftest import CORPUS, FIXTURES, collect, manifest_rows
 
@@ -16,13 +17,13 @@ from conftest import CORPUS, FIXTURES, collect, manifest_rows
 @pytest.mark.parametrize("size", [0, 1, 2, 3, 56, 57, 58, 113, 114, 115, 171, 1000, 65536 + 7])
 def test_base64_lines_are_encodebytes_without_the_last_newline(size):
     data = bytes((i * 37 + 11) & 0xFF for i in range(size))
-    assert base64_script._base64(data) == base64.encodebytes(data).decode("ascii").rstrip("\n")
+    assert _base64(data) == base64.encodebytes(data).decode("ascii").rstrip("\n")
 
 
 @pytest.mark.parametrize("text", ["", " ", "a", "a b", "a  b", " a", "a ", "a\tb", "a\nb", "a\r\nb", "a\x1cb",
                                   "a\x85b", "a\xa0b", "a\u2028b", "a\u3000b", "x\x00y", "é ü", "  \t ", "q\x0bw\x0cz"])
 def test_one_line_is_the_split_join_of_the_text(text):
-    assert base64_script._one_line(text) == " ".join(text.split())
+    assert _one_line(text) == " ".join(text.split())
 
 
 def test_every_whitespace_character_but_space_is_unprintable():

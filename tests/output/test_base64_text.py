@@ -1,4 +1,4 @@
-"""The base64 script's per-event text (output/base64_text.py, compiled as output/_cb64.pyx): the compiled
+"""The base64 script's per-event text (output/base64/text.py, compiled as output/base64/_cb64.pyx): the compiled
 twin gives what the pure-Python one gives (the framing, the ``#`` lines, the base64 lines), over byte
 literals at every size, position and checksum setting, and over every event of the corpus and fixtures;
 the pure one is binlog.writer.frame's framing and base64.encodebytes' lines."""
@@ -11,15 +11,15 @@ import zlib
 import pytest
 
 from binlog_spec import compiled
-from binlog_spec.binlog import writer as binwriter
-from binlog_spec.output import base64_text
+from binlog_spec.binlog.writer import bare_bytes, frame
+from binlog_spec.output.base64.text import base64_lines, event_text
 
 from conftest import CORPUS, FIXTURES, collect, manifest_rows
 
-_cb64 = compiled.load("binlog_spec.output._cb64")
-ENCODERS = [pytest.param(base64_text.base64_lines, id="pure"),
+_cb64 = compiled.load("binlog_spec.output.base64._cb64")
+ENCODERS = [pytest.param(base64_lines, id="pure"),
             pytest.param(_cb64.base64_lines if _cb64 else None, id="compiled")]
-TEXTS = [pytest.param(base64_text.event_text, id="pure"),
+TEXTS = [pytest.param(event_text, id="pure"),
          pytest.param(_cb64.event_text if _cb64 else None, id="compiled")]
 
 
@@ -48,7 +48,7 @@ def test_an_event_is_framed_at_its_position_with_its_crc32_and_commented(text):
     b = bare(16, b"\x05" + bytes(7))            # an XID_EVENT, its size field not set yet
     comment, encoded = text(b, len(b), 1000, True, "231114 22:13:20", 7, "Xid = 5", True)
     framed = base64.b64decode(encoded)
-    assert framed == binwriter.frame(b, 1000, True)
+    assert framed == frame(b, 1000, True)
     assert framed[9:13] == struct.pack("<I", 19 + 8 + 4) and framed[13:17] == struct.pack("<I", 1031)
     assert framed[-4:] == struct.pack("<I", zlib.crc32(framed[:-4]))
     assert comment == (f"# at 1000\n#231114 22:13:20 server id 7  end_log_pos 1031 CRC32 0x{zlib.crc32(framed[:-4]):08x} "
@@ -70,7 +70,7 @@ def test_the_twins_agree_on_sizes_positions_checksums_and_refusals():
                 for encode in (True, False):
                     for data, n in ((b, len(b)), (b + b"\x01\x02\x03\x04", len(b)), (b, len(b) + 1), (b, -1)):
                         args = (data, n, pos, checksum, "260101  9:05:00", 42, "x\ty é", encode)
-                        assert _outcome(_cb64.event_text, *args) == _outcome(base64_text.event_text, *args), args
+                        assert _outcome(_cb64.event_text, *args) == _outcome(event_text, *args), args
 
 
 FILES = ([CORPUS / row["file"] for row in manifest_rows()]
@@ -83,12 +83,12 @@ def test_the_twins_agree_on_every_event_of_the_corpus_and_fixtures():
     for path in FILES:
         events, _ = collect(path, verify_checksums=False)
         for ev in events:
-            if ev.type_code == 15:      # the FDE is framed by binwriter.frame (LOG_EVENT_BINLOG_IN_USE_F)
+            if ev.type_code == 15:      # the FDE is framed by writer.frame (LOG_EVENT_BINLOG_IN_USE_F)
                 continue
-            b = binwriter.bare_bytes(ev)
+            b = bare_bytes(ev)
             args = (b, len(b), ev.pos, ev.checksum is not None, "260101  9:05:00", ev.server_id, ev.type, True)
-            assert _cb64.event_text(*args) == base64_text.event_text(*args), (path, ev.pos)
+            assert _cb64.event_text(*args) == event_text(*args), (path, ev.pos)
             n = len(ev.raw) - 4 if ev.checksum is not None else len(ev.raw)     # the bytes as read
-            assert _cb64.event_text(ev.raw, n, *args[2:]) == base64_text.event_text(*args), (path, ev.pos)
+            assert _cb64.event_text(ev.raw, n, *args[2:]) == event_text(*args), (path, ev.pos)
             seen += 1
     assert seen > 10000

@@ -1,4 +1,4 @@
-"""The keys the conflict check compares (output.conflict_keys): the fast path that reads integer keys
+"""The keys the conflict check compares (output.rollback.keys): the fast path that reads integer keys
 straight from the row images (rows/_crows.pyx image_keys) gives what the reference gives, the keys of
 the decoded row changes (`row_keys`), on every rows event of real files, and hands back (None) what it
 does not take: a NULL key, a short image, a text key, no compiled core.
@@ -13,11 +13,10 @@ import binlog_spec
 from binlog_spec import api
 from binlog_spec.binlog.event_types import ROW_OPS
 from binlog_spec.errors import BinlogError
-from binlog_spec.output import conflict_keys
-from binlog_spec.output.conflict_keys import KeyReader, row_keys
+from binlog_spec.output.rollback.keys import KeyReader, exact, row_keys
 from binlog_spec.rows import image_plan
 from binlog_spec.rows.decoder import RowDecoder
-from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.rows.ddl.schema import SchemaTracker
 from binlog_spec.stream.filters import FilterOptions
 
 from conftest import CORPUS, FIXTURES, manifest_rows
@@ -145,4 +144,4 @@ def test_text_keys_compare_without_trailing_spaces_and_case():
         op, before, after = "delete", {"k": "Abc  "}, None
     (_, _, _, key, h), = row_keys([Change()], ("d", "t"), ("k",))
     assert key == (("d", "t"), ("k",), ("abc",)) and h == hash(key)
-    assert conflict_keys.exact(key) == repr(key).encode()
+    assert exact(key) == repr(key).encode()

@@ -1,4 +1,4 @@
-"""The rollback's conflict check (output.conflicts): which undone rows a later transaction changed.
+"""The rollback's conflict check (output.rollback.check): which undone rows a later transaction changed.
 
 The reference is a naive check written here from the definition, in memory: every row change of the
 file decoded (rows.decoder), the rows the window undoes keyed by their primary key, the first later
@@ -13,9 +13,10 @@ import pytest
 
 import binlog_spec
 from binlog_spec import api
-from binlog_spec.output import conflict_index, conflict_report, conflicts
-from binlog_spec.output.conflicts import ConflictCheck, _statement_targets
-from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.output.rollback.key_index import KeyIndex
+from binlog_spec.output.rollback.report import report_lines
+from binlog_spec.output.rollback.check import ConflictCheck, _statement_targets
+from binlog_spec.rows.ddl.schema import SchemaTracker
 from binlog_spec.stream.filters import FilterOptions, filter_events
 from binlog_spec.stream.transactions import Transactions
 
@@ -87,16 +88,16 @@ def test_the_types_file_cut_after_the_inserts_names_the_rows_its_later_updates_a
 
 @pytest.mark.parametrize("path", [TYPES, DEMO])
 def test_hashes_that_all_collide_still_name_only_the_rows_changed_later(path, monkeypatch):
-    monkeypatch.setattr(conflicts, "hash", lambda data: 42, raising=False)
-    monkeypatch.setattr(conflict_index, "RECENT", 3)       # sorted runs, merged, from the fourth key on
+    monkeypatch.setattr("binlog_spec.output.rollback.check.hash", lambda data: 42, raising=False)
+    monkeypatch.setattr("binlog_spec.output.rollback.key_index.RECENT", 3)       # sorted runs, merged, from the fourth key on
     starts = positions(path)
     cut = starts[len(starts) // 2]
     assert checked(path, FilterOptions(stop_position=cut))[0] == naive(path, lambda s: s < cut)
 
 
 def test_small_runs_merge_and_every_key_is_still_found(monkeypatch):
-    monkeypatch.setattr(conflict_index, "RECENT", 2)
-    index = conflict_index.KeyIndex()
+    monkeypatch.setattr("binlog_spec.output.rollback.key_index.RECENT", 2)
+    index = KeyIndex()
     for rec in range(1000):
         index.add(rec * 7919, rec)
     assert len(index.runs) < 12 and sum(len(r) for r in index.runs) + len(index.recent) == 1000
@@ -183,7 +184,7 @@ def test_the_report_says_what_was_checked_and_done():
     check = api.check_rollback(binlog_spec.open(TYPES), FilterOptions(stop_position=58797), [str(TYPES)],
                                SchemaTracker())
     with check:
-        lines = list(conflict_report.report_lines(check, timezone.utc, forced=False))
+        lines = list(report_lines(check, timezone.utc, forced=False))
     assert lines[0].startswith("conflict check: times in UTC; only the files given were checked")
     assert len(lines) == len(found) + 2 and lines[-1].startswith(f"error: {len(found)} conflicts")
     assert "nothing written (exit 5" in lines[-1]

@@ -1,4 +1,4 @@
-"""The conflict check's compiled part (output/_cconflicts.pyx): the KeySet of the undone integer keys, and
+"""The conflict check's compiled part (output/rollback/_cconflicts.pyx): the KeySet of the undone integer keys, and
 the loop that takes the common transactions past the rollback's window straight from the reader's window.
 The report, the undo, the warnings and the exit code are the ones of the Python path (ConflictCheck
 without the compiled part), also when the reader's window cuts transactions, and on damaged binlogs whose
@@ -17,9 +17,8 @@ import binlog_spec
 from binlog_spec import api, compiled
 from binlog_spec.cli import main
 from binlog_spec.options import ReadOptions
-from binlog_spec.output import conflicts
-from binlog_spec.output.conflicts import ConflictCheck
-from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.output.rollback.check import ConflictCheck
+from binlog_spec.rows.ddl.schema import SchemaTracker
 from binlog_spec.stream.filters import FilterOptions
 
 from conftest import FIXTURES
@@ -76,7 +75,7 @@ def _cli(path, argv, loop: bool, monkeypatch, tmp_path) -> tuple:
                 return counted[-1]
             m.setattr(ConflictCheck, "sink", sink)
         else:
-            m.setattr(conflicts, "_cconflicts", None)
+            m.setattr("binlog_spec.output.rollback.check._cconflicts", None)
         out, err = io.StringIO(), io.StringIO()
         code = main(["sql", *[a.replace("{out}", str(target)) for a in argv], str(path)], out, err)
     written = target.read_bytes() if target.exists() else None
@@ -99,14 +98,14 @@ def test_the_loop_runs_and_takes_most_of_what_follows_the_window(monkeypatch, tm
 
 @needs_compiled
 def test_the_loops_gtid_and_xid_reads_agree_with_the_generated_parser():
-    from binlog_spec.output import _cconflicts
+    from binlog_spec.output.rollback import _cconflicts
     assert _cconflicts.LAYOUTS_AGREE is True
 
 
 def test_without_the_compiled_core_there_is_no_loop_and_no_key_set(monkeypatch):
-    monkeypatch.setattr(conflicts, "_cconflicts", None)
+    monkeypatch.setattr("binlog_spec.output.rollback.check._cconflicts", None)
     check = ConflictCheck()
-    assert check.sink() is None and check.fast is None
+    assert check.sink() is None and check.compiled.fast is None
 
 
 @needs_compiled
@@ -120,11 +119,11 @@ def _checked(paths, filters: FilterOptions, loop: bool, options: ReadOptions, mo
     """The conflicts (as report lines) of a check through the API, the reader given the check's loop."""
     from datetime import timezone
 
-    from binlog_spec.output.conflict_report import report_lines
+    from binlog_spec.output.rollback.report import report_lines
     paths = [str(p) for p in paths]
     with monkeypatch.context() as m:
         if not loop:
-            m.setattr(conflicts, "_cconflicts", None)
+            m.setattr("binlog_spec.output.rollback.check._cconflicts", None)
         check = ConflictCheck(SchemaTracker())
         sink = check.sink()
         counting = _Counting(sink) if sink is not None else None
@@ -151,7 +150,7 @@ def test_transactions_cut_by_the_readers_window_are_handed_to_the_python_path(bu
 
 @needs_compiled
 def test_the_key_set_keeps_the_first_change_of_a_row_and_reports_it_once():
-    from binlog_spec.output._cconflicts import KeySet
+    from binlog_spec.output.rollback._cconflicts import KeySet
     keys = KeySet()
     assert keys.add(0, [(1,), (2,), (2,), (3,)], True, 7, 1)     # an UPDATE: 1 -> 2, 2 -> 3 (after ones)
     assert keys.add(0, [(-5,), (2 ** 64 - 1,)], False, 8, 0)
@@ -164,7 +163,7 @@ def test_the_key_set_keeps_the_first_change_of_a_row_and_reports_it_once():
 
 @needs_compiled
 def test_a_full_key_set_takes_no_more_keys_and_keeps_those_it_has():
-    from binlog_spec.output._cconflicts import KeySet
+    from binlog_spec.output.rollback._cconflicts import KeySet
     keys = KeySet(1 << 12)
     assert keys.add(0, [(k,) for k in range(3000)], False, 1, 0)
     assert not keys.add(0, [(k,) for k in range(3000, 6000)], False, 2, 0)
@@ -175,11 +174,11 @@ def test_a_full_key_set_takes_no_more_keys_and_keeps_those_it_has():
 @needs_compiled
 def test_a_full_key_set_leaves_the_rest_to_the_python_path(monkeypatch, tmp_path):
     """Past its limit the KeySet takes no more keys: the tables whose keys it lacks go the Python way."""
-    from binlog_spec.output import _cconflicts
+    from binlog_spec.output.rollback import _cconflicts
     argv = ["--sql2", "--rollback", "--stop-position", "60000"]
     slow = _cli(TYPES, argv, False, monkeypatch, tmp_path)[0]
     with monkeypatch.context() as m:
-        m.setattr(conflicts, "_cconflicts", _Limited(_cconflicts))
+        m.setattr("binlog_spec.output.rollback.check._cconflicts", _Limited(_cconflicts))
         assert _cli(TYPES, argv, True, monkeypatch, tmp_path)[0] == slow
 
 
@@ -245,12 +244,12 @@ def test_the_key_set_without_the_loop_finds_what_the_python_path_finds(monkeypat
         return
     from datetime import timezone
 
-    from binlog_spec.output.conflict_report import report_lines
+    from binlog_spec.output.rollback.report import report_lines
     check = ConflictCheck(SchemaTracker())
     with check:
         for _ in api.select_events(binlog_spec.read_events([str(TYPES)]), filters, [str(TYPES)], check=check):
             pass
-        assert check.fast is not None and len(check.fast) > 0, "the undone integer keys went to the KeySet"
+        assert check.compiled.fast is not None and len(check.compiled.fast) > 0, "the undone integer keys went to the KeySet"
         assert list(report_lines(check, timezone.utc, True)) == reference
 
 

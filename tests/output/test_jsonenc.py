@@ -20,9 +20,9 @@ import binlog_spec
 from binlog_spec import api
 from binlog_spec.errors import BinlogError
 from binlog_spec.output import jsonenc, row_text
-from binlog_spec.rows import decoder as rows
+from binlog_spec.rows.decoder import RowChange, read_rows
 from binlog_spec.rows.column_types import DOUBLE, FLOAT, JSON, LONG, VECTOR, Column
-from binlog_spec.rows.json_binary import JsonDiff, JsonDiffs, JsonOpaque
+from binlog_spec.rows.json.json_binary import JsonDiff, JsonDiffs, JsonOpaque
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.rows.values import decode_value
 from conftest import CORPUS, FIXTURES, ROOT, manifest_rows
@@ -171,7 +171,7 @@ def test_nan_and_infinities_keep_their_names_never_null():
 
 def _row_change(columns, after, type_code=LONG):
     table = TableDef(1, "db", "t", tuple(Column(type_code, {}, name=n) for n in columns), (True,) * len(columns))
-    return rows.RowChange("f", 4, 0, 1, None, "db", "t", "insert", None, after, 0, table)
+    return RowChange("f", 4, 0, 1, None, "db", "t", "insert", None, after, 0, table)
 
 
 def test_a_row_of_a_float_column_keeps_nan_in_the_json_line_and_the_human_line():
@@ -225,7 +225,7 @@ def test_event_and_row_lines_equal_the_reference_encoders_on_every_corpus_and_fi
             assert api.event_renderer("jsonl")(ev) == jsonenc.reference(ev.to_dict()), (path, ev.pos)
         n_events += len(events)
         try:
-            for rc in rows.read_rows(events):
+            for rc in read_rows(events):
                 assert api.row_renderer("jsonl")(rc) == jsonenc.reference(rc.to_dict()), (path, rc.pos)
                 assert row_text.row_line(rc) == _reference_row_line(rc), (path, rc.pos)
                 n_rows += 1

@@ -15,7 +15,7 @@ The references are outputs that real tools wrote; nothing here is derived from o
 * the MySQL manual's "mysqlbinlog Row Event Display" example: the BINLOG base64 of its events and
   the `-v` and `-vv` lines mysqlbinlog 5.1 printed for them.
 
-Each binlog is decoded with `read_events` and `rows.read_rows`, rendered with
+Each binlog is decoded with `read_events` and `rows.decoder.read_rows`, rendered with
 `verbose.render_rows` in the dialect of the tool that wrote the reference, and compared block by
 block (one block = one row: its INSERT/UPDATE/DELETE line and everything under it).
 """
@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 
 import binlog_spec
-from binlog_spec.rows import decoder as rows
+from binlog_spec.rows.decoder import ROW_OPS, read_rows
 from binlog_spec.output import verbose
 
 from conftest import CORPUS, FIXTURES, expected_counts, manifest_rows, trailing_fault
@@ -111,11 +111,11 @@ def expected_blocks(case: Case) -> list[list[str]]:
 
 
 def has_row_events(paths) -> bool:
-    return any(ev.type_code in rows.ROW_OPS for ev in binlog_spec.read_events(list(paths)))
+    return any(ev.type_code in ROW_OPS for ev in binlog_spec.read_events(list(paths)))
 
 
 def our_blocks(case: Case) -> list[list[str]]:
-    changes = rows.read_rows(binlog_spec.read_events(list(case.binlogs)))
+    changes = read_rows(binlog_spec.read_events(list(case.binlogs)))
     return list(verbose.render_rows(changes, verbosity=case.verbosity, flavor=case.flavor, version=case.version))
 
 
@@ -184,14 +184,14 @@ MARIADB_BINLOG = shutil.which("mariadb-binlog")
 
 def _corpus_files_with_rows() -> list[dict[str, str]]:
     return [row for row in manifest_rows()
-            if any(code in rows.ROW_OPS for code in expected_counts(row)) and row["file"] not in MARIADB_BINLOG_CANNOT]
+            if any(code in ROW_OPS for code in expected_counts(row)) and row["file"] not in MARIADB_BINLOG_CANNOT]
 
 
 def rows_until_fault(path: Path, row: dict[str, str]) -> list:
     """Every row change of a binlog; a file cut at the end (MANIFEST "WALK:trailing") gives those before it."""
     changes = []
     try:
-        changes.extend(rows.read_rows(binlog_spec.read_events([path])))
+        changes.extend(read_rows(binlog_spec.read_events([path])))
     except binlog_spec.TruncatedEventError as exc:
         if exc.offset != trailing_fault(row):
             raise
@@ -279,6 +279,6 @@ def manual_binlog(tmp_path) -> Path:
 
 @pytest.mark.parametrize("verbosity, printed", [(1, MANUAL_V), (2, MANUAL_VV)], ids=["-v", "-vv"])
 def test_the_manual_example_prints_as_mysqlbinlog_5_1_printed_it(manual_binlog, verbosity, printed):
-    changes = rows.read_rows(binlog_spec.read_events([manual_binlog]))
+    changes = read_rows(binlog_spec.read_events([manual_binlog]))
     ours = list(verbose.render_rows(changes, verbosity=verbosity, flavor="mysql", version="5.1.26"))
     assert_same_blocks(ours, parse_verbose(printed))

@@ -197,8 +197,8 @@ def test_xa_prepare_is_written_as_the_statement():
     import struct
 
     import binlog_spec
-    from binlog_spec.output import base64_script as base64script
-    from binlog_spec.binlog import writer as binwriter
+    from binlog_spec.output.base64.script import Base64Script
+    from binlog_spec.binlog.writer import Item
 
     path = CORPUS / "mysql-cdc-rs" / "tests__events__8.0__31_update_rows_v2__binlog.000001"
     with binlog_spec.open(path) as reader:
@@ -206,7 +206,7 @@ def test_xa_prepare_is_written_as_the_statement():
         fde = reader.format_description
     body = bytes(fde.post_header_len(38)) + struct.pack("<BiII", 0, 1, 3, 2) + b"abc" + b"de"
     header = struct.pack("<IBIIIH", 1703581264, 38, 1, 19 + len(body), 0, 0)
-    item = binwriter.Item(header + body, str(path), 1000, fde)
-    printer = base64script.Base64Script()
+    item = Item(header + body, str(path), 1000, fde)
+    printer = Base64Script()
     lines = list(printer._item(item))
     assert lines[-2:] == ["XA PREPARE X'616263',X'6465',1", "/*!*/;"]

@@ -13,11 +13,11 @@ import pytest
 
 import binlog_spec
 from binlog_spec import cli
-from binlog_spec.binlog import writer as binwriter
-from binlog_spec.rows import decoder as rows
+from binlog_spec.binlog import writer
+from binlog_spec.rows import decoder
 from binlog_spec.binlog import spec
 from binlog_spec.errors import MalformedEventError, RollbackError
-from binlog_spec.output import rewriter as rewriting
+from binlog_spec.output.rewriter import invert_rows, write_binlog
 from binlog_spec.output.rewriter import WriteOptions
 
 from conftest import CORPUS, FIXTURES
@@ -37,7 +37,7 @@ PLACE = {"file", "pos", "end_log_pos", "checksum", "size", "payload_pos", "paylo
 def write(paths, tmp_path, name="out.bin", **options) -> tuple[bytes, str]:
     out = tmp_path / name
     with open(out, "wb") as f:
-        rewriter = rewriting.write_binlog(binlog_spec.read_events(list(paths)), f, WriteOptions(**options))
+        rewriter = write_binlog(binlog_spec.read_events(list(paths)), f, WriteOptions(**options))
     rewriter.close()
     return out.read_bytes(), str(out)
 
@@ -73,15 +73,15 @@ def plain(ev) -> dict:
 
 def test_frame_sets_size_end_log_pos_and_crc():
     ev = first(DEMO, ET.xid_event)
-    bare = binwriter.bare_bytes(ev)
+    bare = writer.bare_bytes(ev)
     assert len(bare) == ev.size - 4 and int.from_bytes(bare[9:13], "little") == len(bare)
-    framed = binwriter.frame(bare, 1000, checksum=True)
+    framed = writer.frame(bare, 1000, checksum=True)
     assert len(framed) == ev.size
     assert int.from_bytes(framed[9:13], "little") == ev.size
     assert int.from_bytes(framed[13:17], "little") == 1000 + ev.size
     assert int.from_bytes(framed[-4:], "little") == zlib.crc32(framed[:-4])
-    assert binwriter.frame(bare, ev.pos, checksum=True) == ev.raw  # in place: the original bytes
-    assert binwriter.frame(bare, 0, checksum=False)[-1] == bare[-1]
+    assert writer.frame(bare, ev.pos, checksum=True) == ev.raw  # in place: the original bytes
+    assert writer.frame(bare, 0, checksum=False)[-1] == bare[-1]
 
 
 def test_forward_copy_recomputes_positions_and_checksums(tmp_path):
@@ -116,16 +116,16 @@ def test_events_of_several_files_follow_one_fde(tmp_path):
 def test_table_map_rename_round_trips():
     ev = first(DEMO, ET.table_map_event)
     fde = fde_of(DEMO)
-    bare = binwriter.bare_bytes(ev)
-    longer = binwriter.rename_schema(bare, fde, {"shop": "a_much_longer_schema_name"})
+    bare = writer.bare_bytes(ev)
+    longer = writer.rename_schema(bare, fde, {"shop": "a_much_longer_schema_name"})
     assert len(longer) == len(bare) + len("a_much_longer_schema_name") - len("shop")
-    renamed = binwriter.parse_bare(longer, fde)
+    renamed = writer.parse_bare(longer, fde)
     assert renamed.error is None
     assert renamed.schema == "a_much_longer_schema_name"
     assert {k: v for k, v in renamed.fields.items() if k not in ("schema", "len_schema")} == \
         {k: v for k, v in ev.fields.items() if k not in ("schema", "len_schema")}
-    assert binwriter.rename_schema(longer, fde, {"a_much_longer_schema_name": "shop"}) == bare
-    assert binwriter.rename_schema(bare, fde, {"other": "x"}) is bare
+    assert writer.rename_schema(longer, fde, {"a_much_longer_schema_name": "shop"}) == bare
+    assert writer.rename_schema(bare, fde, {"other": "x"}) is bare
 
 
 def test_rewrite_db_in_a_written_binlog(tmp_path):
@@ -134,73 +134,73 @@ def test_rewrite_db_in_a_written_binlog(tmp_path):
     assert {ev.schema for ev in back if ev.type_code == ET.table_map_event} == {"boutique"}
     assert {ev.db for ev in back if ev.type_code == ET.query_event} == {"boutique"}
     assert "`boutique`.`customers`" in mariadb_binlog(path)
-    rows_before = [(rc.op, rc.before, rc.after) for rc in rows.read_rows(binlog_spec.open(DEMO))]
-    assert [(rc.op, rc.before, rc.after) for rc in rows.read_rows(iter(back))] == rows_before
+    rows_before = [(rc.op, rc.before, rc.after) for rc in decoder.read_rows(binlog_spec.open(DEMO))]
+    assert [(rc.op, rc.before, rc.after) for rc in decoder.read_rows(iter(back))] == rows_before
 
 
 # --------------------------------------------------------------------------- inversion
 
 
 def _changes(events):
-    return [(rc.schema, rc.table, rc.op, rc.before, rc.after) for rc in rows.read_rows(events)]
+    return [(rc.schema, rc.table, rc.op, rc.before, rc.after) for rc in decoder.read_rows(events)]
 
 
 def _invert_one(path, type_code):
     fde = fde_of(path)
-    decoder = rows.RowDecoder()
+    row_decoder = decoder.RowDecoder()
     for ev in binlog_spec.open(path):
-        list(decoder.feed(ev))
+        list(row_decoder.feed(ev))
         if ev.type_code == type_code:
-            table = decoder.tables[ev.table_id]
-            inverted = rewriting.invert_rows(binwriter.bare_bytes(ev), fde, table, ev.file, ev.pos)
+            table = row_decoder.tables[ev.table_id]
+            inverted = invert_rows(writer.bare_bytes(ev), fde, table, ev.file, ev.pos)
             return ev, table, fde, inverted
     raise AssertionError(f"no event {type_code} in {path}")
 
 
 def _decode(table, fde, bare):
-    decoder = rows.RowDecoder()
-    decoder.tables[table.table_id] = table
-    return [(rc.op, rc.before, rc.after) for rc in decoder.feed(binwriter.parse_bare(bare, fde))]
+    row_decoder = decoder.RowDecoder()
+    row_decoder.tables[table.table_id] = table
+    return [(rc.op, rc.before, rc.after) for rc in row_decoder.feed(writer.parse_bare(bare, fde))]
 
 
 def test_an_inverted_write_is_a_delete_of_the_same_rows():
     ev, table, fde, inverted = _invert_one(DEMO, ET.write_rows_event_v1)
     assert inverted[4] == ET.delete_rows_event_v1
-    written = _decode(table, fde, binwriter.bare_bytes(ev))
+    written = _decode(table, fde, writer.bare_bytes(ev))
     deleted = _decode(table, fde, inverted)
     assert len(written) == 3
     assert deleted == [("delete", after, None) for _, _, after in reversed(written)]
     # inverting again gives the original bytes back
-    assert rewriting.invert_rows(inverted, fde, table) == binwriter.bare_bytes(ev)
+    assert invert_rows(inverted, fde, table) == writer.bare_bytes(ev)
 
 
 def test_an_inverted_update_swaps_its_images():
     ev, table, fde, inverted = _invert_one(DEMO, ET.update_rows_event_v1)
     assert inverted[4] == ET.update_rows_event_v1
-    updated = _decode(table, fde, binwriter.bare_bytes(ev))
+    updated = _decode(table, fde, writer.bare_bytes(ev))
     undone = _decode(table, fde, inverted)
     assert undone == [("update", after, before) for _, before, after in reversed(updated)]
-    assert rewriting.invert_rows(inverted, fde, table) == binwriter.bare_bytes(ev)
+    assert invert_rows(inverted, fde, table) == writer.bare_bytes(ev)
 
 
 def test_an_inverted_update_swaps_the_columns_present_bitmaps():
     ev, table, fde, _ = _invert_one(DEMO, ET.update_rows_event_v1)
-    bare = bytearray(binwriter.bare_bytes(ev))
-    lay = binwriter.rows_layout(bytes(bare), fde)
+    bare = bytearray(writer.bare_bytes(ev))
+    lay = writer.rows_layout(bytes(bare), fde)
     # Tell the two bitmaps apart with a padding bit (past the last column) in the after image's.
     assert lay.num_columns < 8
     bare[lay.ofs_after] |= 0x80
-    inverted = rewriting.invert_rows(bytes(bare), fde, table)
+    inverted = invert_rows(bytes(bare), fde, table)
     assert inverted[lay.ofs_before] == bare[lay.ofs_after]
     assert inverted[lay.ofs_after] == bare[lay.ofs_before]
 
 
 def test_a_row_image_cut_short_is_refused_naming_the_row_and_column():
     ev, table, fde, _ = _invert_one(DEMO, ET.write_rows_event_v1)
-    bare = binwriter.bare_bytes(ev)
-    cut = binwriter._with_len(bytearray(bare[:-3]))      # the last of the 3 rows loses its last bytes
+    bare = writer.bare_bytes(ev)
+    cut = writer._with_len(bytearray(bare[:-3]))      # the last of the 3 rows loses its last bytes
     with pytest.raises(MalformedEventError) as caught:
-        rewriting.invert_rows(cut, fde, table, ev.file, ev.pos)
+        invert_rows(cut, fde, table, ev.file, ev.pos)
     assert caught.value.message.startswith("row 2: column ")
     assert caught.value.file == ev.file and caught.value.offset == ev.pos
 
@@ -210,18 +210,18 @@ def test_image_bounds_come_from_the_walker_not_the_value_decoder(monkeypatch):
 
     def no_decoding(*args, **kwargs):
         raise AssertionError("a value was decoded")
-    monkeypatch.setattr(rows, "decode_image", no_decoding)
-    assert rewriting.invert_rows(binwriter.bare_bytes(ev), fde, table, ev.file, ev.pos) == inverted
+    monkeypatch.setattr("binlog_spec.output.rewriter.decode_image", no_decoding)
+    assert invert_rows(writer.bare_bytes(ev), fde, table, ev.file, ev.pos) == inverted
 
 
 def test_minimal_images_are_refused_with_file_and_offset():
     fde = fde_of(TYPES_MINIMAL)
-    decoder = rows.RowDecoder()
+    row_decoder = decoder.RowDecoder()
     for ev in binlog_spec.open(TYPES_MINIMAL):
-        list(decoder.feed(ev))
+        list(row_decoder.feed(ev))
         if ev.type_code == ET.update_rows_event_v1:
             with pytest.raises(RollbackError) as caught:
-                rewriting.invert_rows(binwriter.bare_bytes(ev), fde, decoder.tables[ev.table_id], ev.file, ev.pos)
+                invert_rows(writer.bare_bytes(ev), fde, row_decoder.tables[ev.table_id], ev.file, ev.pos)
             assert caught.value.file == ev.file and caught.value.offset == ev.pos
             assert "MINIMAL" in caught.value.message
             return
@@ -240,7 +240,7 @@ def test_a_rollback_of_minimal_images_fails_on_the_command_line(tmp_path):
 def test_json_diffs_cannot_be_inverted():
     path = CORPUS / "rust_mysql_common" / "json.binlog.000001"
     with pytest.raises(RollbackError, match="PARTIAL_UPDATE_ROWS_EVENT"):
-        rewriting.write_binlog(binlog_spec.open(path), io.BytesIO(), WriteOptions(rollback=True))
+        write_binlog(binlog_spec.open(path), io.BytesIO(), WriteOptions(rollback=True))
 
 
 # --------------------------------------------------------------------------- rollback files
@@ -256,7 +256,7 @@ def test_rollback_file_reverses_transactions_and_their_rows(tmp_path):
     assert undo == [(s, t, inverse[op], after, before) for s, t, op, before, after in reversed(forward)]
     # framing: every transaction with rows keeps its GTID ... XID, DDL is left out
     kinds = [ev.type for ev in back if ev.type_code not in (ET.table_map_event,) and ev.type_code not in
-             rows.ROW_OPS]
+             decoder.ROW_OPS]
     assert kinds[:3] == ["FORMAT_DESCRIPTION_EVENT", "GTID_LIST_EVENT", "BINLOG_CHECKPOINT_EVENT"]
     assert kinds[3:] == ["GTID_EVENT", "XID_EVENT"] * 4
     assert not any(ev.type_code == ET.query_event for ev in back)
@@ -271,15 +271,15 @@ def test_statement_ends_are_moved_to_the_last_inverted_event(tmp_path):
     """A statement written as several rows events (STMT_END_F on the last) is inverted as the same
     events in reverse, the flag moved to the new last one."""
     original = list(binlog_spec.open(COMPRESSED))
-    flags = [ev.fields["rows_flags"] & 1 for ev in original if ev.type_code in rows.ROW_OPS]
+    flags = [ev.fields["rows_flags"] & 1 for ev in original if ev.type_code in decoder.ROW_OPS]
     assert flags[:2] == [0, 1]
     _, path = write([COMPRESSED], tmp_path, rollback=True)
     back = read_back(path)
     for ev in back:  # plain events: the compressed ones are written decompressed
-        assert ev.type_code not in binwriter.PLAIN_OF_COMPRESSED
+        assert ev.type_code not in writer.PLAIN_OF_COMPRESSED
     groups, current = [], []
     for ev in back:
-        if ev.type_code in rows.ROW_OPS:
+        if ev.type_code in decoder.ROW_OPS:
             current.append(ev.rows_flags & 1)
             if ev.rows_flags & 1:
                 groups.append(current)
@@ -325,13 +325,13 @@ def test_skip_gtids_turns_mariadb_gtids_into_begin(tmp_path):
 
 def test_mariadb_compressed_events_read_back_decompressed_and_equal(tmp_path):
     original = list(binlog_spec.open(COMPRESSED))
-    assert any(ev.type_code in binwriter.PLAIN_OF_COMPRESSED for ev in original)
+    assert any(ev.type_code in writer.PLAIN_OF_COMPRESSED for ev in original)
     _, path = write([COMPRESSED], tmp_path)
     back = read_back(path)
     kept = [ev for ev in original if ev.type_code != ET.rotate_event]
     assert len(back) == len(kept)
     for a, b in zip(kept, back):
-        assert b.type_code == binwriter.PLAIN_OF_COMPRESSED.get(a.type_code, a.type_code)
+        assert b.type_code == writer.PLAIN_OF_COMPRESSED.get(a.type_code, a.type_code)
         assert plain(a) == plain(b)
     mariadb_binlog(path)
 
@@ -339,10 +339,10 @@ def test_mariadb_compressed_events_read_back_decompressed_and_equal(tmp_path):
 def test_decompress_one_event():
     ev = first(COMPRESSED, ET.query_compressed_event)
     fde = fde_of(COMPRESSED)
-    bare = binwriter.decompress(binwriter.bare_bytes(ev), fde)
+    bare = writer.decompress(writer.bare_bytes(ev), fde)
     assert bare[4] == ET.query_event
-    assert binwriter.query_parts(bare, fde)[1].decode() == ev.query
-    assert binwriter.decompress(bare, fde) is bare
+    assert writer.query_parts(bare, fde)[1].decode() == ev.query
+    assert writer.decompress(bare, fde) is bare
 
 
 def test_transaction_payload_events_are_written_as_plain_events(tmp_path):
@@ -359,7 +359,7 @@ def test_transaction_payload_events_are_written_as_plain_events(tmp_path):
 
 
 def test_mysql_gtid_binlog_round_trips(tmp_path):
-    original = [ev for ev in binlog_spec.open(MYSQL_GTIDS) if ev.type_code not in binwriter.DROPPED_EVENTS]
+    original = [ev for ev in binlog_spec.open(MYSQL_GTIDS) if ev.type_code not in writer.DROPPED_EVENTS]
     _, path = write([MYSQL_GTIDS], tmp_path)
     assert [plain(ev) for ev in read_back(path)] == [plain(ev) for ev in original]
 

@@ -1,4 +1,4 @@
-"""output.rollback: the one spool (records on disk, memory bounded) and the one reversal that the SQL
+"""output.rollback.spool: the one spool (records on disk, memory bounded) and the one reversal that the SQL
 rollback and the binary/base64 rollback share."""
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ import os
 import random
 import tracemalloc
 
-from binlog_spec.output import rollback
-from binlog_spec.output.rollback import HEAD, MAP, ROWS, ROWS_END, TAIL, LineSpool, Spool
+from binlog_spec.output.rollback.spool import HEAD, MAP, ROWS, ROWS_END, TAIL, LineSpool, Spool
 
 
 def _undo(spool: Spool) -> list[list[tuple[str, bool]]]:
@@ -84,7 +83,7 @@ def test_records_go_to_a_file_on_disk_and_memory_holds_only_their_offsets():
 
 
 def test_records_read_back_whole_across_read_windows_and_larger_than_one(monkeypatch):
-    monkeypatch.setattr(rollback, "WINDOW", 64)
+    monkeypatch.setattr("binlog_spec.output.rollback.spool.WINDOW", 64)
     rng = random.Random(15)
     records = [bytes(rng.randrange(256) for _ in range(rng.choice([0, 1, 7, 63, 64, 65, 200])))
                for _ in range(300)]

@@ -1,5 +1,5 @@
-"""The compiled statement formatter (output/_csql.pyx, made per table by statements.formatter) against the
-reference builders of output/statements.py and the literals of output/sql_text.py: every literal type it
+"""The compiled statement formatter (output/sql/_csql.pyx, made per table by statements.formatter) against the
+reference builders of output/sql/statements.py and the literals of output/sql/text.py: every literal type it
 writes in C, by hand-written literal, in INSERT, DELETE and UPDATE, forward and rollback; the values it
 hands back to sql_text.literal; and every row shape it leaves to the builders (same text, same error).
 
@@ -17,20 +17,20 @@ from decimal import Decimal
 import pytest
 
 from binlog_spec.errors import RowRefusedError, SqlGenerationError
-from binlog_spec.output import statements
-from binlog_spec.output.sql_text import literal
-from binlog_spec.output.statements import SqlOptions, statement
-from binlog_spec.rows import decoder as rows
+from binlog_spec.output.sql import statements
+from binlog_spec.output.sql.text import literal
+from binlog_spec.output.sql.statements import SqlOptions, statement
+from binlog_spec.rows.decoder import DELETE, INSERT, UPDATE
 from binlog_spec.rows.column_types import (BIT, BLOB, DATE, DATETIME2, DOUBLE, JSON, LONG, LONGLONG, NEWDECIMAL,
                                            STRING, TIME2, TIMESTAMP2, VARCHAR, Column)
 from binlog_spec.rows.decoder import RowChange
-from binlog_spec.rows.json_binary import JsonDiff, JsonDiffs
+from binlog_spec.rows.json.json_binary import JsonDiff, JsonDiffs
 from binlog_spec.rows.tablemap import TableDef
 
 
 def _compiled_module():
     try:
-        return importlib.import_module("binlog_spec.output._csql")
+        return importlib.import_module("binlog_spec.output.sql._csql")
     except ImportError as exc:
         if os.environ.get("CI"):
             pytest.fail(f"the compiled statement formatter is not built under CI: {exc}")
@@ -107,8 +107,8 @@ def test_each_literal_the_formatter_writes_is_sql_texts_literal(csql, monkeypatc
     if value is not None:
         assert statements.formatter(keyed, SqlOptions()).delete({"id": 1, "v": value}) == \
             f"DELETE FROM `d`.`t` WHERE `v`={text};"
-    for op, before, after in ((rows.INSERT, None, {"id": 1, "v": value}), (rows.DELETE, {"id": 1, "v": value}, None),
-                              (rows.UPDATE, {"id": 1, "v": value}, {"id": 2, "v": value})):
+    for op, before, after in ((INSERT, None, {"id": 1, "v": value}), (DELETE, {"id": 1, "v": value}, None),
+                              (UPDATE, {"id": 1, "v": value}, {"id": 2, "v": value})):
         for opts in (SqlOptions(), SqlOptions(rollback=True)):
             rc = change(t, op, before, after)
             assert outcome(lambda: statement(rc, opts)) == pure_statement(monkeypatch, rc, opts)
@@ -137,16 +137,16 @@ def test_values_handed_back_to_literal_give_the_reference_text(csql, monkeypatch
     assert statements.formatter(t, SqlOptions()).insert({"id": 1, "v": value}) == \
         f"INSERT INTO `d`.`t` VALUES (1, {expected});"
     for opts in (SqlOptions(), SqlOptions(mysql_json=False), SqlOptions(rollback=True)):
-        for rc in (change(t, rows.INSERT, None, {"id": 1, "v": value}),
-                   change(t, rows.UPDATE, {"id": 1, "v": None}, {"id": 1, "v": value}),
-                   change(table(column, key=(1,)), rows.DELETE, {"id": 1, "v": value}, None)):
+        for rc in (change(t, INSERT, None, {"id": 1, "v": value}),
+                   change(t, UPDATE, {"id": 1, "v": None}, {"id": 1, "v": value}),
+                   change(table(column, key=(1,)), DELETE, {"id": 1, "v": value}, None)):
             assert outcome(lambda: statement(rc, opts)) == pure_statement(monkeypatch, rc, opts)
 
 
 def test_a_value_without_a_literal_raises_the_references_error(csql, monkeypatch):
     t = table(REAL)
     for value in (float("nan"), float("inf"), object()):
-        rc = change(t, rows.INSERT, None, {"id": 1, "v": value})
+        rc = change(t, INSERT, None, {"id": 1, "v": value})
         got = outcome(lambda: statement(rc, SqlOptions()))
         assert got == pure_statement(monkeypatch, rc, SqlOptions()) and got[0] == "error"
 
@@ -180,8 +180,8 @@ def test_every_statement_shape_is_the_builders_text(csql, monkeypatch, shape):
                      primary_key=key, has_names=True, **kw)
         for a in IMAGES:
             for b in IMAGES:
-                for rc in (change(t, rows.INSERT, None, a), change(t, rows.DELETE, a, None),
-                           change(t, rows.UPDATE, b, a)):
+                for rc in (change(t, INSERT, None, a), change(t, DELETE, a, None),
+                           change(t, UPDATE, b, a)):
                     assert outcome(lambda: statement(rc, opts)) == pure_statement(monkeypatch, rc, opts), (key, a, b)
 
 
@@ -214,9 +214,9 @@ def test_tables_the_formatter_does_not_take_are_left_to_the_builders(csql, monke
     assert statements.formatter(no_such_key, SqlOptions()) is None
     for t, image in ((unnamed, {"@1": 1, "@2": 2}), (accented, {"id": 1, "v": 2}), (no_such_key, {"id": 1, "v": 2})):
         for opts in (SqlOptions(), SqlOptions(rollback=True)):
-            rc = change(t, rows.INSERT, None, image)
+            rc = change(t, INSERT, None, image)
             assert outcome(lambda: statement(rc, opts)) == pure_statement(monkeypatch, rc, opts)
-    assert statement(change(accented, rows.INSERT, None, {"id": 1, "v": 2}), SqlOptions()) == \
+    assert statement(change(accented, INSERT, None, {"id": 1, "v": 2}), SqlOptions()) == \
         "INSERT INTO `d`.`tablé` VALUES (1, 2);"
 
 
@@ -235,19 +235,19 @@ def test_json_diffs_and_refusals_are_the_builders(csql, monkeypatch):
     doc = Column(JSON, {"pack_length": 4}, name="v")
     t = table(doc)
     diffs = JsonDiffs((JsonDiff("REPLACE", "$.a", 1),))
-    update = change(t, rows.UPDATE, {"id": 1}, {"id": 1, "v": diffs})
+    update = change(t, UPDATE, {"id": 1}, {"id": 1, "v": diffs})
     assert statement(update, SqlOptions()) == "UPDATE `d`.`t` SET `id`=1, `v`=JSON_REPLACE(`v`, '$.a', " \
                                               "CAST('1' AS JSON)) WHERE `id`=1;"
     for opts in (SqlOptions(), SqlOptions(rollback=True), SqlOptions(replace=True)):
         assert outcome(lambda: statement(update, opts)) == pure_statement(monkeypatch, update, opts)
     assert outcome(lambda: statement(update, SqlOptions(rollback=True)))[1] == "SqlGenerationError"
     # no key, a value no condition matches: the row is refused, as by the builders
-    opaque = change(table(REAL, key=()), rows.DELETE, {"id": 1, "v": float("nan")}, None)
+    opaque = change(table(REAL, key=()), DELETE, {"id": 1, "v": float("nan")}, None)
     with pytest.raises(RowRefusedError):
         statement(opaque, SqlOptions())
     assert outcome(lambda: statement(opaque, SqlOptions())) == pure_statement(monkeypatch, opaque, SqlOptions())
     # the undo of a DELETE of a partial image: the image is checked before any value
-    partial = change(table(REAL, W), rows.DELETE, {"id": 1, "v": float("nan")}, None)
+    partial = change(table(REAL, W), DELETE, {"id": 1, "v": float("nan")}, None)
     got = outcome(lambda: statement(partial, SqlOptions(rollback=True)))
     assert got == pure_statement(monkeypatch, partial, SqlOptions(rollback=True))
     assert got[1] == SqlGenerationError.__name__
@@ -261,10 +261,10 @@ def test_an_events_rows_are_written_up_to_the_first_the_formatter_does_not_take(
     # how many rows the formatter writes: up to the partial image (an INSERT, or the whole row a rollback
     # of an UPDATE needs), the NaN (in an INSERT or SET), none for an UPDATE under REPLACE; a DELETE needs
     # the key only
-    stops = {rows.INSERT: (2, 6, 2), rows.DELETE: (6, 2, 6), rows.UPDATE: (4, 2, 0)}
-    for op in (rows.INSERT, rows.DELETE, rows.UPDATE):
+    stops = {INSERT: (2, 6, 2), DELETE: (6, 2, 6), UPDATE: (4, 2, 0)}
+    for op in (INSERT, DELETE, UPDATE):
         for opts, stop in zip((SqlOptions(), SqlOptions(rollback=True), SqlOptions(replace=True)), stops[op]):
-            changes = [change(t, op, image if op != rows.INSERT else None, image if op != rows.DELETE else None)
+            changes = [change(t, op, image if op != INSERT else None, image if op != DELETE else None)
                        for image in images]
             texts, done = statements.leading_statements(changes, opts)
             assert len(texts) == done
@@ -274,9 +274,9 @@ def test_an_events_rows_are_written_up_to_the_first_the_formatter_does_not_take(
             rest = [outcome(lambda: statement(rc, opts)) for rc in changes[done:]]
             assert texts + rest == expected
     # another table, or another operation, in the list: written from there by `statement`
-    rc = change(t, rows.INSERT, None, images[0])
-    assert statements.leading_statements([rc, change(table(REAL, W), rows.INSERT, None, images[1])], SqlOptions())[1] == 1
-    assert statements.leading_statements([rc, change(t, rows.DELETE, images[1], None)], SqlOptions())[1] == 1
+    rc = change(t, INSERT, None, images[0])
+    assert statements.leading_statements([rc, change(table(REAL, W), INSERT, None, images[1])], SqlOptions())[1] == 1
+    assert statements.leading_statements([rc, change(t, DELETE, images[1], None)], SqlOptions())[1] == 1
     with monkeypatch.context() as m:
         m.setattr(statements, "csql", None)
         assert statements.leading_statements([rc], SqlOptions()) == ([], 0)
@@ -285,8 +285,8 @@ def test_an_events_rows_are_written_up_to_the_first_the_formatter_does_not_take(
 def test_a_rollback_stops_at_a_partial_json_update(csql, monkeypatch):
     t = table(Column(JSON, {"pack_length": 4}, name="v"))
     diffs = JsonDiffs((JsonDiff("REMOVE", "$.a", None),))
-    changes = [change(t, rows.UPDATE, {"id": 1, "v": {"a": 1}}, {"id": 1, "v": {}}),
-               change(t, rows.UPDATE, {"id": 2}, {"id": 2, "v": diffs})]
+    changes = [change(t, UPDATE, {"id": 1, "v": {"a": 1}}, {"id": 1, "v": {}}),
+               change(t, UPDATE, {"id": 2}, {"id": 2, "v": diffs})]
     texts, done = statements.leading_statements(changes, SqlOptions(rollback=True))
     assert done == 1 and texts == ["UPDATE `d`.`t` SET `id`=1, `v`=CAST('{\"a\": 1}' AS JSON) WHERE `id`=1;"]
     with pytest.raises(SqlGenerationError, match="partial"):

@@ -19,7 +19,7 @@ import pytest
 
 import binlog_spec
 from binlog_spec import cli
-from binlog_spec.rows import decoder as rows
+from binlog_spec.rows.decoder import UPDATE, read_rows
 
 from conftest import ROOT
 
@@ -218,9 +218,9 @@ def expected_dml(work: Workload, files, replace: bool) -> int:
     row and a REPLACE of the new one (a REPLACE alone would leave the old row)."""
     keys = {t: cols[0] for t, cols in work.tables}
     n = 0
-    for rc in rows.read_rows(binlog_spec.read_events(files)):
+    for rc in read_rows(binlog_spec.read_events(files)):
         n += 1
-        if replace and rc.op == rows.UPDATE and rc.before[keys[rc.table]] != rc.after[keys[rc.table]]:
+        if replace and rc.op == UPDATE and rc.before[keys[rc.table]] != rc.after[keys[rc.table]]:
             n += 1
     return n
 

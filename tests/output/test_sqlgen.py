@@ -9,12 +9,12 @@ import pytest
 
 import binlog_spec
 from binlog_spec import cli
-from binlog_spec.rows import decoder as rows
+from binlog_spec.rows.decoder import DELETE, read_rows
 from binlog_spec.rows.decoder import RowChange
-from binlog_spec.output.statements import SqlGenerationError, SqlOptions, statement
+from binlog_spec.output.sql.statements import SqlGenerationError, SqlOptions, statement
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.rows.column_types import Column
-from binlog_spec.rows.json_binary import JsonOpaque
+from binlog_spec.rows.json.json_binary import JsonOpaque
 
 from conftest import CORPUS
 from test_rows import partial_update_file
@@ -43,7 +43,7 @@ def test_partial_json_updates_without_the_document_are_written_as_the_diffs_mysq
     code, out, err = run("--sql2", JSON_FILE)
     assert code == 0, err
     assert "json_diff" not in out
-    decoded = [r for r in rows.read_rows(binlog_spec.open(JSON_FILE))
+    decoded = [r for r in read_rows(binlog_spec.open(JSON_FILE))
                if isinstance(r.after.get("@2"), dict) and "json_diff" in r.after["@2"]]
     written = [line for line in out.splitlines() if "JSON_" in line]
     assert len(decoded) == len(written) == 6
@@ -75,7 +75,7 @@ def test_generated_columns_of_the_binlogs_create_table_get_no_value_in_insert_or
 
 
 def test_a_rollback_of_json_diffs_is_refused_because_the_old_values_are_not_in_the_binlog():
-    """Refused before anything is written (the pre-pass, output/writable.py): exit 6, stdout empty."""
+    """Refused before anything is written (the pre-pass, output/sql/writable.py): exit 6, stdout empty."""
     code, out, err = run("--sql2", "--rollback", JSON_FILE)
     assert code == 6 and out == ""
     assert "offset 3750" in err and "`json_col`" in err and "old values are not in the binlog" in err
@@ -116,7 +116,7 @@ def test_sql2_finds_rows_by_a_primary_key_known_only_from_the_create_table_in_th
 def _change(columns, nullable, image, primary_key=(), unique_keys=()):
     t = TableDef(table_id=1, schema="d", table="t", columns=tuple(columns), nullable=tuple(nullable),
                  primary_key=primary_key, unique_keys=unique_keys, has_names=True)
-    return RowChange("f", 4, 0, 1, None, "d", "t", rows.DELETE, image, None, 0, t)
+    return RowChange("f", 4, 0, 1, None, "d", "t", DELETE, image, None, 0, t)
 
 
 INT = Column(type_code=3, meta={}, name="a")

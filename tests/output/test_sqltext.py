@@ -6,10 +6,10 @@ from decimal import Decimal
 
 import sqlglot
 
-from binlog_spec.output.sql_text import literal, string_literal
+from binlog_spec.output.sql.text import literal, string_literal
 from binlog_spec.rows.statement_text import quote_identifier, quote_table
 from binlog_spec.rows.column_types import Column
-from binlog_spec.rows.json_binary import JsonOpaque
+from binlog_spec.rows.json.json_binary import JsonOpaque
 
 BIT17 = Column(type_code=16, meta={"bits": 1, "bytes": 2})
 JSON = Column(type_code=245, meta={"pack_length": 4})
@@ -65,8 +65,8 @@ def test_exact_literals_by_type():
 def test_json_diffs_are_mysql_functions_nested_in_order_as_mysqlbinlog_prints_them():
     """print_json_diff (sql/log_event.cc): one call per run of the same function, the first run
     innermost; an INSERT at a path ending in ] is JSON_ARRAY_INSERT; REMOVE has no value."""
-    from binlog_spec.output.sql_text import json_diff_sql
-    from binlog_spec.rows.json_binary import JsonDiff
+    from binlog_spec.output.sql.text import json_diff_sql
+    from binlog_spec.rows.json.json_binary import JsonDiff
     diffs = (JsonDiff("REPLACE", "$.a", 1), JsonDiff("REPLACE", '$."b c"', "x"),
              JsonDiff("INSERT", "$.c[1]", [1]), JsonDiff("INSERT", "$.d", None),
              JsonDiff("REMOVE", "$.e", None), JsonDiff("REPLACE", "$.f", True))
@@ -79,14 +79,14 @@ def test_json_diffs_are_mysql_functions_nested_in_order_as_mysqlbinlog_prints_th
 
 def test_json_diffs_are_never_written_as_a_value():
     import pytest
-    from binlog_spec.rows.json_binary import JsonDiff, JsonDiffs
+    from binlog_spec.rows.json.json_binary import JsonDiff, JsonDiffs
     with pytest.raises(ValueError):
         literal(JsonDiffs([JsonDiff("REPLACE", "$.a", 1)]), JSON)
 
 
 def test_where_conditions_match_the_stored_value_exactly():
     import pytest
-    from binlog_spec.output.sql_text import InexactMatch, match
+    from binlog_spec.output.sql.text import InexactMatch, match
     text = Column(type_code=15, meta={"max_length": 80}, charset=45)
     blob = Column(type_code=252, meta={"pack_length": 2}, charset=63)
     geometry = Column(type_code=255, meta={"pack_length": 4})

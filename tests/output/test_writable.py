@@ -1,4 +1,4 @@
-"""output/writable.py: the pre-pass's verdicts are those of the writers. Over the corpus, a rows event
+"""output/sql/writable.py: the pre-pass's verdicts are those of the writers. Over the corpus, a rows event
 it passes is one `statements.statement` writes (no SqlGenerationError), one it refuses is one the
 writers refuse; and its quick pass (scan mode, no DDL) never passes what the exact pass refuses."""
 from __future__ import annotations
@@ -8,10 +8,10 @@ import pytest
 from binlog_spec import api
 from binlog_spec.errors import BinlogError, RowRefusedError, SqlGenerationError
 from binlog_spec.options import ReadOptions
-from binlog_spec.output import writable
-from binlog_spec.output.statements import SqlOptions, statement
+from binlog_spec.output.sql import writable
+from binlog_spec.output.sql.statements import SqlOptions, statement
 from binlog_spec.rows.decoder import observe_schema, read_rows
-from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.rows.ddl.schema import SchemaTracker
 from conftest import CORPUS, manifest_rows
 
 MODES = {"forward": SqlOptions(), "rollback": SqlOptions(rollback=True), "replace": SqlOptions(replace=True)}

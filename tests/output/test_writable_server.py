@@ -1,4 +1,4 @@
-"""On a real MariaDB: a SQL script is written whole or not at all (output/writable.py, the pre-pass).
+"""On a real MariaDB: a SQL script is written whole or not at all (output/sql/writable.py, the pre-pass).
 
 * binlog_row_metadata=MINIMAL, the CREATE TABLE before the binlog: the workload's TRUNCATE and rows
   cannot be written without the column names, so nothing is (exit 6, the file, offset and table named):

@@ -22,12 +22,12 @@ import pytest
 import binlog_spec
 from binlog_spec import api
 from binlog_spec.errors import BinlogError
-from binlog_spec.rows import decoder as rows
+from binlog_spec.rows.decoder import DELETE, INSERT, UPDATE, compile_rows, decode_image
 from binlog_spec.rows import image_plan
 from binlog_spec.rows.column_types import (BLOB, Column, DATE, DATETIME2, DOUBLE, ENUM, FLOAT, INT24, JSON,
                                            LONG, LONGLONG, LONG_BLOB, MEDIUM_BLOB, NEWDECIMAL, SHORT, STRING,
                                            TIME2, TIMESTAMP2, TINY, TINY_BLOB, VARCHAR, VAR_STRING, YEAR)
-from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.rows.ddl.schema import SchemaTracker
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.stream.filters import FilterOptions
 
@@ -64,7 +64,7 @@ def pure(cols, buf):
     """decode_image's (row, end) or its error message."""
     names = [f"c{k}" for k in range(len(cols))]
     try:
-        row, end = rows.decode_image(buf, 0, SimpleNamespace(columns=cols), list(range(len(cols))), names)
+        row, end = decode_image(buf, 0, SimpleNamespace(columns=cols), list(range(len(cols))), names)
     except Exception as exc:  # noqa: BLE001 - the error is what is compared
         return ("error", type(exc).__name__, str(exc))
     return typed(row), end
@@ -211,7 +211,7 @@ def test_random_temporal_bytes_decode_as_the_pure_decoder_does(crows):
         assert native > 300, column
 
 
-def run_rows(module, cols, buf, op=rows.INSERT):
+def run_rows(module, cols, buf, op=INSERT):
     """The row changes (typed) of a rows event of these bytes through compile_rows, or its error, with
     the compiled decoder (`module`) or the pure generated code (None)."""
     saved, image_plan.crows = image_plan.crows, module
@@ -219,7 +219,7 @@ def run_rows(module, cols, buf, op=rows.INSERT):
         table = TableDef(7, "db", "t", tuple(cols), (True,) * len(cols))
         names = [f"c{k}" for k in range(len(cols))]
         present = list(range(len(cols)))
-        gen = rows.compile_rows(table, op, present, present if op == rows.UPDATE else None, names)
+        gen = compile_rows(table, op, present, present if op == UPDATE else None, names)
         assert gen.source.startswith("<compiled rows") == (module is not None)
         ev = SimpleNamespace(file="f", pos=4, type="WRITE_ROWS_EVENT_V1")
         template = dict.fromkeys(("file", "pos", "timestamp", "server_id", "gtid", "schema", "table", "op",
@@ -235,7 +235,7 @@ def run_rows(module, cols, buf, op=rows.INSERT):
         image_plan.crows = saved
 
 
-@pytest.mark.parametrize("op", [rows.INSERT, rows.UPDATE, rows.DELETE])
+@pytest.mark.parametrize("op", [INSERT, UPDATE, DELETE])
 def test_rows_events_yield_the_pure_row_changes_and_error(crows, op):
     """Images the C code decodes, images it hands back (invalid UTF-8, a zero date) and a truncated
     last one: the same RowChange fields, in the same order, then the same error."""
@@ -246,7 +246,7 @@ def test_rows_events_yield_the_pure_row_changes_and_error(crows, op):
     buf = good + odd + nulls + good + good[:-1]
     fast, reference = run_rows(crows, cols, buf, op), run_rows(None, cols, buf, op)
     assert fast == reference
-    assert reference[-1][0] == "error" and len(reference) == (3 if op == rows.UPDATE else 5)
+    assert reference[-1][0] == "error" and len(reference) == (3 if op == UPDATE else 5)
 
 
 def test_binlog_spec_pure_keeps_the_generated_python_decoders():

@@ -33,9 +33,9 @@ from pathlib import Path
 import pytest
 
 import binlog_spec
-from binlog_spec.rows import json_binary
-from binlog_spec.rows import json_text
-from binlog_spec.rows import decoder as rows
+from binlog_spec.rows.json import json_binary
+from binlog_spec.rows.json import json_text
+from binlog_spec.rows.decoder import DELETE, INSERT, RowDecoder, UPDATE, read_rows
 
 from conftest import CORPUS
 
@@ -54,9 +54,9 @@ def top_level_events(path: Path) -> list:
     return list(binlog_spec.open(path, binlog_spec.ReadOptions(expand_payloads=False)))
 
 
-def events_with_rows(path: Path, decoder: rows.RowDecoder | None = None) -> list[tuple]:
+def events_with_rows(path: Path, decoder: RowDecoder | None = None) -> list[tuple]:
     """(event, [RowChange of that event]) for each top-level event, in file order."""
-    decoder = decoder or rows.RowDecoder()
+    decoder = decoder or RowDecoder()
     return [(ev, list(decoder.feed(ev))) for ev in top_level_events(path)]
 
 
@@ -124,7 +124,7 @@ def test_vector_values():
     assert ev.type.endswith("ROWS_EVENT"), f"event {VECTOR_EVENT_I} is {ev.type} at {ev.pos}"
     assert len(changes) >= len(VECTOR_ROWS)
     for rc, (rust_id, rust_bytes) in zip(changes, VECTOR_ROWS):
-        assert rc.op == rows.INSERT and rc.before is None
+        assert rc.op == INSERT and rc.before is None
         expected = list(struct.unpack(f"<{len(rust_bytes) // 4}f", rust_bytes))
         assert rc.after == {"id": rust_id, "vector_column": expected}, f"{ev.type} at {ev.pos}"
         # Its dimension is the Dimensionality metadata of table foo asserted above.
@@ -187,9 +187,9 @@ S_LONG = ("012345678901234567890123456789012345678901234567890123456789012345678
 ROW_A = {"f1": S100, "f2": S_LONG, "f3": 1, "f4": bytes([0b00000101]), "f5": "0123456789"}
 ROW_B = {"f1": "field1", "f2": "field_2", "f3": 2, "f4": bytes([0b00001010]), "f5": S_LONG}
 ENUM_SET_EXPECTED = {
-    rows.INSERT: (None, ROW_A),      # WriteRowsEvent: before is None, after = ROW_A
-    rows.UPDATE: (ROW_A, ROW_B),     # UpdateRowsEvent: before = ROW_A, after = ROW_B
-    rows.DELETE: (ROW_B, None),      # DeleteRowsEvent: after is None, before = ROW_B
+    INSERT: (None, ROW_A),      # WriteRowsEvent: before is None, after = ROW_A
+    UPDATE: (ROW_A, ROW_B),     # UpdateRowsEvent: before = ROW_A, after = ROW_B
+    DELETE: (ROW_B, None),      # DeleteRowsEvent: after is None, before = ROW_B
 }
 # The members, as the CREATE TABLE statement logged in the same file (QUERY_EVENT at 572) declares
 # them: f3 ENUM('var1', 'variant2', 'foo'), f4 SET('one', 'two', 'three', 'four').
@@ -215,7 +215,7 @@ def test_enum_string_set_values():
             assert (rc.before, rc.after) == (_as_member_strings(before), _as_member_strings(after)), \
                 f"{ev.type} at {ev.pos}"
             seen.append(rc.op)
-    assert seen == [rows.INSERT, rows.UPDATE, rows.DELETE]
+    assert seen == [INSERT, UPDATE, DELETE]
 
 
 def _strip_members(table):
@@ -226,7 +226,7 @@ def _strip_members(table):
 
 
 def test_enum_set_raw_index_and_mask():
-    decoder = rows.RowDecoder()
+    decoder = RowDecoder()
     seen = []
     for ev in top_level_events(RUST / "mysql-enum-string-set.000001"):
         changes = list(decoder.feed(ev))
@@ -241,7 +241,7 @@ def test_enum_set_raw_index_and_mask():
                 assert ours["f3"] == theirs["f3"], f"ENUM index, {ev.type} at {ev.pos}"
                 assert ours["f4"] == int.from_bytes(theirs["f4"], "little"), f"SET mask, {ev.type} at {ev.pos}"
             seen.append(rc.op)
-    assert seen == [rows.INSERT, rows.UPDATE, rows.DELETE]
+    assert seen == [INSERT, UPDATE, DELETE]
 
 
 # --------------------------------------------------------------------------
@@ -463,7 +463,7 @@ def test_every_event_and_row_decodes(name):
         events = events[:events.index(first_bad)]
     bad = [(ev.pos, ev.type, str(ev.error)) for ev in events if ev.error is not None]
     assert not bad
-    list(rows.read_rows(ev for ev in events if ev.type not in PRE_GA_ROWS))
+    list(read_rows(ev for ev in events if ev.type not in PRE_GA_ROWS))
 
 
 # json.binlog.000001 has no value assertions in mysql_common's tests; it is covered only by the

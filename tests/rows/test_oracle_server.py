@@ -16,8 +16,8 @@ from decimal import Decimal
 import pytest
 
 import binlog_spec
-from binlog_spec.rows import decoder as rows
-from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.rows.decoder import DELETE, INSERT, RowDecoder
+from binlog_spec.rows.ddl.schema import SchemaTracker
 
 from conftest import FIXTURES
 
@@ -117,7 +117,7 @@ def replay(name: str, dump_only: bool = False):
     tracker = SchemaTracker.from_file(folder / "schema.sql") if dump_only else SchemaTracker()
     tables: dict[str, dict[int, dict]] = {}
     statement, touched = None, set()
-    decoder = rows.RowDecoder(tracker)
+    decoder = RowDecoder(tracker)
     for ev in binlog_spec.read_events(sorted(folder.glob("mariadb-bin.0*"))):
         if dump_only and ev.type == "QUERY_EVENT" and not ev.query.startswith(("BEGIN", "COMMIT")):
             continue
@@ -130,9 +130,9 @@ def replay(name: str, dump_only: bool = False):
             key = f"{rc.schema}.{rc.table}"
             touched.add(key)
             table = tables.setdefault(key, {})
-            if rc.op == rows.INSERT:
+            if rc.op == INSERT:
                 table[rc.after["id"]] = dict(rc.after)
-            elif rc.op == rows.DELETE:
+            elif rc.op == DELETE:
                 del table[rc.before["id"]]
             else:
                 row = dict(table.pop(rc.before["id"]))

@@ -7,14 +7,14 @@ import zlib
 import pytest
 
 import binlog_spec
-from binlog_spec.rows import decoder as rows
+from binlog_spec.rows.decoder import RowDecoder, _COMPILED_COUNT, read_rows
 
 from conftest import CORPUS, FIXTURES
 from test_reader_errors import FDE, MAGIC, collect, event, write
 
 
 def changes(*paths, **kw):
-    return list(rows.read_rows(binlog_spec.read_events(list(paths)), **kw))
+    return list(read_rows(binlog_spec.read_events(list(paths)), **kw))
 
 
 def test_demo_fixture_rows_follow_the_workload():
@@ -41,7 +41,7 @@ def test_columns_without_names_are_numbered():
 def test_partial_json_updates_carry_their_diffs_when_the_before_image_lacks_the_document():
     """json.binlog: MINIMAL images; column 4 is generated from json_col->'$.age' by the server."""
     evs = list(binlog_spec.open(CORPUS / "rust_mysql_common/json.binlog.000001"))
-    decoder = rows.RowDecoder()
+    decoder = RowDecoder()
     partial = [r for ev in evs for r in decoder.feed(ev) if ev.type == "PARTIAL_UPDATE_ROWS_EVENT"]
     assert len(partial) == 6
     for r in partial:
@@ -52,8 +52,8 @@ def test_partial_json_updates_carry_their_diffs_when_the_before_image_lacks_the_
 
 
 def test_json_diffs_apply_to_a_document():
-    from binlog_spec.rows import json_path
-    from binlog_spec.rows.json_binary import JsonDiff
+    from binlog_spec.rows.json import json_path
+    from binlog_spec.rows.json.json_binary import JsonDiff
     doc = {"a": [1, 2, {"b c": 3}], "d": True}
     diffs = [JsonDiff("REPLACE", '$.a[2]."b c"', 4), JsonDiff("INSERT", "$.a[1]", 9),
              JsonDiff("REMOVE", "$.d", None), JsonDiff("INSERT", "$.e", {"f": None})]
@@ -68,7 +68,7 @@ def test_a_rows_event_without_its_table_map_is_a_typed_error(tmp_path):
     events, err = collect(p)
     assert err is None and events[1].type == "WRITE_ROWS_EVENT"
     with pytest.raises(binlog_spec.MissingTableMapError) as exc:
-        list(rows.read_rows(events))
+        list(read_rows(events))
     assert (exc.value.file, exc.value.offset, exc.value.event_type) == (str(p), 123, "WRITE_ROWS_EVENT")
     assert "table id 42" in str(exc.value)
 
@@ -79,7 +79,7 @@ def test_a_row_image_that_does_not_fit_its_table_is_a_typed_error(tmp_path):
                  + b"\x00" + b"\x07\x00\x00")  # a BIGINT needs 8 bytes
     p = write(tmp_path, MAGIC + FDE + event(19, tm) + event(30, rows_body))
     with pytest.raises(binlog_spec.MalformedEventError) as exc:
-        list(rows.read_rows(binlog_spec.open(p)))
+        list(read_rows(binlog_spec.open(p)))
     assert exc.value.offset == 123 + 19 + len(tm) + 4 and exc.value.event_type == "WRITE_ROWS_EVENT"
     assert "@1" in str(exc.value)
 
@@ -93,10 +93,10 @@ def _rows_and_error(path, generic: bool, monkeypatch):
     """(row dicts, error text) of a file, decoded with the compiled fast paths or without them."""
     with monkeypatch.context() as m:
         if generic:
-            m.setattr(rows.RowDecoder, "_compiled_rows", lambda self, tid, table, *a: (table.names, None))
+            m.setattr(RowDecoder, "_compiled_rows", lambda self, tid, table, *a: (table.names, None))
         out, error = [], None
         try:
-            for rc in rows.read_rows(binlog_spec.read_events([path])):
+            for rc in read_rows(binlog_spec.read_events([path])):
                 out.append(rc.to_dict())
         except binlog_spec.BinlogError as exc:
             error = str(exc)
@@ -113,7 +113,7 @@ def test_compiled_row_decoders_give_what_the_generic_decoder_gives(monkeypatch):
     """The per-layout compiled generators are a fast path only: over every fixture and corpus
     file, values, order, positions and errors equal the value-by-value decoder's, and the fast
     path does run (a layout is compiled the second time it is seen)."""
-    compiled_before = next(rows._COMPILED_COUNT)
+    compiled_before = next(_COMPILED_COUNT)
     total = 0
     for path in _row_files():
         fast = _rows_and_error(path, False, monkeypatch)
@@ -121,7 +121,7 @@ def test_compiled_row_decoders_give_what_the_generic_decoder_gives(monkeypatch):
         assert fast == slow, path
         total += len(fast[0])
     assert total > 10_000
-    assert next(rows._COMPILED_COUNT) - compiled_before > 50
+    assert next(_COMPILED_COUNT) - compiled_before > 50
 
 
 def test_a_gtid_does_not_outlive_its_file_or_its_transaction():

@@ -1,4 +1,4 @@
-"""The schema is learnt from every event, before the filters (rows.observe_schema): names and
+"""The schema is learnt from every event, before the filters (rows.decoder.observe_schema): names and
 charsets of the rows a filtered run prints come from the DDL before its window (issue 12)."""
 from __future__ import annotations
 
@@ -150,16 +150,16 @@ def test_mariadb_and_5x_corpus_files_with_ddl_give_no_hex_text():
     """Every CHAR/VARCHAR/TEXT/ENUM/SET value of a table whose columns the binlog's DDL describes is
     text: its charset is known (the column's, the table's, the database's, else the server's)."""
     import binlog_spec
-    from binlog_spec.rows import decoder as rows
+    from binlog_spec.rows.decoder import observe_schema, read_rows
     from binlog_spec.errors import BinlogError
-    from binlog_spec.rows.schema import SchemaTracker
+    from binlog_spec.rows.ddl.schema import SchemaTracker
     from binlog_spec.rows.tablemap import CT, real_type
 
     character = {CT.string, CT.varchar, CT.var_string, CT.blob, CT.tiny_blob, CT.medium_blob, CT.long_blob,
                  CT.enum, CT.set}
     hex_text, text_values, files = [], 0, set()
     for path in _mariadb_or_5x_files():
-        changes = rows.read_rows(rows.observe_schema(binlog_spec.read_events([path]), SchemaTracker()))
+        changes = read_rows(observe_schema(binlog_spec.read_events([path]), SchemaTracker()))
         try:
             for rc in changes:
                 td = rc.table_def

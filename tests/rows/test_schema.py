@@ -6,7 +6,7 @@ import warnings
 import pytest
 
 from binlog_spec.rows.column_types import Column
-from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.rows.ddl.schema import SchemaTracker
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.rows.statement_text import statement_offset
 

@@ -25,9 +25,9 @@ import pytest
 from binlog_spec.rows.charsets import CHARSETS, codec_for
 from binlog_spec.rows.values import COLUMN_TYPES, ValueDecodeError, decode_value
 from binlog_spec.rows.column_types import Column
-from binlog_spec.rows.json_binary import JsonDiff, JsonOpaque, decode_json, decode_json_diff
+from binlog_spec.rows.json.json_binary import JsonDiff, JsonOpaque, decode_json, decode_json_diff
 from binlog_spec.rows.scalars import decimal_binary_size
-from binlog_spec.rows.json_text import json_text
+from binlog_spec.rows.json.json_text import json_text
 
 UTC = dt.timezone.utc
 
@@ -977,13 +977,13 @@ def test_mariadb_hires_sizes_follow_the_precision():
     ("fe0102030405060708", 0x0807060504030201, 9),
 ])
 def test_packed_integers(hex_bytes, value, end):
-    from binlog_spec.binlog.packed import packed_int
+    from binlog_spec.binlog.fields.packed import packed_int
     assert packed_int(bytes.fromhex(hex_bytes), 0) == (value, end)
 
 
 @pytest.mark.parametrize("hex_bytes", ["", "fb", "ff", "fc01", "fe01020304050607"])
 def test_a_bad_or_cut_packed_integer_is_a_decode_error(hex_bytes):
-    from binlog_spec.binlog.packed import packed_int
+    from binlog_spec.binlog.fields.packed import packed_int
     from binlog_spec.errors import ValueDecodeError
     with pytest.raises(ValueDecodeError, match="offset 0"):
         packed_int(bytes.fromhex(hex_bytes), 0)

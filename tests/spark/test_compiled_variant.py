@@ -19,9 +19,9 @@ import binlog_spec
 from binlog_spec import compiled
 from binlog_spec.errors import BinlogError
 from binlog_spec.output import jsonenc
-from binlog_spec.rows import decoder as rows
+from binlog_spec.rows.decoder import read_rows
 from binlog_spec.spark import batches
-from binlog_spec.spark import variant as spark_variant
+from binlog_spec.spark import variant
 
 from conftest import CORPUS, FIXTURES
 
@@ -59,7 +59,7 @@ EDGE = [
 def _images(path) -> list:
     out = []
     try:
-        for rc in rows.read_rows(binlog_spec.open(str(path))):
+        for rc in read_rows(binlog_spec.open(str(path))):
             out.extend(i for i in (rc.before, rc.after) if i is not None)
     except (BinlogError, OSError, ValueError):
         pass
@@ -67,14 +67,14 @@ def _images(path) -> list:
 
 
 def test_the_compiled_encoder_is_the_one_running_unless_the_pure_core_is_asked_for():
-    assert (spark_variant.encode is fast.encode) != compiled.pure_requested()
-    assert (spark_variant.fast is fast) != compiled.pure_requested()
-    assert spark_variant.encode_pure is not fast.encode
+    assert (variant.encode is fast.encode) != compiled.pure_requested()
+    assert (variant.fast is fast) != compiled.pure_requested()
+    assert variant.encode_pure is not fast.encode
 
 
 @pytest.mark.parametrize("value", EDGE, ids=lambda v: repr(v)[:40])
 def test_edge_values_encode_as_the_pure_encoder_and_pyspark_do(value):
-    want = spark_variant.encode_pure(value)
+    want = variant.encode_pure(value)
     assert fast.encode(value) == want
     assert fast.encode(value) == want               # the second call meets the cached layout
     if not (isinstance(value, dict) and any(type(k) is not str for k in value)) and "surrogate" not in str(value):
@@ -87,7 +87,7 @@ def test_every_row_image_of_the_corpus_and_fixtures_encodes_as_the_pure_encoder(
         images = _images(path)
         files += bool(images)
         for image in images:
-            assert fast.encode(image) == spark_variant.encode_pure(image), (path, image)
+            assert fast.encode(image) == variant.encode_pure(image), (path, image)
             n += 1
         for image in images[:50]:       # and pyspark's own parse of the CLI's JSON, on a sample of each file
             assert fast.encode(image) == VariantBuilder().build(jsonenc.dumps(image)), (path, image)
@@ -95,7 +95,7 @@ def test_every_row_image_of_the_corpus_and_fixtures_encodes_as_the_pure_encoder(
 
 
 def _pure_column(images: list) -> pa.Array:
-    return pa.array([None if i is None else spark_variant.encode_pure(i) for i in images], type=VARIANT)
+    return pa.array([None if i is None else variant.encode_pure(i) for i in images], type=VARIANT)
 
 
 @pytest.mark.parametrize("images", [

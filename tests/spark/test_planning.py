@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from binlog_spec.errors import BinlogSparkError
-from binlog_spec.spark import files as spark_files
+from binlog_spec.spark.files import FileRef
 from binlog_spec.spark.options import Config
 from binlog_spec.spark.planning import plan
-from binlog_spec.stream import resync
-from binlog_spec.stream import splits as stream_splits
+from binlog_spec.stream.planning import resync
+from binlog_spec.stream.planning.pieces import LocalFile, Split, is_prefix
+from binlog_spec.stream.planning.scan import ddl_statements, scan_file
+from binlog_spec.stream.planning.splits import iter_split_events, plan_splits, restore
 
 from conftest import CORPUS, FIXTURES
 
@@ -34,8 +36,8 @@ def test_a_folder_of_300_binlogs_plans_without_opening_a_file(tmp_path, monkeypa
         os.symlink(MYSQL8, tmp_path / f"binlog.{k:06d}")
     (tmp_path / "notes.txt").write_text("not a binlog\n")
     opened = []
-    real_open = spark_files.FileRef.open
-    monkeypatch.setattr(spark_files.FileRef, "open", lambda self: opened.append(self.name) or real_open(self))
+    real_open = FileRef.open
+    monkeypatch.setattr(FileRef, "open", lambda self: opened.append(self.name) or real_open(self))
     t = time.perf_counter()
     for mode in ("events", "transactions"):
         splits = _plan(tmp_path, mode=mode)
@@ -44,7 +46,7 @@ def test_a_folder_of_300_binlogs_plans_without_opening_a_file(tmp_path, monkeypa
     assert len(splits) == 301 and not opened and time.perf_counter() - t < 30
     notes = [s for s in splits if s.ref.name.endswith("notes.txt")]
     assert [s.if_binlog for s in notes] == [True] and sum(s.if_binlog for s in splits) == 1
-    assert list(stream_splits.iter_split_events(notes[0])) == []      # its reader leaves it out
+    assert list(iter_split_events(notes[0])) == []      # its reader leaves it out
     opened.clear()
     # a file larger than splitSize: its head only (splitBy=bytes, the default), or its head and then a
     # sample of its event density (splitBy=cost)
@@ -59,12 +61,12 @@ def test_a_folder_of_300_binlogs_plans_without_opening_a_file(tmp_path, monkeypa
 
 @pytest.mark.parametrize("path, why", [(RELAY, "relay log"), (NO_CRC, "no CRC32"), (SAKILA, "no CRC32")])
 def test_auto_planning_falls_back_to_the_header_pass_where_resync_cannot_be_trusted(path, why):
-    head = resync.read_head(stream_splits.LocalFile.of(path))
+    head = resync.read_head(LocalFile.of(path))
     assert why in head.reason
     split_size = max(512, os.path.getsize(path) // 5)
     splits = _plan(path, mode="events", splitSize=str(split_size))
-    scan = stream_splits.scan_file(stream_splits.LocalFile.of(path))
-    expected = stream_splits.plan_splits(0, spark_files.FileRef(path, path, os.path.getsize(path)), scan, split_size)
+    scan = scan_file(LocalFile.of(path))
+    expected = plan_splits(0, FileRef(path, path, os.path.getsize(path)), scan, split_size)
     assert [(s.start, s.end, s.resync) for s in splits] == [(s.start, s.end, False) for s in expected]
     with pytest.raises(BinlogSparkError, match="planning=resync cannot be trusted"):
         _plan(path, mode="events", splitSize=str(split_size), planning="resync")
@@ -75,7 +77,7 @@ def test_a_file_over_4_gib_is_cut_by_the_header_pass(tmp_path):
     with open(big, "wb") as f:
         f.write(Path(MYSQL8).read_bytes()[:1 << 20])
         f.truncate(resync.MAX_RESYNC_SIZE + 1)                  # sparse: nothing more is written
-    assert "over 4 GiB" in resync.read_head(stream_splits.LocalFile.of(str(big))).reason
+    assert "over 4 GiB" in resync.read_head(LocalFile.of(str(big))).reason
     splits = _plan(big, mode="events", splitSize="128m")
     assert not any(s.resync for s in splits)
 
@@ -87,13 +89,13 @@ def test_gzip_files_are_read_whole_and_planning_is_checked():
 
 
 def test_resync_and_scan_planning_read_the_same_events():
-    ref = stream_splits.LocalFile.of(TYPES)
+    ref = LocalFile.of(TYPES)
     by = {}
     for planning in ("resync", "scan"):
         splits = _plan(TYPES, mode="events", splitSize="4k", planning=planning)
         assert all(s.resync == (planning == "resync") for s in splits)
-        by[planning] = [e.pos for s in splits for e in stream_splits.iter_split_events(s)
-                        if not e.is_inner and not stream_splits.is_prefix(s, e)]
+        by[planning] = [e.pos for s in splits for e in iter_split_events(s)
+                        if not e.is_inner and not is_prefix(s, e)]
     assert by["resync"] == by["scan"] and len(by["scan"]) > 100 and ref.size > 100_000
 
 
@@ -130,18 +132,18 @@ def test_the_ddl_states_of_resync_pieces_are_those_at_their_resolved_starts(monk
 def test_a_piece_whose_range_starts_inside_a_ddl_transaction_has_that_ddl_in_its_state(monkeypatch):
     """A range starting between a DDL's GTID event and its QUERY event resolves to the next
     boundary, after the DDL: the piece's schema state holds the table that DDL creates."""
-    from binlog_spec.rows.schema import SchemaTracker
+    from binlog_spec.rows.ddl.schema import SchemaTracker
     from binlog_spec.spark import planning
-    scan = stream_splits.scan_file(stream_splits.LocalFile.of(MYSQL8), ddl=True)
-    pos, db, query = [s for s in stream_splits.ddl_statements(scan) if "CREATE TABLE" in s[2].upper()][1]
+    scan = scan_file(LocalFile.of(MYSQL8), ddl=True)
+    pos, db, query = [s for s in ddl_statements(scan) if "CREATE TABLE" in s[2].upper()][1]
     table = query.split("`")[1]
     assert pos not in scan.boundaries and max(b for b in scan.boundaries if b < pos) > pos - 100
     monkeypatch.setattr(planning, "DDL_HOOK", False)
     splits = plan(Config.from_options({"path": MYSQL8, "splitSize": str(pos), "splitBy": "bytes"}))
     at = next(s for s in splits if s.start == pos)
     before = next(s for s in splits if s.start == 0)
-    assert stream_splits.restore(at.schema_state, SchemaTracker).columns(db, table) is not None
-    assert stream_splits.restore(before.schema_state, SchemaTracker).columns(db, table) is None
+    assert restore(at.schema_state, SchemaTracker).columns(db, table) is not None
+    assert restore(before.schema_state, SchemaTracker).columns(db, table) is None
 
 
 # ------------------------------------------------------------------------------ cut by cost
@@ -166,9 +168,9 @@ def test_pieces_are_cut_by_estimated_cost_more_of_them_where_events_are_dense(mo
 
 
 def test_event_counts_walk_the_headers_from_the_first_verified_event():
-    ref = stream_splits.LocalFile.of(TYPES)
+    ref = LocalFile.of(TYPES)
     head = resync.read_head(ref)
-    events = [e for e in stream_splits.iter_split_events(stream_splits.Split(0, ref, 0, None)) if not e.is_inner]
+    events = [e for e in iter_split_events(Split(0, ref, 0, None)) if not e.is_inner]
     offsets = [0, ref.size // 3, ref.size // 2 + 17, ref.size - 10]
     got = resync.event_counts(ref, head, offsets, 4096)
     for offset, (n, nbytes) in zip(offsets, got):

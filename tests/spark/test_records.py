@@ -15,7 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pyspark.sql.variant_utils import VariantBuilder  # noqa: E402
 
 from binlog_spec.output import jsonenc  # noqa: E402
-from binlog_spec.spark import batches, records, variant as spark_variant  # noqa: E402
+from binlog_spec.spark import batches, records  # noqa: E402
+from binlog_spec.spark.variant import encode  # noqa: E402
 from binlog_spec.spark.options import Config  # noqa: E402
 from binlog_spec.spark.planning import find_table, plan  # noqa: E402
 from binlog_spec.spark.pushdown import Predicates  # noqa: E402
@@ -101,14 +102,15 @@ def test_row_images_of_every_offset_width_are_pyspark_variants():
         {str(i): i for i in range(300)},                                           # a large object
     ]
     for image in images:
-        assert spark_variant.encode(image) == VariantBuilder().build(jsonenc.dumps(image)), image
+        assert encode(image) == VariantBuilder().build(jsonenc.dumps(image)), image
 
 
 # ------------------------------------------------------------------- faults of the stream
 def _events_of(path: str):
-    from binlog_spec.stream import splits as stream_splits
-    ref = stream_splits.LocalFile.of(path)
-    return [e for e in stream_splits.iter_split_events(stream_splits.Split(0, ref, 0, None)) if not e.is_inner]
+    from binlog_spec.stream.planning.pieces import LocalFile, Split
+    from binlog_spec.stream.planning.splits import iter_split_events
+    ref = LocalFile.of(path)
+    return [e for e in iter_split_events(Split(0, ref, 0, None)) if not e.is_inner]
 
 
 def _corrupt(tmp_path, kind: str) -> tuple[str, int, int]:

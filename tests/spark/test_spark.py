@@ -35,12 +35,15 @@ from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql.utils import CapturedException  # noqa: E402
 
 import binlog_spec  # noqa: E402
-from binlog_spec.spark import files as spark_files
+from binlog_spec.spark.files import _expand_uri, list_files
 from binlog_spec import cli  # noqa: E402
 from binlog_spec.output import jsonenc
-from binlog_spec.rows import decoder as rows
-from binlog_spec.stream import splits as stream_splits
-from binlog_spec.spark import variant as spark_variant
+from binlog_spec.rows.decoder import ROW_OPS, read_rows
+from binlog_spec.stream.planning.ddl import cache_dir, split_statements, write_jsonl
+from binlog_spec.stream.planning.pieces import LocalFile, starts_like_binlog
+from binlog_spec.stream.planning.scan import scan_file, statements_with_collation
+from binlog_spec.stream.planning.splits import iter_split_events, plan_splits
+from binlog_spec.spark.variant import encode
 from binlog_spec.spark import BinlogDataSource, BinlogSparkError, register, sequence_key  # noqa: E402
 
 from conftest import CORPUS, FIXTURES, ROOT, split_sequence  # noqa: E402
@@ -217,7 +220,7 @@ def assert_same_rows_as_cli(spark, files, **options):
             assert not more, (f, more)
             continue
         decode_faults += 1
-        rows_events = {e["pos"] for e in events if e["type_code"] in rows.ROW_OPS}
+        rows_events = {e["pos"] for e in events if e["type_code"] in ROW_OPS}
         assert offset in rows_events and all(o > offset and o in rows_events for o, _ in more), (f, more)
     assert decode_faults >= 1   # rust_mysql_common/ver_5_1-wl2325_s.001: rows events without TABLE_MAP
 
@@ -228,21 +231,21 @@ def test_variants_are_byte_identical_to_pyspark_parse_of_the_cli_json():
     n = 0
     for f in (DEMO, MYSQL8, str(CORPUS / "rust_mysql_common" / "json.binlog.000001"),
               str(FIXTURES / "types-full" / "mariadb-bin.000001")):
-        for rc in rows.read_rows(binlog_spec.open(f)):
+        for rc in read_rows(binlog_spec.open(f)):
             for image in (rc.before, rc.after):
                 if image is not None:
-                    assert spark_variant.encode(image) == VariantBuilder().build(jsonenc.dumps(image))
+                    assert encode(image) == VariantBuilder().build(jsonenc.dumps(image))
                     n += 1
     edge = [18446744073709551615, -9223372036854775808, 10 ** 40, 1.5e300, 1e-05, -0.0, 0.1, "é" * 70,
             {"b": [None, True, False], "a": {"hex": "00"}}, list(range(300)), {str(i): i for i in range(300)}]
     for v in edge:
-        assert spark_variant.encode(v) == VariantBuilder().build(jsonenc.dumps(v)), v
+        assert encode(v) == VariantBuilder().build(jsonenc.dumps(v)), v
     assert n > 10000
 
 
 def test_header_pass_finds_transaction_boundaries_and_faults(tmp_path):
-    ref = spark_files.list_files([MYSQL8])[0]
-    res = stream_splits.scan_file(ref)
+    ref = list_files([MYSQL8])[0]
+    res = scan_file(ref)
     assert res.fault is None and res.events == 2900
     events = list(binlog_spec.open(MYSQL8))
     starts = {e.pos for e in events if e.type in ("ANONYMOUS_GTID_LOG_EVENT", "GTID_LOG_EVENT")}
@@ -251,21 +254,21 @@ def test_header_pass_finds_transaction_boundaries_and_faults(tmp_path):
     data = bytearray(Path(MYSQL8).read_bytes())
     data[1_000_000] ^= 0xFF
     broken.write_bytes(bytes(data))
-    res = stream_splits.scan_file(spark_files.list_files([str(broken)])[0])
+    res = scan_file(list_files([str(broken)])[0])
     assert res.fault is not None and res.fault[0] <= 1_000_000 and res.fault[1].startswith("CRC32 mismatch")
     assert max(res.boundaries) <= res.fault[0]
 
 
 def test_a_file_read_through_pyarrow_fs_is_the_file(tmp_path):
-    listed = spark_files._expand_uri(f"file://{FIXTURES / 'demo'}", False, None)
+    listed = _expand_uri(f"file://{FIXTURES / 'demo'}", False, None)
     # listed without opening: the .txt and .sql files are only read if they start like a binlog
     assert [r.name for r in listed if r.sniff] == [f"file://{FIXTURES / 'demo' / n}"
                                                    for n in ("mariadb-binlog.txt", "workload.sql")]
-    assert not any(stream_splits.starts_like_binlog(r) for r in listed if r.sniff)
+    assert not any(starts_like_binlog(r) for r in listed if r.sniff)
     refs = [r for r in listed if not r.sniff]
     assert [r.name for r in refs] == [f"file://{DEMO}"] and refs[0].uri
-    split = stream_splits.plan_splits(0, refs[0], None, 0)[0]
-    via_arrow = [(e.pos, e.type) for e in stream_splits.iter_split_events(split)]
+    split = plan_splits(0, refs[0], None, 0)[0]
+    via_arrow = [(e.pos, e.type) for e in iter_split_events(split)]
     assert via_arrow == [(e.pos, e.type) for e in binlog_spec.open(DEMO)]
 
 
@@ -322,7 +325,7 @@ def _minimal_sequence(folder) -> list[str]:
     """types-minimal cut in two files of one sequence: the CREATE TABLEs in the first, rows in both; the
     second file read alone has rows with unknown names (@1, ...), so the test below can fail."""
     src = FIXTURES / "types-minimal" / "mariadb-bin.000001"
-    scan = stream_splits.scan_file(stream_splits.LocalFile.of(str(src)))
+    scan = scan_file(LocalFile.of(str(src)))
     cut = min(scan.boundaries, key=lambda b: abs(b - scan.size // 5))
     files = split_sequence(src, folder, cut)
     alone, together = cli_rows(files[1:])[0], cli_rows(files, together=True)[0]
@@ -353,41 +356,37 @@ def _split_rows(cfg_options: dict) -> collections.Counter:
 
 
 def test_the_ddl_option_gives_every_split_the_clis_names_charsets_and_keys(tmp_path):
-    """Statements gathered per split (stream.ddl.split_statements, what mode=ddl's tasks run), given as
+    """Statements gathered per split (stream.planning.ddl.split_statements, what mode=ddl's tasks run), given as
     the ddl option: each of many small splits has the schema of the DDL before it, in file order across
     a binlog sequence, and no planning pass reads DDL. Rows equal the CLI's (with DDL replay)."""
     from binlog_spec.spark.options import Config
     from binlog_spec.spark.planning import plan
-    from binlog_spec.stream import ddl as stream_ddl
     cases = [([f], size) for f, size in NAMELESS] + [(_minimal_sequence(tmp_path), "2k")]
-    real_scan = stream_splits.scan_file
+    real_scan = scan_file
     for files, size in cases:
         options = {"paths": json.dumps(files), "splitSize": size}
         found = [st for s in plan(Config.from_options({**options, "mode": "ddl"}))
-                 for st in stream_ddl.split_statements(s)[0]]
+                 for st in split_statements(s)[0]]
         ddl = tmp_path / "ddl.jsonl"
-        stream_ddl.write_jsonl(ddl, found, [(f, os.path.getsize(f)) for f in files])
+        write_jsonl(ddl, found, [(f, os.path.getsize(f)) for f in files])
         scans = []
-        stream_splits.scan_file = lambda *a, **k: scans.append(k) or real_scan(*a, **k)
-        try:
+        with pytest.MonkeyPatch.context() as m:     # every header pass of the planning, recorded
+            m.setattr("binlog_spec.spark.planning.scan_file", lambda *a, **k: scans.append(k) or real_scan(*a, **k))
             got = _split_rows({**options, "ddl": str(ddl)})
             assert all(not k.get("ddl") for k in scans)   # the DDL is the option's, not a pass's
             assert len(plan(Config.from_options({**options, "ddl": str(ddl)}))) >= (2 if len(files) > 1 else 3)
-        finally:
-            stream_splits.scan_file = real_scan
         expected = cli_rows(files, together=True)[0]
         assert got == expected and sum(got.values()) > 0, (files, list((got - expected).items())[:2])
         if files[0] in (SAKILA, MYSQL8) or len(files) > 1:     # ... and they need that DDL
-            stream_ddl.write_jsonl(ddl, [], [(f, os.path.getsize(f)) for f in files])
+            write_jsonl(ddl, [], [(f, os.path.getsize(f)) for f in files])
             assert _split_rows({**options, "ddl": str(ddl)}) != expected
 
 
 def test_a_ddl_option_of_other_files_is_an_error(tmp_path):
     from binlog_spec.spark.options import Config
     from binlog_spec.spark.planning import plan
-    from binlog_spec.stream import ddl as stream_ddl
     ddl = tmp_path / "ddl.jsonl"
-    stream_ddl.write_jsonl(ddl, [], [(SAKILA, os.path.getsize(SAKILA) - 1)])
+    write_jsonl(ddl, [], [(SAKILA, os.path.getsize(SAKILA) - 1)])
     with pytest.raises(BinlogSparkError, match="mysql-bin.sakila are of a file of"):
         plan(Config.from_options({"path": SAKILA, "ddl": str(ddl)}))
     with pytest.raises(BinlogSparkError, match=r"no statements of .*binlog.000693"):
@@ -398,7 +397,6 @@ def test_read_binlog_gathers_the_ddl_in_a_distributed_job_and_caches_it(spark, t
     """mode=ddl on local[2] gives the header pass's statements; read_binlog gives every small split the
     CLI's rows, and reads again only the files that changed."""
     from binlog_spec.spark import read_binlog
-    from binlog_spec.stream import ddl as stream_ddl
     folder = tmp_path / "seq"
     folder.mkdir()
     files = _minimal_sequence(folder) + [SAKILA]
@@ -406,7 +404,7 @@ def test_read_binlog_gathers_the_ddl_in_a_distributed_job_and_caches_it(spark, t
     assert ddl.rdd.getNumPartitions() > 10
     assert [f.name for f in ddl.schema.fields] == ["file", "pos", "db", "statement", "collation"]
     want = [(f, *st) for f in files
-            for st in stream_splits.statements_with_collation(stream_splits.scan_file(stream_splits.LocalFile.of(f),
+            for st in statements_with_collation(scan_file(LocalFile.of(f),
                                                                                       ddl=True))]
     assert sorted(tuple(r) for r in ddl.collect()) == sorted(want) and len(want) > 40
     cache = tmp_path / "cache"
@@ -425,7 +423,7 @@ def test_read_binlog_gathers_the_ddl_in_a_distributed_job_and_caches_it(spark, t
     df = read_binlog(spark, files, cache=cache, splitSize="4k")
     assert len(list((cache / "files").iterdir())) == 4          # the touched file, read again
     assert spark_rows(df)[0] == expected
-    assert stream_ddl.cache_dir().name == "ddl"
+    assert cache_dir().name == "ddl"
 
 
 def _records(df) -> collections.Counter:
@@ -499,7 +497,7 @@ def _without_table_map(src: str, dst: Path, after: int) -> tuple[int, str, int]:
     TABLE_MAP defines (its CRC32 recomputed: the framing stays good, only its decoding fails).
     Returns (its position, its type, the number of rows events after it)."""
     data = bytearray(Path(src).read_bytes())
-    events = [e for e in binlog_spec.open(src) if e.type_code in rows.ROW_OPS and not e.is_inner]
+    events = [e for e in binlog_spec.open(src) if e.type_code in ROW_OPS and not e.is_inner]
     ev = next(e for e in events if e.pos > after)
     body = 19  # MySQL 8 rows event: table id, 6 bytes little-endian, first in the post-header
     assert int.from_bytes(data[ev.pos + body:ev.pos + body + 6], "little") == ev.fields["table_id"]
@@ -722,7 +720,7 @@ def test_a_column_type_changed_by_alter_table_is_a_fault_of_its_rows_event(spark
         path.write_bytes(srv.binlogs()[-1].read_bytes())
     finally:
         srv.cleanup()
-    second = [ev for ev in binlog_spec.open(path) if ev.type_code in rows.ROW_OPS][1]
+    second = [ev for ev in binlog_spec.open(path) if ev.type_code in ROW_OPS][1]
     message = (f"{path}: offset {second.pos}: {second.type}: d.t: column v is decimal(12,2) here, decimal(5,2) "
                "in the DataFrame; column n is bigint here, int in the DataFrame")
     with pytest.raises(SPARK_ERRORS) as exc:
@@ -744,7 +742,7 @@ def test_rows_carry_the_end_log_pos_and_the_xid_of_the_cli_events(spark):
         for e in events:   # a rows event's XID is the one that ends its transaction
             if e["type"] in ("GTID_EVENT", "GTID_LOG_EVENT", "ANONYMOUS_GTID_LOG_EVENT"):
                 open_tx = []
-            elif e["type_code"] in rows.ROW_OPS:
+            elif e["type_code"] in ROW_OPS:
                 want[e["pos"]] = (e["end_log_pos"], None)
                 open_tx.append(e["pos"])
             elif e["type"] == "XID_EVENT":
@@ -924,7 +922,7 @@ def test_push_filters_relies_on_a_pinned_pyspark_internal_and_fails_loudly_witho
     why, never a silent guess (the filter pushdown test checks both settings through Spark)."""
     import inspect
 
-    from binlog_spec.spark import pushdown as spark_module
+    from binlog_spec.spark.pushdown import _PUSHDOWN_WORKER
     from pyspark.sql.worker import plan_data_source_read as worker
     body = inspect.getsource(worker._main)
     assert "enable_pushdown = read_bool(infile)" in body
@@ -933,7 +931,7 @@ def test_push_filters_relies_on_a_pinned_pyspark_internal_and_fails_loudly_witho
     # the other worker that asks for a reader, to hand it Spark's filters (run only with pushdown on)
     from pyspark.sql.worker import data_source_pushdown_filters as filters_worker
     body = inspect.getsource(filters_worker._main)
-    assert filters_worker.__file__.endswith(spark_module._PUSHDOWN_WORKER)
+    assert filters_worker.__file__.endswith(_PUSHDOWN_WORKER)
     assert body.index("reader = data_source.reader(schema=schema)") < body.index("reader.pushFilters(")
     source = BinlogDataSource({"path": DEMO, "pushFilters": "true"})
     with pytest.raises(BinlogSparkError, match="enable_pushdown.*pyspark 4"):

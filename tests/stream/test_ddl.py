@@ -1,13 +1,17 @@
-"""binlog_spec.stream.ddl: the DDL statements of splits (scan mode), their JSON-lines form, and the cache."""
+"""binlog_spec.stream.planning.ddl: the DDL statements of splits (scan mode), their JSON-lines form, and the cache."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import orjson
 import pytest
 
-from binlog_spec.stream import ddl as stream_ddl
-from binlog_spec.stream import splits as stream_splits
+from binlog_spec.stream.planning.ddl import (CACHE_ENV, DdlCache, FileKey, Statement, cache_dir, gather, read_ddl,
+                                             split_statements, write_jsonl)
+from binlog_spec.stream.planning.pieces import LocalFile, Split
+from binlog_spec.stream.planning.scan import ScanResult, scan_file, statements_with_collation
+from binlog_spec.stream.planning.splits import plan_splits
 
 from conftest import CORPUS, FIXTURES
 
@@ -16,10 +20,10 @@ ALL_FILES = sorted(str(p) for p in CORPUS.glob("*/*") if p.is_file() and p.suffi
 SAKILA = str(CORPUS / "mbcj_osheroff" / "mysql-bin.sakila")
 
 
-def _pieces(path: str, size: int) -> tuple[stream_splits.ScanResult, list[stream_splits.Split]]:
-    ref = stream_splits.LocalFile.of(path)
-    scan = stream_splits.scan_file(ref, ddl=True)
-    return scan, stream_splits.plan_splits(0, ref, scan, size)
+def _pieces(path: str, size: int) -> tuple[ScanResult, list[Split]]:
+    ref = LocalFile.of(path)
+    scan = scan_file(ref, ddl=True)
+    return scan, plan_splits(0, ref, scan, size)
 
 
 @pytest.mark.parametrize("size", [2000, 50_000])
@@ -31,12 +35,12 @@ def test_the_statements_of_the_pieces_of_a_file_are_those_of_its_header_pass(siz
         scan, pieces = _pieces(path, size)
         got, faults = [], []
         for piece in pieces:
-            found, fault = stream_ddl.split_statements(piece)
+            found, fault = split_statements(piece)
             assert all(piece.start <= st.pos and (piece.end is None or st.pos < piece.end) for st in found)
             got += found
             if fault is not None:
                 faults.append(fault)
-        want = [stream_ddl.Statement(path, *st) for st in stream_splits.statements_with_collation(scan)]
+        want = [Statement(path, *st) for st in statements_with_collation(scan)]
         assert got == want, path
         if scan.fault is None or scan.size is None:
             assert faults == [] or scan.size is None, (path, faults)
@@ -51,17 +55,17 @@ def test_the_statements_of_the_pieces_of_a_file_are_those_of_its_header_pass(siz
 def test_a_piece_after_the_first_starts_at_its_own_statements():
     scan, pieces = _pieces(SAKILA, 100_000)
     assert len(pieces) > 5
-    firsts = [stream_ddl.split_statements(p)[0] for p in pieces]
+    firsts = [split_statements(p)[0] for p in pieces]
     assert any(f for f in firsts[1:])           # DDL after the first piece (sakila's CREATE TABLEs spread)
     assert all(f[0].pos >= p.start for f, p in zip(firsts, pieces) if f)
     assert all(st.collation is not None for f in firsts for st in f)   # MySQL 5.6: Q_CHARSET_CODE on each
 
 
 def test_statements_round_trip_through_json_lines_with_the_file_records(tmp_path):
-    st = [stream_ddl.Statement("a.000001", 120, "shop", "CREATE TABLE t (i INT)", 45),
-          stream_ddl.Statement("a.000001", 4, "", "CREATE DATABASE shop", None)]
-    stream_ddl.write_jsonl(tmp_path / "d.jsonl", st, [("a.000001", 500), ("a.000002", 300)])
-    got = stream_ddl.read_ddl(tmp_path / "d.jsonl")
+    st = [Statement("a.000001", 120, "shop", "CREATE TABLE t (i INT)", 45),
+          Statement("a.000001", 4, "", "CREATE DATABASE shop", None)]
+    write_jsonl(tmp_path / "d.jsonl", st, [("a.000001", 500), ("a.000002", 300)])
+    got = read_ddl(tmp_path / "d.jsonl")
     assert got.of("a.000001") == [(4, "", "CREATE DATABASE shop", None), (120, "shop", "CREATE TABLE t (i INT)", 45)]
     assert got.of("a.000002") == [] and got.sizes == {"a.000001": 500, "a.000002": 300}
     got.check([("a.000001", 500), ("a.000002", 300)])
@@ -77,14 +81,14 @@ def test_a_folder_of_spark_json_parts_is_read_and_a_bad_line_is_named(tmp_path):
     (tmp_path / "part-00001.json").write_text('{"file":"f","pos":5,"db":"d","statement":"CREATE TABLE t (i INT)",'
                                               '"collation":8}\n')
     (tmp_path / "_SUCCESS").write_text("")
-    got = stream_ddl.read_ddl(tmp_path)
+    got = read_ddl(tmp_path)
     assert got.of("f") == [(5, "d", "CREATE TABLE t (i INT)", 8), (9, "d", "DROP TABLE t", None)]
     got.check([("anything", 1)])      # no file records: nothing to check against
     (tmp_path / "part-00002.json").write_text('{"file":"f"}\n{"pos":1}\n')
     with pytest.raises(ValueError, match="part-00002.json: line 1"):
-        stream_ddl.read_ddl(tmp_path)
+        read_ddl(tmp_path)
     with pytest.raises(ValueError, match="no such file"):
-        stream_ddl.read_ddl(tmp_path / "missing")
+        read_ddl(tmp_path / "missing")
 
 
 def test_the_cache_reads_only_new_and_changed_files(tmp_path):
@@ -95,35 +99,35 @@ def test_the_cache_reads_only_new_and_changed_files(tmp_path):
         files.append(p)
 
     def keys():
-        return [stream_ddl.FileKey(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files]
+        return [FileKey(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files]
 
     asked: list[list[str]] = []
 
     def read_missing(names):
         asked.append(names)
-        return [stream_ddl.Statement(n, 4 + i, "db", f"CREATE TABLE t{i} (i INT)", 8)
+        return [Statement(n, 4 + i, "db", f"CREATE TABLE t{i} (i INT)", 8)
                 for n in names for i in (1, 0)]
 
-    cache = stream_ddl.DdlCache(tmp_path / "cache")
-    path, read = stream_ddl.gather(keys(), read_missing, cache)
+    cache = DdlCache(tmp_path / "cache")
+    path, read = gather(keys(), read_missing, cache)
     assert read == [str(p) for p in files] and asked == [read]
     lines = [orjson.loads(x) for x in path.read_bytes().splitlines()]
     assert lines[:2] == [{"file": str(files[0]), "size": 10}, {"file": str(files[1]), "size": 20}]
     assert [(d["file"], d["pos"]) for d in lines[2:]] == [(str(files[0]), 4), (str(files[0]), 5),
                                                           (str(files[1]), 4), (str(files[1]), 5)]
-    again, read = stream_ddl.gather(keys(), read_missing, cache)
+    again, read = gather(keys(), read_missing, cache)
     assert read == [] and len(asked) == 1 and again == path
     st = files[1].stat()
     os.utime(files[1], ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))   # touched: read again
-    _, read = stream_ddl.gather(keys(), read_missing, cache)
+    _, read = gather(keys(), read_missing, cache)
     assert read == [str(files[1])]
     files[0].write_bytes(b"y" * 11)                                            # grown: read again
-    path, read = stream_ddl.gather(keys(), read_missing, cache)
-    assert read == [str(files[0])] and stream_ddl.read_ddl(path).sizes[str(files[0])] == 11
+    path, read = gather(keys(), read_missing, cache)
+    assert read == [str(files[0])] and read_ddl(path).sizes[str(files[0])] == 11
 
 
 def test_the_cache_lives_under_binlog_spec_cache(monkeypatch, tmp_path):
-    monkeypatch.setenv(stream_ddl.CACHE_ENV, str(tmp_path))
-    assert stream_ddl.cache_dir() == tmp_path / "ddl"
-    monkeypatch.delenv(stream_ddl.CACHE_ENV)
-    assert stream_ddl.cache_dir() == stream_ddl.Path.home() / ".cache" / "binlog-spec" / "ddl"
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    assert cache_dir() == tmp_path / "ddl"
+    monkeypatch.delenv(CACHE_ENV)
+    assert cache_dir() == Path.home() / ".cache" / "binlog-spec" / "ddl"

@@ -1,4 +1,4 @@
-"""Resync planning (binlog_spec.stream.resync) against the header pass and whole-file reading: every
+"""Resync planning (binlog_spec.stream.planning.resync) against the header pass and whole-file reading: every
 corpus and fixture file cut at many offsets, and byte-literal cases of what the search must reject."""
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ import binlog_spec
 from binlog_spec.binlog import spec
 from binlog_spec.binlog.writer import OFS_END_LOG_POS
 from binlog_spec.errors import BinlogError, ResyncError
-from binlog_spec.stream import resync
-from binlog_spec.stream import splits as stream_splits
+from binlog_spec.stream.planning import resync
+from binlog_spec.stream.planning.pieces import LocalFile, Split, is_prefix
+from binlog_spec.stream.planning.scan import scan_file
+from binlog_spec.stream.planning.splits import iter_split_events
 
 from conftest import CORPUS, FIXTURES, collect
 
@@ -35,8 +37,8 @@ def _read_splits(splits):
     got, errors = [], []
     for s in splits:
         try:
-            for ev in stream_splits.iter_split_events(s):
-                if not ev.is_inner and not stream_splits.is_prefix(s, ev):
+            for ev in iter_split_events(s):
+                if not ev.is_inner and not is_prefix(s, ev):
                     got.append(ev.pos)
         except BinlogError as exc:
             errors.append(exc)
@@ -51,13 +53,13 @@ def _sizes(size: int) -> list[int]:
 
 @pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: "/".join(Path(p).parts[-2:]))
 def test_resync_splits_read_every_event_once_as_the_header_pass_does(path):
-    ref = stream_splits.LocalFile.of(path)
+    ref = LocalFile.of(path)
     head = resync.read_head(ref)
     if head.reason is not None:     # the planner uses the header pass here (tests/spark: test_planning)
         return _check_untrusted(path, head)
     whole, error = collect(path)
     whole = _outer(whole)
-    scan = stream_splits.scan_file(ref)
+    scan = scan_file(ref)
     for size in _sizes(ref.size):
         ranges = resync.plan_ranges(0, ref, head, size)
         got, errors = _read_splits(ranges)
@@ -91,7 +93,7 @@ def test_the_mariadb_11_4_file_with_end_log_pos_0_inside_transactions_resyncs():
     events = [e for e in binlog_spec.open(MARIADB_11_4)]
     zero = sum(1 for e in events if e.header.end_log_pos == 0)
     assert zero == 17_724 and len(events) == 26_594
-    ref = stream_splits.LocalFile.of(MARIADB_11_4)
+    ref = LocalFile.of(MARIADB_11_4)
     head = resync.read_head(ref)
     assert head.reason is None
     for size in (4099, 65_536):
@@ -99,7 +101,7 @@ def test_the_mariadb_11_4_file_with_end_log_pos_0_inside_transactions_resyncs():
 
 
 def test_a_relay_log_is_not_trusted_at_its_head():
-    head = resync.read_head(stream_splits.LocalFile.of(RELAY))
+    head = resync.read_head(LocalFile.of(RELAY))
     assert head.reason is not None and "relay log" in head.reason
 
 
@@ -147,7 +149,7 @@ def test_a_false_event_inside_a_row_image_is_rejected(tmp_path):
     image[100:100 + 31] = _fake_header_inside(0, fake_at)
     path = _binlog(tmp_path, [*tx(), (WRITE, bytes(image), False), (XID, b"\1" * 8, True),
                               *tx(), (WRITE, b"\x22" * 50, False), (XID, b"\2" * 8, True)])
-    ref = stream_splits.LocalFile.of(str(path))
+    ref = LocalFile.of(str(path))
     head = resync.read_head(ref)
     assert head.reason is None
     events = [e for e in binlog_spec.open(str(path))]
@@ -164,7 +166,7 @@ def test_a_false_event_inside_a_row_image_is_rejected(tmp_path):
 def test_a_candidate_whose_end_log_pos_is_not_its_end_is_rejected(tmp_path):
     path = _binlog(tmp_path, [(GTID, b"\0" * 42, True), (XID, b"\1" * 8, True)])
     data = bytearray(path.read_bytes())
-    ref = stream_splits.LocalFile.of(str(path))
+    ref = LocalFile.of(str(path))
     head = resync.read_head(ref)
     gtid_at = head.end
     with open(path, "rb") as f:
@@ -181,9 +183,9 @@ def test_a_boundary_right_after_an_xid_is_found_from_before_the_offset(tmp_path)
     begin = (QUERY, b"\0" * 13 + b"BEGIN", True)
     path = _binlog(tmp_path, [begin, (WRITE, b"\x33" * 30, False), (XID, b"\1" * 8, True),
                               begin, (WRITE, b"\x44" * 30, False), (XID, b"\2" * 8, True)])
-    ref = stream_splits.LocalFile.of(str(path))
+    ref = LocalFile.of(str(path))
     head = resync.read_head(ref)
-    scan = stream_splits.scan_file(ref)
+    scan = scan_file(ref)
     first_xid_end = scan.boundaries[0]
     with open(path, "rb") as f:
         r = resync._Resync(f, ref, head)
@@ -195,11 +197,11 @@ def test_a_boundary_right_after_an_xid_is_found_from_before_the_offset(tmp_path)
 def test_a_disagreeing_neighbour_is_a_named_error(tmp_path, monkeypatch):
     """The reader of a range checks the boundary the next range resyncs to against what it meets
     reading linearly: a resync that skips a boundary is a ResyncError naming the file and offset."""
-    ref = stream_splits.LocalFile.of(MYSQL8)
+    ref = LocalFile.of(MYSQL8)
     head = resync.read_head(ref)
     ranges = resync.plan_ranges(0, ref, head, 65_536)
     real = resync._Resync.boundary_at
-    scan = stream_splits.scan_file(ref)
+    scan = scan_file(ref)
 
     def skipping(self, offset):       # the second boundary instead of the first
         b = real(self, offset)
@@ -207,7 +209,7 @@ def test_a_disagreeing_neighbour_is_a_named_error(tmp_path, monkeypatch):
         return later[0] if later and offset == ranges[3].start else b
     monkeypatch.setattr(resync._Resync, "boundary_at", skipping)
     with pytest.raises(ResyncError) as exc:
-        list(stream_splits.iter_split_events(ranges[2]))
+        list(iter_split_events(ranges[2]))
     assert exc.value.file == MYSQL8 and exc.value.offset == real(resync._Resync(open(MYSQL8, "rb"), ref, head),
                                                                 ranges[3].start)
 
@@ -225,11 +227,11 @@ def test_a_second_fde_past_the_head_is_a_named_error(tmp_path):
     fde[-4:] = struct.pack("<I", zlib.crc32(bytes(fde[:-4])))
     data += fde + _event(GTID, b"\0" * 42, at + fde_size) + _event(XID, b"\1" * 8, at + fde_size + 65)
     path.write_bytes(bytes(data))
-    ref = stream_splits.LocalFile.of(str(path))
+    ref = LocalFile.of(str(path))
     head = resync.read_head(ref, window=200)
     assert head.reason is None
     with pytest.raises(ResyncError, match="planning', 'scan'"):
-        _read = [list(stream_splits.iter_split_events(s)) for s in resync.plan_ranges(0, ref, head, 100)]
+        _read = [list(iter_split_events(s)) for s in resync.plan_ranges(0, ref, head, 100)]
 
 
 # ------------------------------------------------------------------ resuming after a fault
@@ -265,7 +267,7 @@ def _resumed(splits) -> tuple[list[int], list[tuple[int, int, str]]]:
         for x in resync.iter_resuming_events(s):
             if isinstance(x, resync.Skipped):
                 skipped.append((x.offset, x.resume, str(x)))
-            elif not x.is_inner and not stream_splits.is_prefix(s, x):
+            elif not x.is_inner and not is_prefix(s, x):
                 got.append(x.pos)
     return got, skipped
 
@@ -273,10 +275,10 @@ def _resumed(splits) -> tuple[list[int], list[tuple[int, int, str]]]:
 @pytest.mark.parametrize("path", [MYSQL8, TYPES], ids=["mysql8", "mariadb"])
 def test_garbage_in_the_middle_is_skipped_to_the_next_verified_boundary_whole_or_cut_anywhere(tmp_path, path):
     garbled, fault, resume, intact = _garbled(tmp_path, path)
-    ref = stream_splits.LocalFile.of(str(garbled))
+    ref = LocalFile.of(str(garbled))
     head = resync.read_head(ref)
     assert head.reason is None
-    whole, skipped = _resumed([stream_splits.Split(0, ref, 0, None)])
+    whole, skipped = _resumed([Split(0, ref, 0, None)])
     assert [s[:2] for s in skipped] == [(fault, resume)]
     assert f"offset {fault}: " in skipped[0][2] and f"bytes [{fault}, {resume}) skipped" in skipped[0][2]
     assert whole == [e.pos for e in intact if not fault <= e.pos < resume]   # nothing else dropped, none twice
@@ -305,11 +307,11 @@ def test_a_fault_where_resync_cannot_be_trusted_ends_the_file_there(tmp_path, pa
     """No CRC32, a relay log: a boundary found past a fault cannot be trusted, so the reader's error
     is raised after the events before it, as without resuming."""
     garbled, fault, events = _bad_size(tmp_path, path)
-    ref = stream_splits.LocalFile.of(str(garbled))
+    ref = LocalFile.of(str(garbled))
     assert resync.read_head(ref).reason == reason
     got = []
     with pytest.raises(BinlogError) as info:
-        for x in resync.iter_resuming_events(stream_splits.Split(0, ref, 0, None)):
+        for x in resync.iter_resuming_events(Split(0, ref, 0, None)):
             assert not isinstance(x, resync.Skipped)
             if not x.is_inner:
                 got.append(x.pos)
@@ -324,15 +326,15 @@ def test_a_file_cut_inside_an_event_ends_there_whole_or_in_pieces(tmp_path):
     cut.write_bytes(data[:len(data) * 3 // 5])
     events, error = collect(str(cut))
     assert error is not None
-    ref = stream_splits.LocalFile.of(str(cut))
+    ref = LocalFile.of(str(cut))
     head = resync.read_head(ref)
-    for splits in ([stream_splits.Split(0, ref, 0, None)], resync.plan_ranges(0, ref, head, 3001)):
+    for splits in ([Split(0, ref, 0, None)], resync.plan_ranges(0, ref, head, 3001)):
         got, errors = [], []
         for s in splits:
             try:
                 for x in resync.iter_resuming_events(s):
                     assert not isinstance(x, resync.Skipped)
-                    if not x.is_inner and not stream_splits.is_prefix(s, x):
+                    if not x.is_inner and not is_prefix(s, x):
                         got.append(x.pos)
             except BinlogError as exc:
                 errors.append(exc)

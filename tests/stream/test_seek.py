@@ -1,4 +1,4 @@
-"""--start-position seeks (stream.seek): the output is the output of reading every event, and little is read."""
+"""--start-position seeks (stream.planning.seek): the output is the output of reading every event, and little is read."""
 from __future__ import annotations
 
 import io
@@ -12,7 +12,7 @@ from binlog_spec.binlog import spec
 from binlog_spec.binlog.event_types import GTID_EVENTS
 from binlog_spec import api
 from binlog_spec.cli import main
-from binlog_spec.stream import seek
+from binlog_spec.stream.planning import seek
 from conftest import CORPUS, FIXTURES
 
 #: The commands compared, with and without the seek (argv before the position and the file).

@@ -1,7 +1,7 @@
 """Analysis of binlog files: event types, tables, transactions, DDL and a timeline.
 
-    from binlog_spec.analysis import collector as analyze
-    a = analyze.Analyzer(analyze.AnalyzeOptions(top=10))
+    from binlog_spec.analysis.collector import AnalyzeOptions, Analyzer
+    a = Analyzer(AnalyzeOptions(top=10))
     for ev in binlog_spec.read_events(paths):
         a.feed(ev)
     report = a.report()          # a plain dict (see report.py for the renderers)
@@ -32,7 +32,7 @@ from binlog_spec.errors import BinlogError, MalformedEventError, MissingTableMap
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import DELETE, INSERT, ROW_OPS, UPDATE
 from binlog_spec.rows.walker import RowWalker, RowWalkError
-from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.rows.ddl.schema import SchemaTracker
 from binlog_spec.errors import SchemaWarning
 from binlog_spec.rows.statement_text import TX_CONTROL, is_ddl
 from binlog_spec.rows.tablemap import TableDef

@@ -3,15 +3,12 @@ as text, markdown, JSON or CSV and html.py as a page with charts."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from binlog_spec.binlog import spec
 from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE
 from binlog_spec.binlog.timezones import iso_z
 from binlog_spec.errors import BinlogError
-
-if TYPE_CHECKING:
-    from binlog_spec.analysis.collector import Analyzer
 
 UTC = timezone.utc
 OPS = (INSERT, UPDATE, DELETE)
@@ -39,8 +36,9 @@ def filters_text(filters: list[tuple[str, str]]) -> str:
     return " ".join(f"{k} {v}" for k, v in filters)
 
 
-def report(a: "Analyzer") -> dict[str, Any]:
-    """The report of `a`'s figures (its transactions closed: Analyzer.finish)."""
+def report(a) -> dict[str, Any]:
+    """The report of the figures of `a`, a collector.Analyzer (its transactions closed: Analyzer.finish;
+    not imported here: the collector imports this module)."""
     o = a.options
     total = a.total_bytes or 1
     types = [{"type": spec.event_type_name(code), "type_code": code, "events": v[0], "bytes": v[1],

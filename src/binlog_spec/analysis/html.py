@@ -12,7 +12,7 @@ import html
 from datetime import datetime, timezone
 from typing import Any
 
-from binlog_spec.analysis import report as report_mod
+from binlog_spec.analysis.report import sections
 from binlog_spec.binlog.timezones import from_iso_z, iso_z
 
 COLORS = {"insert": "#2e7d32", "update": "#1565c0", "delete": "#c62828", "bytes": "#546e7a", "rows": "#ef6c00",
@@ -242,7 +242,7 @@ def render(r: dict[str, Any]) -> str:
         "<h2>Top tables by bytes</h2>", tables_svg(r),
         "<h2>Transaction sizes</h2>", histogram_svg(r),
     ]
-    for name, title, cols, rows in report_mod.sections(r):
+    for name, title, cols, rows in sections(r):
         if name == "summary":
             continue
         parts.append(_table_html(name, title, cols, rows))

@@ -4,7 +4,9 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from binlog_spec.binlog import bodies, spec
+from binlog_spec.binlog import spec
+
+from binlog_spec.binlog.fields import bodies
 from binlog_spec.binlog.timezones import iso_utc
 from binlog_spec.errors import MalformedEventError
 

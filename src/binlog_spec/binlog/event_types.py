@@ -68,7 +68,7 @@ FL_PREPARED_XA, FL_COMPLETED_XA = 0x40, 0x80
 #: first file only (it describes a file, not a transaction); drops it (positions and files of the source).
 KEEP, FIRST_FILE, DROP = "keep", "first_file", "drop"
 
-#: What the base64 script (output/base64_script.py) writes for an event after its ``# at`` comment:
+#: What the base64 script (output/base64/script.py) writes for an event after its ``# at`` comment:
 #: nothing more (COMMENT); or it goes into a BINLOG block ([ROWS_QUERY] TABLE_MAP... rows...); or COMMIT;
 #: the MariaDB / MySQL GTID lines; the ``#Q>`` statement; the statement; the FDE's BINLOG line; notes that
 #: the file has MySQL GTIDs; SET of INSERT_ID / LAST_INSERT_ID, of the RAND seeds, of a user variable; a

@@ -16,7 +16,7 @@ import os
 import sys
 from typing import BinaryIO, Callable, Collection, Iterator
 
-from binlog_spec.binlog import bodies, payload
+from binlog_spec.binlog.fields import bodies, payload
 from binlog_spec.binlog import framing
 from binlog_spec.binlog.framing import SCAN_CHUNK, SKIP_BATCH, WALK_BATCH, GunzipStream, Unclosed, Window
 from binlog_spec.binlog import spec

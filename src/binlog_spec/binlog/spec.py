@@ -18,8 +18,8 @@ from kaitaistruct import KaitaiStream as _ReferenceStream, KaitaiStruct, KaitaiS
 from binlog_spec import compiled
 from binlog_spec._generated import binlog as _generated
 from binlog_spec._generated.binlog import Binlog
-from binlog_spec.binlog import plain_fields
-from binlog_spec.binlog.plain_fields import COMPRESSION_TYPES, PAYLOAD_FIELDS  # noqa: F401 (spec's names)
+from binlog_spec.binlog.fields import plain_fields
+from binlog_spec.binlog.fields.plain_fields import COMPRESSION_TYPES, PAYLOAD_FIELDS  # noqa: F401 (spec's names)
 
 #: The stream every Kaitai parse reads through: the compiled one (binlog/_cstream.pyx: KaitaiStream's read API,
 #: the same values and errors) when built and BINLOG_SPEC_PURE is unset, else kaitaistruct's. The generated parsers

@@ -25,7 +25,9 @@ import zlib
 from dataclasses import dataclass, field
 from typing import BinaryIO, Iterable, Mapping, NamedTuple
 
-from binlog_spec.binlog import payload, spec
+from binlog_spec.binlog import spec
+
+from binlog_spec.binlog.fields import payload
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import (DROP, FIRST_FILE, FL_COMPLETED_XA, FL_PREPARED_XA, STMT_END_F,
                                            types_where)

@@ -111,8 +111,8 @@ def schema_tracker(args: argparse.Namespace):
     none; --default-charset for text columns no DDL gives a charset."""
     piece = getattr(args, "piece", None)
     if piece is not None and piece.schema_state is not None:     # --jobs: the state at the piece's start
-        from binlog_spec.rows.schema import SchemaTracker
-        from binlog_spec.stream.splits import restore
+        from binlog_spec.rows.ddl.schema import SchemaTracker
+        from binlog_spec.stream.planning.splits import restore
         tracker = restore(piece.schema_state, SchemaTracker)
         return tracker if getattr(args, "piece_first_query", False) else _piece_tracker(tracker, piece.start)
     return option_parser.schema_tracker(getattr(args, "schema", None), getattr(args, "schema_database", ""),

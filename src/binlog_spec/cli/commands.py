@@ -17,7 +17,8 @@ from binlog_spec.binlog import timezones
 from binlog_spec.errors import BinlogError, PositionError, UsageError
 from binlog_spec.cli import jobs
 from binlog_spec.cli.progress import with_progress
-from binlog_spec.stream import splits
+from binlog_spec.stream.planning.pieces import is_prefix
+from binlog_spec.stream.planning.splits import piece_events
 from binlog_spec.stream.selection import Selection
 from binlog_spec.cli import selection_notes
 from binlog_spec.binlog.reader import display_name
@@ -39,14 +40,14 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
             schema=None, bodies: frozenset[int] | None = None, sink=None, check=None):
     """The filtered events of the run's files; malformed bodies are counted and named on stderr. With
     `faults`, a broken file's error is appended to it and the next file is read (reader.read_events).
-    With `schema` (a SchemaTracker), every event is seen by it before the filters (rows.observe_schema):
+    With `schema` (a SchemaTracker), every event is seen by it before the filters (rows.decoder.observe_schema):
     the filters choose what is output, never what is learnt. `bodies`: the event types whose bodies the
     run reads (ReadOptions.parse_bodies; None: all). `sink`: what takes events straight from the reader
     (reader.BinlogReader), never seen here. `check`: a rollback's conflict check
     (rollback_check.conflict_check), which sees every event and reads the files to their end."""
     options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, args.filters))
     if check is not None and sink is None:
-        sink = check.sink()     # the check's compiled loop past the window (output/_cconflicts.pyx), or None
+        sink = check.sink()     # the check's compiled loop past the window (output/rollback/_cconflicts.pyx), or None
 
     def read():
         for ev in with_progress(_read(args, faults, options, sink), args.files, err):
@@ -72,7 +73,7 @@ def _read(args: argparse.Namespace, faults, options, sink=None):
     (--jobs: cli.jobs)."""
     piece = getattr(args, "piece", None)
     if piece is not None:
-        return splits.piece_events(piece, options)
+        return piece_events(piece, options)
     return api.read_events(args.files, options, faults, args.filters.start_position, sink)
 
 
@@ -212,7 +213,7 @@ def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     events = _events(args, err, warnings)
     piece = getattr(args, "piece", None)
     if piece is not None:       # --jobs: the FDE put in front of the piece is not its event
-        events = (ev for ev in events if not splits.is_prefix(piece, ev))
+        events = (ev for ev in events if not is_prefix(piece, ev))
     lines: Iterable[str] = (render(ev) for ev in events)
     if text:
         lines = _headed(f"# binlog-spec events: {_times_header(args)}", lines)

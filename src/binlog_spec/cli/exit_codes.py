@@ -13,7 +13,7 @@
        conflict on stderr); nothing was written (--force writes it anyway, and exits 1)
     6  sql --sql/--sql2: the script cannot be written from these binlogs (column names unknown, row
        images incomplete for a rollback or --replace); each table on stderr, with what to do; nothing
-       was written (output.writable, checked before the first byte)
+       was written (output.sql.writable, checked before the first byte)
    70  an internal error (a bug): `binlog-spec: internal error at FILE offset N: ...`, and how to
        report it; the traceback only with --debug
 """
@@ -24,8 +24,8 @@ EXIT_WARNINGS = 1
 EXIT_USAGE = 2
 EXIT_BAD_INPUT = 3
 EXIT_IO = 4
-EXIT_CONFLICT = 5       # a rollback would overwrite later changes: nothing written (output.conflicts)
-EXIT_UNWRITABLE = 6     # the script cannot be written from these binlogs: nothing written (output.writable)
+EXIT_CONFLICT = 5       # a rollback would overwrite later changes: nothing written (output.rollback.check)
+EXIT_UNWRITABLE = 6     # the script cannot be written from these binlogs: nothing written (output.sql.writable)
 EXIT_INTERNAL = 70      # EX_SOFTWARE (sysexits.h)
 
 __all__ = ["EXIT_OK", "EXIT_WARNINGS", "EXIT_USAGE", "EXIT_BAD_INPUT", "EXIT_IO", "EXIT_CONFLICT",

@@ -1,6 +1,6 @@
 """--jobs N: a command run over pieces of its input in N processes, its output byte for byte that of one.
 
-The parent makes the header pass over each file (binlog_spec.stream.splits.scan_file: the framing only,
+The parent makes the header pass over each file (binlog_spec.stream.planning.scan.scan_file: the framing only,
 the pieces check the CRC32s as they read them), cuts the files
 at transaction boundaries into pieces (plan_splits) and gives each piece the schema state of the DDL
 before it (with_schema_states). Each worker process (forked: nothing is pickled on the way in) runs
@@ -23,7 +23,7 @@ and stderr to temporary files; the parent copies them in order and makes whole w
   on a conflict the pieces' stdout is dropped, and the report follows everything they wrote on stderr.
 
 * the base64 script (`sql`, -v, -vv): the header printed by the first piece, the end by the last,
-  the session settings a piece's first statements depend on joined by output.base64_parts, the
+  the session settings a piece's first statements depend on joined by output.base64.parts, the
   pieces' warnings handed back and merged; files of more than one FDE or format run in one process.
 
 Where this cannot be made exact, the command runs in one process (`plan` returns None): standard
@@ -50,7 +50,9 @@ from typing import Callable, TextIO
 from binlog_spec import api
 from binlog_spec.binlog.reader import GZIP_MAGIC, STDIN, display_name
 from binlog_spec.cli.arguments import MARK, schema_tracker  # a stderr line given once per run: MARK, key, MARK, line
-from binlog_spec.stream import splits as stream_splits
+from binlog_spec.stream.planning.pieces import LocalFile, QUERY_CODES, Split
+from binlog_spec.stream.planning.scan import ScanResult, scan_file, statements_with_collation
+from binlog_spec.stream.planning.splits import plan_splits, with_schema_states
 
 #: Environment variable: the piece size in bytes (tests set it small to cut small files into many pieces).
 PIECE_ENV = "BINLOG_SPEC_PIECE_BYTES"
@@ -80,7 +82,7 @@ class Mode:
     schema: bool = True
     #: A rollback: each piece undoes its own transactions, last first; the pieces are joined last first.
     reverse: bool = False
-    #: The base64 script: its session settings are joined (output.base64_parts); one format for the run.
+    #: The base64 script: its session settings are joined (output.base64.parts); one format for the run.
     base64: bool = False
 
 
@@ -100,7 +102,7 @@ def mode_of(args: argparse.Namespace) -> Mode | None:
 
 
 def _base64_loop_runs(args: argparse.Namespace) -> bool:
-    """Whether the base64 script's compiled loop (output/base64_lane.py `sink`) writes this run in one
+    """Whether the base64 script's compiled loop (output/base64/lane.py `sink`) writes this run in one
     process: it takes no --jobs piece, and on one core it is faster than the Python lane on several."""
     return api.base64_compiled() and not (args.verbose or args.schema or args.skip_gtids or args.rewrite_db
                                            or args.filters.active or args.filters.start_position is not None)
@@ -114,7 +116,7 @@ def _checked_rollback_runs_alone(args: argparse.Namespace) -> bool:
     return bool(args.rollback and args.filters.active) and api.conflict_check_compiled()
 
 
-def plan(args: argparse.Namespace, err: TextIO) -> list[stream_splits.Split] | None:
+def plan(args: argparse.Namespace, err: TextIO) -> list[Split] | None:
     """The pieces of the run, or None when it runs in one process."""
     jobs = args.jobs if getattr(args, "jobs", None) is not None else default_jobs()
     if jobs <= 1 or mode_of(args) is None:
@@ -133,7 +135,7 @@ def plan(args: argparse.Namespace, err: TextIO) -> list[stream_splits.Split] | N
                     return None
         except OSError:
             return None       # the run reports it, in order
-        refs.append(stream_splits.LocalFile.of(p, display_name(p)))
+        refs.append(LocalFile.of(p, display_name(p)))
     total = sum(r.size for r in refs)
     forced = os.environ.get(PIECE_ENV)
     piece = int(forced) if forced else max(MIN_PIECE, total // (jobs * PIECES_PER_JOB))
@@ -144,9 +146,9 @@ def plan(args: argparse.Namespace, err: TextIO) -> list[stream_splits.Split] | N
     for i, ref in enumerate(refs):
         # The pieces check the CRC32s as they read (a fault ends the run where it ends one process:
         # the pieces after it are dropped), so the header pass checks only the framing.
-        scan = stream_splits.scan_file(ref, ddl=schema, verify_checksums=False)
+        scan = scan_file(ref, ddl=schema, verify_checksums=False)
         scans.append(scan)
-        pieces += stream_splits.plan_splits(i, ref, scan, piece)
+        pieces += plan_splits(i, ref, scan, piece)
     if len(pieces) < 2:
         return None
     if mode_of(args).base64 and not _one_format(args, refs, scans):
@@ -163,7 +165,7 @@ def plan(args: argparse.Namespace, err: TextIO) -> list[stream_splits.Split] | N
                     k for k, p in enumerate(pieces) if p.file_index == i and p.start <= found[1]
                     and (p.end is None or found[1] < p.end)}
         tracker = schema_tracker(args)  # (a --schema file is read here; the first piece reads it again)
-        pieces = stream_splits.with_schema_states(pieces, statements.__getitem__, lambda i: tracker, quiet=True)
+        pieces = with_schema_states(pieces, statements.__getitem__, lambda i: tracker, quiet=True)
         pieces[0] = dataclasses.replace(pieces[0], schema_state=None)  # the run's own tracker, its notes
     return pieces
 
@@ -194,12 +196,12 @@ def _one_format(args: argparse.Namespace, refs, scans) -> bool:
     return len(formats) == 1
 
 
-def _statements(args: argparse.Namespace, ref: stream_splits.LocalFile, scan: stream_splits.ScanResult
+def _statements(args: argparse.Namespace, ref: LocalFile, scan: ScanResult
                 ) -> tuple[list[tuple], int | None] | None:
     """What the rows stage replays into the schema before each cut of a file: its DDL, and the server's
     collation of its first QUERY_EVENT (rows.decoder.observe_schema), with that event's position;
     None when that is not known (more than one FDE, a fault before it): one process reads it."""
-    statements = stream_splits.statements_with_collation(scan)
+    statements = statements_with_collation(scan)
     if len(scan.fdes) != 1:       # (a file not cut too: the collation it leaves goes on to the next file)
         return None
     from binlog_spec.binlog.reader import read_events
@@ -208,7 +210,7 @@ def _statements(args: argparse.Namespace, ref: stream_splits.LocalFile, scan: st
     events = read_events([ref.path], read_options(args))
     try:
         for ev in events:
-            if ev.error is None and ev.type_code in stream_splits.QUERY_CODES:
+            if ev.error is None and ev.type_code in QUERY_CODES:
                 if all(pos != ev.pos for pos, *_ in statements):
                     statements.append((ev.pos, ev.fields.get("db", ""), ev.fields["query"], server_collation(ev)))
                     statements.sort(key=lambda st: st[0])

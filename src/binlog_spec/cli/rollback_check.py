@@ -1,4 +1,4 @@
-"""A rollback's conflict check in the command line (output.conflicts does the check): the check of a
+"""A rollback's conflict check in the command line (output.rollback.check does the check): the check of a
 run in one process, the gate its output waits behind, the report and exit code at its end, and the
 check --jobs runs in the parent before the pieces."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ from binlog_spec.errors import BinlogError
 
 
 def conflict_check(args: argparse.Namespace, upstream_schema: bool):
-    """The conflict check of a rollback run in this process (output.conflicts), or None: no rollback,
+    """The conflict check of a rollback run in this process (output.rollback.check), or None: no rollback,
     no filter (every event is undone: nothing comes after them), or a --jobs piece (the parent checks
     the whole input: parent_check). `upstream_schema`: the run replays the DDL itself (its TABLE_MAPs
     come completed); otherwise the check replays it, into a tracker of its own."""

@@ -1,5 +1,5 @@
 """The pre-pass of `sql --sql`/`--sql2` (forward and --rollback): before the first byte of the script,
-whether every rows event it will write can be written (output.writable); if not, nothing is written,
+whether every rows event it will write can be written (output.sql.writable); if not, nothing is written,
 each table that stops it is named on stderr with what to do, and the exit code is EXIT_UNWRITABLE.
 
 It reads the input as the run does, with the run's filters and schema, but parses only the TABLE_MAP
@@ -83,7 +83,7 @@ def refuse(args: argparse.Namespace, err: TextIO) -> int | None:
 
 
 def problems(args: argparse.Namespace) -> list:
-    """The output.writable problems of the run's script: the quick pass, then the exact one if needed."""
+    """The output.sql.writable problems of the run's script: the quick pass, then the exact one if needed."""
     options = sql_options(args, rollback=args.rollback)
     f = args.filters
     quick = None

@@ -4,7 +4,9 @@ from __future__ import annotations
 from datetime import tzinfo
 from typing import Callable
 
-from binlog_spec.binlog import plain_fields, spec
+from binlog_spec.binlog import spec
+
+from binlog_spec.binlog.fields import plain_fields
 from binlog_spec.binlog import timezones
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import EVENT_TYPES

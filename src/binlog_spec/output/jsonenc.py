@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from binlog_spec.rows.json_binary import JsonOpaque
+from binlog_spec.rows.json.json_binary import JsonOpaque
 
 
 def _timedelta(value: dt.timedelta) -> str:

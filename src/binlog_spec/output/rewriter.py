@@ -7,7 +7,7 @@ made plain, GTIDs left out on request) or rollback, and `write_binlog`, the whol
   bitmaps) swapped row by row, the rows in reverse order;
 * `Rewriter` - an event stream into the `Item`s of an output. Rollback output
   (transactions last first, rows events in reverse within each) is spooled to a
-  temporary file, so memory stays bounded whatever the input size (output.rollback:
+  temporary file, so memory stays bounded whatever the input size (output.rollback.spool:
   the spool and the reversal, shared with the SQL rollback).
 
 The byte-level operations on one event (framing, layouts, renaming, decompression,
@@ -27,10 +27,10 @@ from binlog_spec.binlog.writer import (DROPPED_EVENTS, ET, FILE_HEADER_EVENTS, H
                                        _with_len, bare_bytes, begin_query, decompress,
                                        gtid_without_xa, has_stmt_end, rename_schema, rows_layout, set_stmt_end,
                                        xid_event)
-from binlog_spec.output.rollback import HEAD, MAP, ROWS, ROWS_END, TAIL, EventSpool, LineSpool
+from binlog_spec.output.rollback.spool import HEAD, MAP, ROWS, ROWS_END, TAIL, EventSpool, LineSpool
 from binlog_spec.errors import MalformedEventError, MissingTableMapError, RewriteError, RollbackError
-from binlog_spec.rows import decoder as rows
-from binlog_spec.rows import walker as rowwalk
+from binlog_spec.rows.decoder import INSERT, ROW_OPS, decode_image, present_columns, table_def
+from binlog_spec.rows.walker import RowWalker, check_rows
 from binlog_spec.rows.statement_text import quote_table
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.rows.statement_text import TX_RELEASE, TX_ROLLBACK_TO, TX_SAVEPOINT, savepoint_name
@@ -51,10 +51,10 @@ def _decoded_ends(data: bytes, table: TableDef, present: list[list[int]], update
     p, index = 0, 0
     try:
         while p < len(data):
-            _, p = rows.decode_image(data, p, table, present[0], names)
+            _, p = decode_image(data, p, table, present[0], names)
             ends.append(p)
             if update:
-                _, p = rows.decode_image(data, p, table, present[1], names)
+                _, p = decode_image(data, p, table, present[1], names)
                 ends.append(p)
             index += 1
     except (ValueError, IndexError) as exc:
@@ -63,7 +63,7 @@ def _decoded_ends(data: bytes, table: TableDef, present: list[list[int]], update
 
 
 def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file: str | None = None,
-                pos: int | None = None, walker: rowwalk.RowWalker | None = None) -> bytes:
+                pos: int | None = None, walker: RowWalker | None = None) -> bytes:
     """The rows event that undoes this one: WRITE <-> DELETE, UPDATE images swapped row by row
     (and the two columns-present bitmaps), the rows in reverse order. Refuses partial images
     (binlog_row_image MINIMAL/NOBLOB) and MySQL's PARTIAL_UPDATE_ROWS_EVENT (JSON diffs).
@@ -83,12 +83,12 @@ def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file:
     bitmaps = [bare[lay.ofs_before:lay.ofs_before + lay.len_bitmap]]
     if lay.ofs_after is not None:
         bitmaps.append(bare[lay.ofs_after:lay.ofs_after + lay.len_bitmap])
-    rowwalk.check_rows(table, n, bitmaps[0], bitmaps[1] if len(bitmaps) > 1 else None,
+    check_rows(table, n, bitmaps[0], bitmaps[1] if len(bitmaps) > 1 else None,
                        len(bare) - lay.ofs_rows, **where)
-    present = [rows.present_columns(bm, n) for bm in bitmaps]
+    present = [present_columns(bm, n) for bm in bitmaps]
     # The undo of an insert deletes the row it wrote: a partial image (generated columns left out,
     # MINIMAL) still finds it. The undo of a delete or an update must write whole rows back.
-    if rows.ROW_OPS[code] != rows.INSERT and any(len(p) != n for p in present):
+    if ROW_OPS[code] != INSERT and any(len(p) != n for p in present):
         raise RollbackError(f"the row images of {quote_table(table.schema, table.table)} lack columns "
                             "(binlog_row_image MINIMAL or NOBLOB): a delete or update cannot be undone "
                             "from them", **where)
@@ -96,7 +96,7 @@ def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file:
     update = lay.ofs_after is not None
     ends: list[int] = []
     try:
-        (walker or rowwalk.RowWalker(NEVER_COMPILE)).walk(table, n, bitmaps[0], bitmaps[1] if update else None,
+        (walker or RowWalker(NEVER_COMPILE)).walk(table, n, bitmaps[0], bitmaps[1] if update else None,
                                                           data, update, ends=ends)
     except (ValueError, IndexError):     # RowWalkError is a ValueError
         ends = _decoded_ends(data, table, present, update, where)
@@ -145,7 +145,7 @@ class Rewriter:
         self.in_fde: spec.FormatDescription | None = None
         self.mariadb = False
         self.tables: dict[int, TableDef] = {}
-        #: TABLE_MAP body bytes -> its table, made once (rows.table_def)
+        #: TABLE_MAP body bytes -> its table, made once (rows.decoder.table_def)
         self._made_tables: dict[tuple, TableDef] = {}
         self.first_file: str | None = None
         #: File -> the server version its FORMAT_DESCRIPTION names (the events of a later file are
@@ -154,7 +154,7 @@ class Rewriter:
         #: Statements a rollback cannot undo: (file, pos, text), spooled to disk.
         self.skipped = LineSpool()
         #: Finds where each row image ends, for invert_rows.
-        self.walker = rowwalk.RowWalker(NEVER_COMPILE)
+        self.walker = RowWalker(NEVER_COMPILE)
         #: forward_step: the rows event held back until the next item says whether its statement ends.
         self.pending: Item | None = None
         #: The types whose events transform does more with than pass their bytes on.
@@ -218,7 +218,7 @@ class Rewriter:
             bare = decompress(bare, fde, ev.file, ev.pos)
             changed = True
         if code == _TABLE_MAP:
-            self.tables[ev.fields["table_id"]] = rows.table_def(ev, self.mariadb, None, self._made_tables)
+            self.tables[ev.fields["table_id"]] = table_def(ev, self.mariadb, None, self._made_tables)
         if options.rewrite_db and bare[OFS_TYPE] in _RENAMED:
             new = rename_schema(bare, fde, options.rewrite_db, ev.file, ev.pos)
             changed = changed or new is not bare

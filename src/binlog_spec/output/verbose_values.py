@@ -9,7 +9,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-from binlog_spec.rows import json_text
+from binlog_spec.rows.json import json_text
 from binlog_spec.rows.charsets import BINARY_COLLATION
 from binlog_spec.rows.column_types import (BIT, BLOB, BLOB_COMPRESSED, DATE, DATETIME, DATETIME2, DOUBLE, ENUM,
                                            FLOAT, GEOMETRY, INT24, JSON, LONG, LONGLONG, LONG_BLOB, MEDIUM_BLOB,

@@ -387,7 +387,7 @@ cdef Py_ssize_t *_slots(ImageDecoder image, tuple key) except NULL:
 def image_keys(bytes buf not None, ImageDecoder image_b not None, ImageDecoder image_a, tuple key_b not None,
                tuple key_a):
     """The integer key of every image of a rows event's rows, read straight from the images without
-    decoding the other columns (output.conflicts: the rows a rollback undoes, and the later ones): a
+    decoding the other columns (output.rollback.check: the rows a rollback undoes, and the later ones): a
     list of tuples, each image's in order (an UPDATE's before then after image), or None when an image
     is not as the plans expect (bytes short, a NULL key column, a kind this does not step over): the
     caller decodes the event then. `key_b`: the key columns' places among `image_b`'s present columns

@@ -19,12 +19,12 @@ from typing import Any, Callable, Iterable, Iterator
 
 from binlog_spec.rows import codegen
 from binlog_spec.rows import image_plan
-from binlog_spec.rows import json_binary
-from binlog_spec.rows import json_path
-from binlog_spec.rows import walker as rowwalk
+from binlog_spec.rows.json import json_binary
+from binlog_spec.rows.json import json_path
+from binlog_spec.rows.walker import check_rows
 from binlog_spec.rows.walker import present_columns
 from binlog_spec.binlog import spec
-from binlog_spec.binlog.packed import packed_int
+from binlog_spec.binlog.fields.packed import packed_int
 from binlog_spec.binlog.timezones import iso_utc
 from binlog_spec.rows import values
 from binlog_spec.errors import MalformedEventError, MissingTableMapError, RowsLayoutError
@@ -327,7 +327,7 @@ class RowDecoder:
         if op == UPDATE and after_bitmap is None:
             raise RowsLayoutError("update rows event without an after-image bitmap", file=ev.file, offset=ev.pos,
                                   event_type=ev.type)
-        rowwalk.check_rows(table, n, before_bitmap, after_bitmap if op == UPDATE else None, len(buf),
+        check_rows(table, n, before_bitmap, after_bitmap if op == UPDATE else None, len(buf),
                            file=ev.file, offset=ev.pos, event_type=ev.type)
         if ev.type_code != ET.partial_update_rows_event and type(buf) is bytes:
             names, rows = self._compiled_rows(table_id, table, op, n, before_bitmap, after_bitmap)

@@ -110,7 +110,7 @@ from binlog_spec.rows.column_types import (DEFAULT_PACK_LENGTH, BIT, BLOB, BLOB_
                                            NEWDECIMAL, NULL, SET, SHORT, STRING, TIME, TIME2, TIMESTAMP,
                                            TIMESTAMP2, TINY, TINY_BLOB, TYPED_ARRAY, VARCHAR, VARCHAR_COMPRESSED,
                                            VAR_STRING, VECTOR, YEAR)
-from binlog_spec.rows.json_binary import decode_json
+from binlog_spec.rows.json.json_binary import decode_json
 from binlog_spec.rows.scalars import (_error, _length_prefixed, _meta_int, _take, decode_bit, decode_date,
                                       decode_datetime, decode_datetime2, decode_double, decode_float,
                                       decode_int24, decode_long, decode_longlong, decode_newdecimal,

@@ -17,7 +17,7 @@ from typing import Callable
 
 from binlog_spec.rows import codegen
 from binlog_spec.binlog import spec
-from binlog_spec.binlog.packed import packed_int
+from binlog_spec.binlog.fields.packed import packed_int
 from binlog_spec.rows import values
 from binlog_spec.errors import RowsLayoutError
 from binlog_spec.rows.column_types import Column

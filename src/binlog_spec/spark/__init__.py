@@ -9,7 +9,7 @@
 
 Built on ``pyspark.sql.datasource`` (DataSource / DataSourceReader): planning
 lists the files, cuts files larger than ``splitSize`` at transaction
-boundaries (see binlog_spec.stream.splits), and every partition is read by the
+boundaries (see binlog_spec.stream.planning.splits), and every partition is read by the
 library's own reader and row decoder in a Python worker, which yields
 ``pyarrow.RecordBatch``es. VARIANT columns are written directly (Arrow struct
 ``value``/``metadata``); ``.option("images", "json")`` writes JSON text instead
@@ -21,12 +21,15 @@ The package: `options` (Config, parsed once), `planning` (files, splits, the typ
 `pushdown` (the filters applied in the source), `records` (schemas; a split to Arrow batches),
 `source` (the DataSource and its readers), `types`
 (Spark types of columns), `variant` (VARIANT encoding); the header pass and split reading are
-binlog_spec.stream.splits, shared with the CLI. This module registers the source.
+binlog_spec.stream.planning, shared with the CLI. This module registers the source, and `read_binlog` reads
+with the DDL of the input gathered first (`ddl`).
 """
 from __future__ import annotations
 
 import importlib
-from typing import Sequence
+import json
+import os
+from typing import Iterator, Sequence
 
 from binlog_spec.errors import BinlogSparkError, ColumnTypeChangedError
 
@@ -36,7 +39,6 @@ from binlog_spec.errors import BinlogSparkError, ColumnTypeChangedError
 _LAZY = {"NAME": "options", "PUSHDOWN_CONF": "options", "Config": "options", "plan": "planning",
          "sequence_key": "planning", "output_schema": "records", "read_split": "records",
          "BinlogDataSource": "source", "BinlogPushdownReader": "source", "BinlogReader": "source",
-         "read_binlog": "ddl",
          #: For a module named ``pyspark_binlog`` (Spark's automatic registration looks for ``DefaultSource``).
          "DefaultSource": "source"}
 
@@ -60,6 +62,46 @@ def register(spark, pushdown: bool = False) -> None:
     spark.dataSource.register(BinlogDataSource)
     if pushdown:
         spark.conf.set(PUSHDOWN_CONF, "true")
+
+
+#: Options of a read that the ``mode=ddl`` read behind `read_binlog` takes too (how the files are cut and read).
+DDL_READ_OPTIONS = ("splitSize", "verifyChecksums", "expandPayloads", "strict")
+
+
+def read_binlog(spark, path, cache: str | os.PathLike | None = None, **options):
+    """``spark.read.format("binlog")`` with the DDL of the input gathered first, by a distributed
+    ``mode=ddl`` read, so that every split has the schema of the DDL before it (names, charsets, keys)
+    without a pass of the driver over the data.
+
+    `path`: what ``.load`` takes (a file, a folder, a glob, a URI), or a list of them. `options`: the
+    read's options (``mode``, ``table``, ``splitSize``, filters, ...). The statements of each file are
+    cached under its path, size and modification time in `cache` (default `stream.planning.ddl.cache_dir()`:
+    ``$BINLOG_SPEC_CACHE/ddl``, else ``~/.cache/binlog-spec/ddl``): only files new or changed since
+    are read again. The DataFrame's read has ``.option("ddl", <the read's statements file>)``.
+    """
+    from binlog_spec.spark.ddl import file_key
+    from binlog_spec.spark.options import CORRUPT_COLUMN, Config
+    from binlog_spec.stream.planning.ddl import DdlCache, Statement, gather
+    register(spark)
+    paths = [str(p) for p in path] if isinstance(path, (list, tuple)) else [str(path)]
+    opts = {k: str(v) for k, v in options.items()}
+    cfg = Config.from_options({**opts, "paths": json.dumps(paths)})
+    keys = [file_key(ref) for ref in cfg.files()]
+
+    def read_missing(names: list[str]) -> Iterator[Statement]:
+        r = spark.read.format("binlog").option("mode", "ddl").option("onError", "skip")
+        for k in DDL_READ_OPTIONS:
+            if k in opts:
+                r = r.option(k, opts[k])
+        for row in r.option("paths", json.dumps(names)).load().collect():
+            if row[CORRUPT_COLUMN] is None:   # a fault: the rows read reports it (or skips it) itself
+                yield Statement(row.file, row.pos, row.db, row.statement, row.collation)
+
+    statements, _read = gather(keys, read_missing, DdlCache(cache) if cache else None)
+    reader = spark.read.format("binlog")
+    for k, v in opts.items():
+        reader = reader.option(k, v)
+    return reader.option("ddl", str(statements)).option("paths", json.dumps(paths)).load()
 
 
 def parse_images(df, columns: Sequence[str] = ("before", "after", "body")):

@@ -4,7 +4,7 @@ MariaDB transaction taken straight from the reader's window, its row changes put
 `ChangeBatcher`, with no Event object, no generator and no RowChange per row.
 
 `Sink(batcher, decoder, schema, tail)` is called by the reader (binlog.reader.BinlogReader, `sink=`, through
-stream.resync.iter_resuming_events and stream.splits.iter_split_events) with the window's bytes before it walks
+stream.planning.resync.iter_resuming_events and stream.planning.splits.iter_split_events) with the window's bytes before it walks
 them. It takes whole transactions only, each with the checks of framing.walk_events (size, CRC32), and only
 when every event of it is one that the reference path (records._row_changes) would read so:
 
@@ -80,7 +80,7 @@ cdef class Sink:
 
     def place(self, Py_ssize_t vstart, Py_ssize_t shift):
         """The reader that calls next reads a piece whose last byte range starts at `vstart` of its stream,
-        at file position vstart + shift (stream.splits.iter_split_events)."""
+        at file position vstart + shift (stream.planning.splits.iter_split_events)."""
         self.vstart = vstart
         self.shift = shift
 

@@ -8,7 +8,7 @@ import pyarrow as pa
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructType, VariantType
 
-from binlog_spec.spark import variant as spark_variant
+from binlog_spec.spark import variant
 
 
 class Batcher:
@@ -94,12 +94,12 @@ class ChangeBatcher(Batcher):
         return pa.RecordBatch.from_arrays(arrays, schema=self.arrow)
 
 
-def variant_column(images, arrow_type: pa.DataType, fast=spark_variant.fast) -> pa.Array:
+def variant_column(images, arrow_type: pa.DataType, fast=variant.fast) -> pa.Array:
     """The VARIANT column (Arrow struct<value, metadata>) of `images` (values; None: NULL): by the
     compiled encoder (`fast`, spark/_cvariant.pyx) straight into the column's buffers, no Python object
     per value; without it, pyarrow's conversion of the pure encoder's pairs (the reference)."""
     if fast is None:
-        encode = spark_variant.encode
+        encode = variant.encode
         return pa.array([None if i is None else encode(i) for i in images], type=arrow_type)
     if type(images) is not list:
         images = list(images)

@@ -25,7 +25,7 @@ class FileRef:
     #: "" for the local filesystem, else the URI that `pyarrow.fs.FileSystem.from_uri` opens.
     uri: str = ""
     #: Given by a folder or a glob under a name unlike a binlog's: read only if it starts like one
-    #: (`stream.splits.starts_like_binlog`, checked by its reader: `Split.if_binlog`), else left out.
+    #: (`stream.planning.pieces.starts_like_binlog`, checked by its reader: `Split.if_binlog`), else left out.
     sniff: bool = False
 
     @property
@@ -88,7 +88,7 @@ def _listed(ref: FileRef) -> FileRef:
     """A file a folder or a glob contributes, as listed (nothing is opened): one named like a binlog is
     read whatever it starts with, so that a damaged binlog is read and fails (or is skipped with
     onError=skip) instead of being left out unseen; any other is read only if it starts like a binlog
-    (`sniff`: its reader checks, `stream.splits.starts_like_binlog`)."""
+    (`sniff`: its reader checks, `stream.planning.pieces.starts_like_binlog`)."""
     if _BINLOG_NAME.search(os.path.basename(ref.name.rstrip("/"))):
         return ref
     return dataclasses.replace(ref, sniff=True)

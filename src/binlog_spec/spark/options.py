@@ -6,20 +6,20 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from binlog_spec.spark import files as spark_files
+from binlog_spec.spark.files import FileRef, _is_uri, list_files
 from binlog_spec.errors import BinlogSparkError, OptionValueError
 from binlog_spec.stream import option_parser
 from binlog_spec.stream.filters import FilterOptions
 from binlog_spec.binlog.gtid import GtidPosition, GtidSet
 from binlog_spec.options import ReadOptions, parse_size
-from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.rows.ddl.schema import SchemaTracker
 
 
 UTC = dt.timezone.utc
 NAME = "binlog"
 MODES = ("rows", "events", "transactions", "table", "ddl")
 #: How files larger than splitSize are cut: auto (resync where it can be trusted, else scan),
-#: resync (byte ranges resolved by their readers, binlog_spec.stream.resync), scan (the header pass).
+#: resync (byte ranges resolved by their readers, binlog_spec.stream.planning.resync), scan (the header pass).
 PLANNINGS = ("auto", "resync", "scan")
 DEFAULT_SPLIT_SIZE = 128 << 20
 CORRUPT_COLUMN = "_corrupt_record"
@@ -94,7 +94,7 @@ class Config:
     schema_file: str | None = None
     schema_database: str = ""
     replay_ddl: str = "auto"
-    #: The ``ddl`` option: a JSON-lines file (or folder) of the input's DDL (stream.ddl), replayed before
+    #: The ``ddl`` option: a JSON-lines file (or folder) of the input's DDL (stream.planning.ddl), replayed before
     #: each split instead of the planning pass's.
     ddl_file: str | None = None
     planning: str = "auto"
@@ -191,13 +191,13 @@ class Config:
             batch_rows=int(_opt(options, "batchRows", default=4096)),
             count_rows=_bool(_opt(options, "countRows"), True))
 
-    def files(self) -> list[spark_files.FileRef]:
-        return spark_files.list_files(list(self.paths), self.recursive, self.path_glob)
+    def files(self) -> list[FileRef]:
+        return list_files(list(self.paths), self.recursive, self.path_glob)
 
     def tracker(self) -> SchemaTracker:
         if not self.schema_file:
             return option_parser.schema_tracker()
-        ref = spark_files.list_files([self.schema_file])[0] if not _is_local(self.schema_file) else None
+        ref = list_files([self.schema_file])[0] if not _is_local(self.schema_file) else None
         if ref is None:
             return option_parser.schema_tracker(self.schema_file, self.schema_database)
         with ref.open() as f:
@@ -206,4 +206,4 @@ class Config:
 
 
 def _is_local(path: str) -> bool:
-    return not spark_files._is_uri(path) or path.startswith("file://")
+    return not _is_uri(path) or path.startswith("file://")

@@ -1,16 +1,18 @@
 """Planning a read, on the driver: the files listed and cut into splits at transaction boundaries (the
-header pass of binlog_spec.stream.splits), and the typed view's table found by replaying the DDL before it."""
+header pass of binlog_spec.stream.planning.splits), and the typed view's table found by replaying the DDL before it."""
 from __future__ import annotations
 
 from pyspark.sql.datasource import InputPartition
 
-from binlog_spec.stream import ddl as stream_ddl
-from binlog_spec.stream import resync
-from binlog_spec.stream import splits as stream_splits
-from binlog_spec.spark import types as spark_types
+from binlog_spec.stream.planning import resync
+from binlog_spec.stream.planning.ddl import DdlStatements, read_ddl
+from binlog_spec.stream.planning.pieces import Split, starts_like_binlog
+from binlog_spec.stream.planning.scan import ScanResult, ddl_statements, scan_file
+from binlog_spec.stream.planning.splits import plan_splits, with_schema_states
+from binlog_spec.spark.types import SQL_ONLY
 from binlog_spec.binlog import spec
 from binlog_spec.errors import BinlogSparkError
-from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.rows.ddl.schema import SchemaTracker
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.spark.options import Config
 
@@ -47,8 +49,8 @@ def find_table(cfg: Config) -> TableDef:
         if key not in trackers:          # the schema file is parsed once a sequence, not once a file
             trackers[key] = cfg.tracker()
         tracker = trackers[key]
-        res = stream_splits.scan_file(ref, ddl=cfg.replay_ddl != "never", verify_checksums=False, probe=probe)
-        _replay(tracker, stream_splits.ddl_statements(res))  # up to that TABLE_MAP, when found
+        res = scan_file(ref, ddl=cfg.replay_ddl != "never", verify_checksums=False, probe=probe)
+        _replay(tracker, ddl_statements(res))  # up to that TABLE_MAP, when found
         found: TableDef | None = res.probe_result
         if found is not None:
             return tracker.complete(found)
@@ -61,7 +63,7 @@ def find_table(cfg: Config) -> TableDef:
 
 def _table_from_schema(db: str, name: str, cols) -> TableDef:
     from binlog_spec.rows.column_types import Column
-    columns = tuple(Column(type_code=spark_types.SQL_ONLY, meta={"sql": c.data_type, "unsigned": c.unsigned},
+    columns = tuple(Column(type_code=SQL_ONLY, meta={"sql": c.data_type, "unsigned": c.unsigned},
                            name=c.name) for c in cols)
     return TableDef(table_id=-1, schema=db, table=name, columns=columns, nullable=tuple(True for _ in cols),
                     has_names=True, has_signedness=True)
@@ -70,7 +72,7 @@ def _table_from_schema(db: str, name: str, cols) -> TableDef:
 class BinlogPartition(InputPartition):
     """One split; `first_last`: the run's first and last file (for startPosition/stopPosition)."""
 
-    def __init__(self, split: stream_splits.Split, first_last: tuple[str, ...] = ()):
+    def __init__(self, split: Split, first_last: tuple[str, ...] = ()):
         super().__init__(split.ref.name)
         self.split = split
         self.first_last = first_last
@@ -80,13 +82,13 @@ class BinlogPartition(InputPartition):
         return f"BinlogPartition({s.ref.name}, {s.start}..{'end' if s.end is None else s.end})"
 
 
-def plan(cfg: Config) -> list[stream_splits.Split]:
+def plan(cfg: Config) -> list[Split]:
     """Every split of the read, in file order, with the schema state each needs.
 
     The files are listed with their sizes, none opened (spark.files). A file larger than
     `splitSize` is cut by `planning` (`_cut`): `resync` reads its head only and cuts byte ranges that
-    their readers resolve to transaction boundaries (binlog_spec.stream.resync); `scan` makes the
-    header pass over it (`stream_splits.scan_file`) and cuts at the boundaries it found; `auto`
+    their readers resolve to transaction boundaries (binlog_spec.stream.planning.resync); `scan` makes the
+    header pass over it (`scan_file`) and cuts at the boundaries it found; `auto`
     resyncs where the head says it can be trusted, else scans.
 
     Names (replayDdl): with the ``ddl`` option (the statements of a `mode=ddl` read, as
@@ -100,15 +102,15 @@ def plan(cfg: Config) -> list[stream_splits.Split]:
     """
     refs = cfg.files()
     if _positions_named(cfg):   # startPosition/stopPosition apply to the run's first and last binlog
-        refs = [r for r in refs if not r.sniff or stream_splits.starts_like_binlog(r)]
+        refs = [r for r in refs if not r.sniff or starts_like_binlog(r)]
     rows = cfg.mode in ("rows", "table")
-    scans: dict[int, stream_splits.ScanResult] = {}
+    scans: dict[int, ScanResult] = {}
     given = given_ddl(cfg, refs) if rows else None
     cuts = _cut(cfg, refs)
 
-    def first_pass(i: int) -> stream_splits.ScanResult:
+    def first_pass(i: int) -> ScanResult:
         probe = _names_probe()
-        return stream_splits.scan_file(refs[i], ddl=True, verify_checksums=cfg.read.verify_checksums,
+        return scan_file(refs[i], ddl=True, verify_checksums=cfg.read.verify_checksums,
                                        probe=_recording(probe) if cuts[i] == "scan" else probe)
 
     needs_ddl = rows and cfg.replay_ddl == "always" and given is None
@@ -123,43 +125,43 @@ def plan(cfg: Config) -> list[stream_splits.Split]:
     last_of_sequence = {k: i for i, k in enumerate(keys)}
     todo = [i for i in range(len(refs)) if i not in scans
             and (cuts[i] == "scan" or (needs_ddl and (cuts[i] == "resync" or last_of_sequence[keys[i]] != i)))]
-    done = _map_files(lambda i: stream_splits.scan_file(refs[i], ddl=needs_ddl,
+    done = _map_files(lambda i: scan_file(refs[i], ddl=needs_ddl,
                                                         verify_checksums=cfg.read.verify_checksums), todo)
     scans.update(zip(todo, done))
-    splits: list[stream_splits.Split] = []
+    splits: list[Split] = []
     for i, ref in enumerate(refs):
         if cuts[i] == "resync" and not (needs_ddl and DDL_HOOK):
             starts = cost_starts(ref, cuts.heads[i], cfg.split_size) if cfg.split_by == "cost" else None
             splits.extend(resync.plan_ranges(i, ref, cuts.heads[i], cfg.split_size, starts))
         elif cuts[i] in ("resync", "scan"):
-            splits.extend(stream_splits.plan_splits(i, ref, scans.get(i), cfg.split_size))
+            splits.extend(plan_splits(i, ref, scans.get(i), cfg.split_size))
         else:
-            splits.append(stream_splits.Split(i, ref, 0, None, if_binlog=ref.sniff))
+            splits.append(Split(i, ref, 0, None, if_binlog=ref.sniff))
     if given is not None:
         starts = _resolved_starts(splits, cuts.heads)
         return schema_states(cfg, refs, splits, lambda i: given.of(refs[i].name), starts)
     if rows and (needs_ddl or cfg.schema_file):
         starts = _resolved_starts(splits, cuts.heads) if needs_ddl else {}
-        splits = schema_states(cfg, refs, splits, lambda i: stream_splits.ddl_statements(scans[i])
+        splits = schema_states(cfg, refs, splits, lambda i: ddl_statements(scans[i])
                                if needs_ddl and i in scans else [], starts)
     return splits
 
 
-def given_ddl(cfg: Config, refs: list) -> stream_ddl.DdlStatements | None:
-    """The ``ddl`` option's statements (stream.ddl.read_ddl), checked against the files of the read;
+def given_ddl(cfg: Config, refs: list) -> DdlStatements | None:
+    """The ``ddl`` option's statements (stream.planning.ddl.read_ddl), checked against the files of the read;
     None without the option, or with replayDdl=never."""
     if not cfg.ddl_file or cfg.replay_ddl == "never":
         return None
     try:
-        given = stream_ddl.read_ddl(cfg.ddl_file)
+        given = read_ddl(cfg.ddl_file)
         given.check((ref.name, ref.size) for ref in refs)
     except (ValueError, OSError) as exc:
         raise BinlogSparkError(str(exc)) from None
     return given
 
 
-def schema_states(cfg: Config, refs: list, splits: list[stream_splits.Split], statements_of,
-                  starts: dict[tuple[int, int], int] | None = None) -> list[stream_splits.Split]:
+def schema_states(cfg: Config, refs: list, splits: list[Split], statements_of,
+                  starts: dict[tuple[int, int], int] | None = None) -> list[Split]:
     """Each split with the schema state at its start: the DDL statements of each file
     (`statements_of(file_index)`: (position, db, query[, collation]) in position order) replayed
     in file order, one schema history per binlog sequence: files of one folder and one base name
@@ -174,7 +176,7 @@ def schema_states(cfg: Config, refs: list, splits: list[stream_splits.Split], st
         if keys[i] not in trackers:
             trackers[keys[i]] = cfg.tracker()
         return trackers[keys[i]]
-    return stream_splits.with_schema_states(splits, statements_of, tracker_of,
+    return with_schema_states(splits, statements_of, tracker_of,
                                             carries=lambda i: last_of_sequence[keys[i]] != i,
                                             start_of=lambda s: starts.get((s.file_index, s.start), s.start))
 
@@ -216,10 +218,10 @@ def cost_starts(ref, head: resync.Head, split_size: int) -> list[int]:
     return starts
 
 
-def _resolved_starts(splits: list[stream_splits.Split], heads: dict[int, resync.Head]) -> dict[tuple[int, int], int]:
+def _resolved_starts(splits: list[Split], heads: dict[int, resync.Head]) -> dict[tuple[int, int], int]:
     """(file index, range start) -> the transaction boundary its reader starts at, for the resync
     splits (a little read around each range start: `resync.resolved_starts`)."""
-    by_file: dict[int, list[stream_splits.Split]] = {}
+    by_file: dict[int, list[Split]] = {}
     for s in splits:
         if s.resync:
             by_file.setdefault(s.file_index, []).append(s)

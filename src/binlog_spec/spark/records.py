@@ -11,10 +11,11 @@ from pyspark.sql.types import (ArrayType, BooleanType, DataType, DecimalType, Do
 
 from binlog_spec import api, compiled
 from binlog_spec.output import jsonenc
-from binlog_spec.stream import resync
-from binlog_spec.stream import splits as stream_splits
-from binlog_spec.spark import types as spark_types
-from binlog_spec.spark import variant as spark_variant
+from binlog_spec.stream.planning import resync
+from binlog_spec.stream.planning.pieces import Split, is_prefix
+from binlog_spec.stream.planning.splits import restore
+from binlog_spec.spark.types import column_type, converter
+from binlog_spec.spark import variant
 from binlog_spec.spark.batches import Batcher, ChangeBatcher
 from binlog_spec.binlog import spec
 from binlog_spec.errors import BinlogError, ColumnTypeChangedError
@@ -22,7 +23,7 @@ from binlog_spec.stream.transactions import Transactions
 from binlog_spec.binlog.event_types import ROW_OPS
 from binlog_spec.rows import image_plan
 from binlog_spec.rows.decoder import RowDecoder
-from binlog_spec.rows.schema import SchemaTracker
+from binlog_spec.rows.ddl.schema import SchemaTracker
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.stream.transactions import Summarizer
 from binlog_spec.spark.options import CORRUPT_COLUMN, Config
@@ -90,7 +91,7 @@ def output_schema(cfg: Config, table: TableDef | None = None) -> StructType:
 
 
 def table_fields(table: TableDef) -> list[tuple[str, DataType]]:
-    return [(name, spark_types.column_type(col)) for name, col in zip(table.names, table.columns)]
+    return [(name, column_type(col)) for name, col in zip(table.names, table.columns)]
 
 
 def _us(seconds: int) -> int:
@@ -126,7 +127,7 @@ class _Stream:
     its `Skipped` markers set aside in `skipped` (the filters and the schema see events only): a
     consumer takes them (`take`) before each event it gets, and at the end."""
 
-    def __init__(self, split: stream_splits.Split, options, sink=None):
+    def __init__(self, split: Split, options, sink=None):
         self.skipped: list[resync.Skipped] = []
         self._items = resync.iter_resuming_events(split, options, sink)
 
@@ -144,7 +145,7 @@ class _Stream:
         return out
 
 
-def read_split(cfg: Config, schema: StructType, split: stream_splits.Split, table: TableDef | None = None,
+def read_split(cfg: Config, schema: StructType, split: Split, table: TableDef | None = None,
                preds: Predicates | None = None, run_files: list[str] | None = None) -> Iterator[pa.RecordBatch]:
     """One partition's record batches.
 
@@ -218,7 +219,7 @@ def read_split(cfg: Config, schema: StructType, split: stream_splits.Split, tabl
         yield batch
 
 
-def _corrupt_row(batcher: Batcher, cfg: Config, split: stream_splits.Split,
+def _corrupt_row(batcher: Batcher, cfg: Config, split: Split,
                  exc: Exception | resync.Skipped) -> tuple:
     """The `_corrupt_record` row of a fault: the file, the offset, the message (a Skipped's names the
     bytes skipped too); NULL elsewhere."""
@@ -238,7 +239,7 @@ MODE_BODIES = {"events": None, "rows": api.ROWS_BODIES, "table": api.ROWS_BODIES
                "transactions": api.ANALYZE_BODIES}
 
 
-def _events(cfg: Config, split: stream_splits.Split, run_files: list[str],
+def _events(cfg: Config, split: Split, run_files: list[str],
             schema: SchemaTracker | None = None, sink=None) -> tuple[_Stream, Any]:
     """The split's stream (its `Skipped` set aside: `_Stream`), and its events the filters keep;
     with `schema`, every event is seen by it first (rows.observe_schema): the filters never hide
@@ -248,14 +249,14 @@ def _events(cfg: Config, split: stream_splits.Split, run_files: list[str],
     return stream, api.select_events(stream, cfg.filters, run_files, schema)
 
 
-def _split_schema(split: stream_splits.Split) -> SchemaTracker:
+def _split_schema(split: Split) -> SchemaTracker:
     """The schema at the start of a split (its planned state), to be replayed on through it."""
-    return stream_splits.restore(split.schema_state, SchemaTracker) if split.schema_state else SchemaTracker()
+    return restore(split.schema_state, SchemaTracker) if split.schema_state else SchemaTracker()
 
 
 def _encoder(cfg: Config):
     """Image or body -> its column value: JSON text (images=json) or the VARIANT's (value, metadata)."""
-    encode = jsonenc.dumps if cfg.images == "json" else spark_variant.encode
+    encode = jsonenc.dumps if cfg.images == "json" else variant.encode
     return lambda value: None if value is None else encode(value)
 
 
@@ -265,7 +266,7 @@ def _event_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
     for ev in events:
         if stream.skipped:
             yield from stream.take()
-        if stream_splits.is_prefix(split, ev):
+        if is_prefix(split, ev):
             continue
         if preds and not preds.ok_all({
                 "file": ev.file, "pos": ev.pos, "end_log_pos": ev.end_log_pos, "type": ev.type,
@@ -279,7 +280,7 @@ def _event_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
     yield from stream.take()
 
 
-def _row_sink(cfg: Config, split: stream_splits.Split, preds: Predicates, batcher: ChangeBatcher, tail: tuple):
+def _row_sink(cfg: Config, split: Split, preds: Predicates, batcher: ChangeBatcher, tail: tuple):
     """The compiled loop of the rows mode (spark/_crowsink.pyx), which puts the row changes of the common
     MariaDB transactions into `batcher`'s columns itself, or None where it does not run: not built (or the
     pure core asked for), or a read with filters, pushed predicates or ops (the reference path applies them)."""
@@ -290,7 +291,7 @@ def _row_sink(cfg: Config, split: stream_splits.Split, preds: Predicates, batche
     return sink
 
 
-def _row_changes(cfg: Config, split: stream_splits.Split, preds: Predicates, typed: bool,
+def _row_changes(cfg: Config, split: Split, preds: Predicates, typed: bool,
                  run_files: list[str], sink=None) -> Iterator[tuple[Any, Any, Any]]:
     """(the row changes of a rows event, that event, XID of its transaction) of a split, in order; a
     rows event that does not decode gives (Fault, event, XID) after the rows decoded before its fault.
@@ -406,7 +407,7 @@ def _row_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
 def _table_records(cfg, split, preds, table: TableDef, run_files) -> Iterator[tuple]:
     names = table.names
     types = [t for _, t in table_fields(table)]
-    convs = [spark_types.converter(t) for t in types]
+    convs = [converter(t) for t in types]
     if cfg.images == "json":
         convs = [jsonenc.dumps if isinstance(t, VariantType) else c for t, c in zip(types, convs)]
     db, _, name = cfg.table.partition(".")
@@ -459,7 +460,7 @@ def _tx_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
             if stream.skipped:          # a corrupt stretch skipped: the transaction it cut ends there
                 yield from s.finish()
                 yield from stream.take()
-            if stream_splits.is_prefix(split, ev):
+            if is_prefix(split, ev):
                 continue
             try:
                 yield from s.feed(ev)

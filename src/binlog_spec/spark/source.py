@@ -12,7 +12,7 @@ from pyspark.sql.types import StructType
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.spark.options import Config, NAME
 from binlog_spec.spark.pushdown import PUSHABLE, Predicates, _pushdown_allowed, compile_filter
-from binlog_spec.spark import ddl as spark_ddl
+from binlog_spec.spark import ddl
 from binlog_spec.spark.records import output_schema, read_split
 from binlog_spec.spark.planning import BinlogPartition, find_table, plan
 
@@ -42,7 +42,7 @@ class BinlogDataSource(DataSource):
     def schema(self) -> StructType:
         cfg = self._config()
         if cfg.mode == "ddl":
-            return spark_ddl.output_schema(cfg)
+            return ddl.output_schema(cfg)
         return output_schema(cfg, self.table_def())
 
     def reader(self, schema: StructType) -> DataSourceReader:
@@ -71,7 +71,7 @@ class BinlogReader(DataSourceReader):
             return iter(())
         p = partition
         if self.cfg.mode == "ddl":
-            return spark_ddl.read_split(self.cfg, p.split)
+            return ddl.read_split(self.cfg, p.split)
         file_col = "_file" if self.cfg.mode == "table" else "file"
         if self.preds.wants(file_col) and not self.preds.ok(file_col, p.split.ref.name):
             return iter(())

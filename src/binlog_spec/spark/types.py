@@ -46,65 +46,68 @@ from pyspark.sql.types import (ArrayType, BinaryType, ByteType, DataType, DateTy
                                StructField, StructType, TimestampNTZType, TimestampType, VariantType)
 
 from binlog_spec.output import jsonenc
-from binlog_spec.spark import variant as spark_variant
-from binlog_spec.rows import values as V
+from binlog_spec.spark.variant import encode
+from binlog_spec.rows.values import (BIT, BLOB, BLOB_COMPRESSED, Column, DATE, DATETIME, DATETIME2, DOUBLE, ENUM,
+                                     FLOAT, GEOMETRY, INT24, JSON, LONG, LONGLONG, LONG_BLOB, MEDIUM_BLOB, NEWDATE,
+                                     NEWDECIMAL, SET, SHORT, STRING, TIME, TIME2, TIMESTAMP, TIMESTAMP2, TINY,
+                                     TINY_BLOB, VARCHAR, VARCHAR_COMPRESSED, VAR_STRING, VECTOR, YEAR, codec_for)
 from binlog_spec.rows.tablemap import real_type
 
 #: type_code of a column known only from CREATE TABLE text (meta {"sql": text, "unsigned": bool}).
 SQL_ONLY = -1
 GEOMETRY_TYPE = StructType([StructField("srid", IntegerType()), StructField("wkb", BinaryType())])
 U64 = DecimalType(20, 0)
-_INTS = {V.TINY: (ByteType(), ShortType()), V.SHORT: (ShortType(), IntegerType()),
-         V.INT24: (IntegerType(), IntegerType()), V.LONG: (IntegerType(), LongType()),
-         V.LONGLONG: (LongType(), U64)}
-_TEXT = {V.STRING, V.VARCHAR, V.VAR_STRING, V.TINY_BLOB, V.MEDIUM_BLOB, V.LONG_BLOB, V.BLOB,
-         V.BLOB_COMPRESSED, V.VARCHAR_COMPRESSED}
+_INTS = {TINY: (ByteType(), ShortType()), SHORT: (ShortType(), IntegerType()),
+         INT24: (IntegerType(), IntegerType()), LONG: (IntegerType(), LongType()),
+         LONGLONG: (LongType(), U64)}
+_TEXT = {STRING, VARCHAR, VAR_STRING, TINY_BLOB, MEDIUM_BLOB, LONG_BLOB, BLOB,
+         BLOB_COMPRESSED, VARCHAR_COMPRESSED}
 
 
-def column_type(col: V.Column) -> DataType:
+def column_type(col: Column) -> DataType:
     if col.type_code == SQL_ONLY:
         return sql_type(col.meta["sql"], col.meta.get("unsigned", False))
     code = real_type(col.type_code, col.meta if isinstance(col.meta, dict) else {})
     meta = col.meta if isinstance(col.meta, dict) else {}
     if code in _INTS:
         return _INTS[code][bool(col.unsigned)]
-    if code == V.NEWDECIMAL:
+    if code == NEWDECIMAL:
         p, s = meta.get("precision", 65), meta.get("scale", 0)
         return DecimalType(p, s) if p <= 38 else StringType()
-    if code == V.FLOAT:
+    if code == FLOAT:
         return FloatType()
-    if code == V.DOUBLE:
+    if code == DOUBLE:
         return DoubleType()
-    if code == V.YEAR:
+    if code == YEAR:
         return ShortType()
-    if code == V.BIT:
+    if code == BIT:
         bits = meta.get("bytes", 8) * 8 + meta.get("bits", 0)
         return LongType() if bits < 64 else U64
-    if code in (V.DATE, V.NEWDATE):
+    if code in (DATE, NEWDATE):
         return DateType()
-    if code in (V.DATETIME, V.DATETIME2):
+    if code in (DATETIME, DATETIME2):
         return TimestampNTZType()
-    if code in (V.TIMESTAMP, V.TIMESTAMP2):
+    if code in (TIMESTAMP, TIMESTAMP2):
         return TimestampType()
-    if code in (V.TIME, V.TIME2):
+    if code in (TIME, TIME2):
         return DayTimeIntervalType()
-    if code == V.ENUM:
+    if code == ENUM:
         return StringType() if col.enum_values is not None else ShortType()
-    if code == V.SET:
+    if code == SET:
         return ArrayType(StringType()) if col.set_values is not None else LongType()
     if code in _TEXT:
-        return StringType() if V.codec_for(col.charset) is not None else BinaryType()
-    if code == V.JSON:
+        return StringType() if codec_for(col.charset) is not None else BinaryType()
+    if code == JSON:
         return VariantType()
-    if code == V.GEOMETRY:
+    if code == GEOMETRY:
         return GEOMETRY_TYPE
-    if code == V.VECTOR:
+    if code == VECTOR:
         return ArrayType(FloatType())
     return StringType()
 
 
-_SQL_INTS = {"TINYINT": V.TINY, "SMALLINT": V.SHORT, "MEDIUMINT": V.INT24, "INT": V.LONG, "INTEGER": V.LONG,
-             "BIGINT": V.LONGLONG}
+_SQL_INTS = {"TINYINT": TINY, "SMALLINT": SHORT, "MEDIUMINT": INT24, "INT": LONG, "INTEGER": LONG,
+             "BIGINT": LONGLONG}
 
 
 def sql_type(text: str, unsigned: bool = False) -> DataType:
@@ -229,7 +232,7 @@ def _float(v: Any):
 _CONVERTERS: tuple[tuple[Any, Callable[[Any], Any]], ...] = (
     ((ByteType, ShortType, IntegerType, LongType), _int), (DecimalType, _dec), ((FloatType, DoubleType), _float),
     (DateType, _date), (TimestampNTZType, _ts_ntz), (TimestampType, _ts), (DayTimeIntervalType, _interval),
-    (BinaryType, _to_bytes), (VariantType, spark_variant.encode))
+    (BinaryType, _to_bytes), (VariantType, encode))
 
 
 def converter(t: DataType) -> Callable[[Any], Any]:

@@ -103,7 +103,7 @@ def schema_tracker(file: str | None = None, database: str = "", default_charset:
     `default_charset`: the charset of text columns no DDL gives one. `sql`: the file's text when the
     caller read it itself (a remote file): loaded as it is, without from_file's check that it holds
     a CREATE TABLE."""
-    from binlog_spec.rows.schema import SchemaTracker     # (sqlglot, imported only when a schema is tracked)
+    from binlog_spec.rows.ddl.schema import SchemaTracker     # (sqlglot, imported only when a schema is tracked)
     if sql is not None:
         tracker = SchemaTracker(database, default_charset)
         tracker.load_sql(sql)

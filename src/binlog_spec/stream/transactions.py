@@ -234,7 +234,7 @@ class Summarizer:
     def __init__(self, count_rows: bool = True):
         self.tx = Transactions()
         # the CREATE TABLEs replayed, as the CLI's rows does: some rows have no size without them
-        from binlog_spec.rows.schema import SchemaTracker     # (sqlglot, imported only when rows are counted)
+        from binlog_spec.rows.ddl.schema import SchemaTracker     # (sqlglot, imported only when rows are counted)
         self.decoder = RowDecoder(SchemaTracker()) if count_rows else None
         self.open: _Open | None = None
 
