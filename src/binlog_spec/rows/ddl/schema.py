@@ -50,8 +50,6 @@ DDL_START = {TokenType.CREATE, TokenType.ALTER, TokenType.DROP, TokenType.RENAME
 _OLD_TEMPORALS = {CT.time, CT.datetime, CT.timestamp}
 
 
-
-
 class SchemaTracker:
     """Table definitions by (schema, table), as the DDL seen so far left them."""
 
@@ -484,19 +482,8 @@ class SchemaTracker:
         return dataclasses.replace(table, primary_key=primary, unique_keys=unique)
 
 
-
 def _noted(table: TableDef, note: tuple[str, str]) -> TableDef:
     """The table with one more (kind, message) note for the reader (TableDef.extra["notes"])."""
     extra = dict(table.extra)
     extra["notes"] = tuple(extra.get("notes", ())) + (note,)
     return dataclasses.replace(table, extra=extra)
-
-
-# ---------------------------------------------------------------------- keys
-#
-# A table's keys are {index name: column names}, the PRIMARY KEY under "primary" (MySQL names it
-# PRIMARY), names in lower case as MySQL compares them. An unnamed UNIQUE key is named after its
-# first column, with _2, _3, ... when that name is taken, as the server names it. Only PRIMARY and
-# UNIQUE keys are kept: the others find no single row.
-
-

@@ -269,6 +269,14 @@ def _charset_option_tokens(tokens: list[Token]) -> int | None:
     return charset or collate
 
 
+# ---------------------------------------------------------------------- keys
+#
+# A table's keys are {index name: column names}, the PRIMARY KEY under "primary" (MySQL names it
+# PRIMARY), names in lower case as MySQL compares them. An unnamed UNIQUE key is named after its
+# first column, with _2, _3, ... when that name is taken, as the server names it. Only PRIMARY and
+# UNIQUE keys are kept: the others find no single row.
+
+
 def _key_column(e: exp.Expression) -> str:
     """The column of a key part: `a`, `a(10)` (a prefix), `a DESC`."""
     if isinstance(e, exp.Ordered):
