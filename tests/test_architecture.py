@@ -45,6 +45,14 @@ def module_name(path: Path) -> str:
     return ".".join(["binlog_spec", *parts])
 
 
+def from_module(node: ast.ImportFrom, package: str) -> str:
+    """The dotted module a `from ... import` names, a relative one resolved against `package`."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")
+    return ".".join(base[:len(base) - node.level + 1] + ([node.module] if node.module else []))
+
+
 def imported(path: Path) -> list[tuple[int, str]]:
     """(line, dotted module) of every import of binlog_spec in `path`, wherever it stands (functions too)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -54,12 +62,7 @@ def imported(path: Path) -> list[tuple[int, str]]:
         if isinstance(node, ast.Import):
             found += [(node.lineno, a.name) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[:len(base) - node.level + 1]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
+            mod = from_module(node, package)
             if mod == "binlog_spec":  # `from binlog_spec import x`: x is the module (or a name of __init__)
                 found += [(node.lineno, f"binlog_spec.{a.name}") for a in node.names]
             else:
@@ -132,12 +135,7 @@ def graph_of(texts: dict[str, tuple[str, bool]]) -> dict[str, set[str]]:
             if isinstance(node, ast.Import):
                 found.update(a.name for a in node.names)
             elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")
-                    base = base[:len(base) - node.level + 1]
-                    mod = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    mod = node.module or ""
+                mod = from_module(node, package)
                 found.update(f"{mod}.{a.name}" if f"{mod}.{a.name}" in texts else mod for a in node.names)
         graph[name] = {m for m in found if m in texts and m != name}
     return graph
