@@ -8,6 +8,8 @@ A refactoring that must not change behaviour records them before and after and c
 
 The commands run in-process through the CLI's `main(argv, out, err)`, in `--jobs` worker
 processes, with TZ=UTC. A binlog written with `-o` is hashed by its bytes, not its temporary name.
+Fixtures are named relative to the checkout (the commands run in it), so two checkouts in two folders
+(the starting commit in a worktree, the change in another) print the same names and compare.
 """
 from __future__ import annotations
 
@@ -50,8 +52,8 @@ def binlog_files() -> list[Path]:
     names = [line.split("\t", 1)[0] for line in (corpus / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines()[1:]
              if line.strip()]
     files = [corpus / n for n in names]
-    files += sorted(p for p in (ROOT / "fixtures").glob("*/*-bin.0*") if p.is_file())
-    return [p for p in files if p.is_file()]
+    files += sorted(p.relative_to(ROOT) for p in (ROOT / "fixtures").glob("*/*-bin.0*") if p.is_file())
+    return [p for p in files if (ROOT / p).is_file()]
 
 
 def _digest(data: bytes) -> str:
@@ -89,15 +91,18 @@ def main() -> int:
     ap.add_argument("--only", action="append", default=[], help="command names to run (default: all)")
     args = ap.parse_args()
     commands = [c for c in COMMANDS if not args.only or c[0] in args.only]
+    out_path = Path(args.out).resolve()
+    compare = Path(args.compare).resolve() if args.compare else None
+    os.chdir(ROOT)                      # fixtures are relative names
     jobs = [(name, argv, str(path)) for path in binlog_files() for name, argv in commands]
     with ProcessPoolExecutor(args.jobs) as pool:
         lines = list(pool.map(run_one, jobs, chunksize=4))
-    Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{len(lines)} outputs of {len(commands)} commands on {len(jobs) // max(1, len(commands))} files "
-          f"-> {args.out}")
-    if not args.compare:
+          f"-> {out_path}")
+    if compare is None:
         return 0
-    before = {tuple(line.split("\t")[:2]): line for line in Path(args.compare).read_text(encoding="utf-8").splitlines()}
+    before = {tuple(line.split("\t")[:2]): line for line in compare.read_text(encoding="utf-8").splitlines()}
     after = {tuple(line.split("\t")[:2]): line for line in lines}
     differ = [(before.get(k), after.get(k)) for k in sorted(before.keys() | after.keys()) if before.get(k) != after.get(k)]
     for old, new in differ:
