@@ -3,13 +3,14 @@ flag bits they test. Codes come from the spec (`spec.EventType`, the .ksy enum).
 
 EVENT_TYPES is the one table of what each type is to the modules above: what the binlog writer does with
 it, what the base64 script does with it, which consumers need its body parsed, and how `events`
-summarises it. Adding an event type to the spec means adding its row here (a test checks every type of
+summarises it, and the finishing touches its body's plain fields get. Adding an event type to the spec means adding its row here (a test checks every type of
 the spec's enum has one)."""
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from binlog_spec.binlog import spec
+from binlog_spec.binlog.fields import plain_fields
 
 ET = spec.EventType
 
@@ -96,6 +97,9 @@ class EventClass(NamedTuple):
     summary: str | None = None
     #: A rows event's label in its summary (Write_rows_v1 ...).
     label: str | None = None
+    #: The finishing touches on its body's plain fields (statement text, UUIDs, GTID strings), applied by
+    #: binlog/fields/bodies.py `body_fields` after spec.plain_body; None: the plain fields as they are.
+    refine: Callable[[dict, spec.EventHeader], None] | None = None
 
 
 def _rows(label: str) -> EventClass:
@@ -106,7 +110,7 @@ def _rows(label: str) -> EventClass:
 EVENT_TYPES: dict[int, EventClass] = {
     ET.unknown_event: EventClass(),
     ET.start_event_v3: EventClass(),
-    ET.query_event: EventClass(script=STATEMENT, bodies=ROWS, summary="query"),
+    ET.query_event: EventClass(script=STATEMENT, bodies=ROWS, summary="query", refine=plain_fields.refine_query),
     ET.stop_event: EventClass(rewrite=DROP, summary="stop"),
     ET.rotate_event: EventClass(rewrite=DROP, summary="rotate"),
     ET.intvar_event: EventClass(script=INTVAR, bodies=SQL, summary="intvar"),
@@ -122,8 +126,9 @@ EVENT_TYPES: dict[int, EventClass] = {
     ET.format_description_event: EventClass(script=FDE, summary="fde"),
     ET.xid_event: EventClass(script=COMMIT, bodies=ROWS, summary="xid"),
     ET.begin_load_query_event: EventClass(summary="begin_load_query"),
-    ET.execute_load_query_event: EventClass(script=LOAD_DATA, bodies=ROWS, summary="query"),
-    ET.table_map_event: EventClass(script=BLOCK, bodies=ROWS, summary="table_map"),
+    ET.execute_load_query_event: EventClass(script=LOAD_DATA, bodies=ROWS, summary="query",
+                                           refine=plain_fields.refine_query),
+    ET.table_map_event: EventClass(script=BLOCK, bodies=ROWS, summary="table_map", refine=spec.refine_table_map),
     ET.pre_ga_write_rows_event: _rows("Write_rows_v0"),
     ET.pre_ga_update_rows_event: _rows("Update_rows_v0"),
     ET.pre_ga_delete_rows_event: _rows("Delete_rows_v0"),
@@ -133,25 +138,29 @@ EVENT_TYPES: dict[int, EventClass] = {
     ET.incident_event: EventClass(script=INCIDENT, summary="incident"),
     ET.heartbeat_log_event: EventClass(rewrite=DROP, summary="heartbeat"),
     ET.ignorable_log_event: EventClass(summary="ignorable"),
-    ET.rows_query_log_event: EventClass(script=BLOCK, summary="rows_query"),
+    ET.rows_query_log_event: EventClass(script=BLOCK, summary="rows_query", refine=plain_fields.refine_query),
     ET.write_rows_event: _rows("Write_rows"),
     ET.update_rows_event: _rows("Update_rows"),
     ET.delete_rows_event: _rows("Delete_rows"),
-    ET.gtid_log_event: EventClass(script=MYSQL_GTID, bodies=ROWS, summary="gtid"),
-    ET.anonymous_gtid_log_event: EventClass(script=MYSQL_GTID, bodies=ROWS, summary="gtid"),
-    ET.previous_gtids_log_event: EventClass(rewrite=FIRST_FILE, script=PREVIOUS_GTIDS, summary="previous_gtids"),
+    ET.gtid_log_event: EventClass(script=MYSQL_GTID, bodies=ROWS, summary="gtid", refine=spec.refine_gtid),
+    ET.anonymous_gtid_log_event: EventClass(script=MYSQL_GTID, bodies=ROWS, summary="gtid", refine=spec.refine_gtid),
+    ET.previous_gtids_log_event: EventClass(rewrite=FIRST_FILE, script=PREVIOUS_GTIDS, summary="previous_gtids",
+                                           refine=plain_fields.refine_previous_gtids),
     ET.transaction_context_event: EventClass(),
     ET.view_change_event: EventClass(),
     ET.xa_prepare_log_event: EventClass(script=XA_PREPARE, summary="xa_prepare"),
     ET.partial_update_rows_event: _rows("Update_rows_partial"),
-    ET.transaction_payload_event: EventClass(script=PAYLOAD, summary="transaction_payload"),
+    ET.transaction_payload_event: EventClass(script=PAYLOAD, summary="transaction_payload",
+                                            refine=plain_fields.refine_payload),
     ET.heartbeat_log_event_v2: EventClass(rewrite=DROP),
-    ET.gtid_tagged_log_event: EventClass(script=MYSQL_GTID, bodies=ROWS, summary="gtid_tagged"),
+    ET.gtid_tagged_log_event: EventClass(script=MYSQL_GTID, bodies=ROWS, summary="gtid_tagged",
+                                        refine=plain_fields.refine_tagged_gtid),
     ET.large_transaction_header_event: EventClass(),
-    ET.annotate_rows_event: EventClass(script=STATEMENT_COMMENT, summary="annotate_rows"),
+    ET.annotate_rows_event: EventClass(script=STATEMENT_COMMENT, summary="annotate_rows", refine=plain_fields.refine_query),
     ET.binlog_checkpoint_event: EventClass(rewrite=FIRST_FILE, summary="binlog_checkpoint"),
-    ET.gtid_event: EventClass(script=MARIADB_GTID, bodies=ROWS, summary="mariadb_gtid"),
-    ET.gtid_list_event: EventClass(rewrite=FIRST_FILE, summary="gtid_list"),
+    ET.gtid_event: EventClass(script=MARIADB_GTID, bodies=ROWS, summary="mariadb_gtid",
+                              refine=plain_fields.refine_mariadb_gtid),
+    ET.gtid_list_event: EventClass(rewrite=FIRST_FILE, summary="gtid_list", refine=plain_fields.refine_gtid_list),
     ET.start_encryption_event: EventClass(rewrite=DROP, summary="start_encryption"),
     ET.query_compressed_event: EventClass(script=STATEMENT, bodies=ROWS, summary="query"),
     ET.write_rows_compressed_event_v1: _rows("Write_rows_compressed_v1"),

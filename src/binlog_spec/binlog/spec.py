@@ -406,7 +406,8 @@ to_plain = plain_fields.kaitai_to_plain(_SCALAR_OF, _HIDDEN, lambda cls: _field_
                                         lambda cls: _field_names(cls)[1])
 
 
-def _refine_table_map(d: dict, header: EventHeader) -> None:
+def refine_table_map(d: dict, header: EventHeader) -> None:
+    """TABLE_MAP_EVENT's plain fields: its column types as a list, with their names; each column's metadata."""
     d["column_types"] = list(d["column_types"])
     d["column_type_names"] = [COLUMN_TYPE_NAMES.get(t, str(t)) for t in d["column_types"]]
     d["column_metadata"] = [c.get("meta", {}) for c in d["column_metadata"]]
@@ -424,7 +425,8 @@ def raw_field(body: KaitaiStruct, name: str) -> bytes:
     return bytes(getattr(body, name))
 
 
-def _refine_gtid(d: dict, header: EventHeader) -> None:
+def refine_gtid(d: dict, header: EventHeader) -> None:
+    """MySQL GTID_LOG_EVENT / ANONYMOUS_GTID_LOG_EVENT's plain fields: the UUID as text, the GTID."""
     d["sid"] = plain_fields.uuid_text(d["sid"])
     if header.type_code == EventType.anonymous_gtid_log_event:
         d["gtid"] = "ANONYMOUS"
@@ -432,26 +434,11 @@ def _refine_gtid(d: dict, header: EventHeader) -> None:
         d["gtid"] = f"{d['sid']}:{d['gno']}"
 
 
-#: Event code -> finishing touches on the plain fields (text, UUIDs, GTID strings).
-_REFINE: dict[int, Callable[[dict, EventHeader], None]] = {
-    EventType.query_event: plain_fields.refine_query,
-    EventType.execute_load_query_event: plain_fields.refine_query,
-    EventType.rows_query_log_event: plain_fields.refine_query,
-    EventType.annotate_rows_event: plain_fields.refine_query,
-    EventType.table_map_event: _refine_table_map,
-    EventType.gtid_log_event: _refine_gtid,
-    EventType.anonymous_gtid_log_event: _refine_gtid,
-    EventType.previous_gtids_log_event: plain_fields.refine_previous_gtids,
-    EventType.gtid_event: plain_fields.refine_mariadb_gtid,
-    EventType.gtid_list_event: plain_fields.refine_gtid_list,
-    EventType.transaction_payload_event: plain_fields.refine_payload,
-    EventType.gtid_tagged_log_event: plain_fields.refine_tagged_gtid,
-}
 
 
 def rows_parts(body: KaitaiStruct) -> tuple[int, int, bytes, bytes | None, bytes] | None:
     """(table_id, num_columns, columns_before_image, columns_after_image or None, rows) of a
-    rows event body: the fields the row decoder needs, with the values `body_fields` gives
+    rows event body: the fields the row decoder needs, with the values `bodies.body_fields` gives
     them, without building the whole dict. None when the body is no RowsEvent."""
     if type(body) is not Binlog.RowsEvent:
         return None
@@ -460,15 +447,15 @@ def rows_parts(body: KaitaiStruct) -> tuple[int, int, bytes, bytes | None, bytes
 
 
 def rows_head(body: KaitaiStruct) -> tuple[int, int] | None:
-    """(table_id, rows_flags) of a rows event body, the values `body_fields` gives them, without
+    """(table_id, rows_flags) of a rows event body, the values `bodies.body_fields` gives them, without
     building the dict. None when the body is no RowsEvent."""
     return (body.table_id, body.rows_flags) if type(body) is Binlog.RowsEvent else None
 
 
 def body_values(body: KaitaiStruct, names: tuple[str, ...]) -> tuple | None:
-    """The values of plain integer or byte fields of a body (the seq fields `body_fields` gives as they
+    """The values of plain integer or byte fields of a body (the seq fields `bodies.body_fields` gives as they
     are read), without building the dict. None when the body lacks one or one is of another kind
-    (an enum, a struct): ask `body_fields`."""
+    (an enum, a struct): ask `bodies.body_fields`."""
     get = _GETTERS.get(names) or _GETTERS.setdefault(names, operator.attrgetter(*names, "_io"))
     try:
         values = get(body)[:-1]     # (the stream last: a tuple for one name too)
@@ -482,18 +469,14 @@ _GETTERS: dict[tuple[str, ...], Callable] = {}     # body_values' getters, by th
 
 def statement_bytes(body: KaitaiStruct) -> bytes | None:
     """The statement of a QUERY_EVENT-layout body (QUERY_EVENT, EXECUTE_LOAD_QUERY_EVENT), as the
-    bytes `body_fields` decodes, without building the whole dict. None for other bodies."""
+    bytes `bodies.body_fields` decodes, without building the whole dict. None for other bodies."""
     if type(body) is not Binlog.QueryEvent:
         return None
     return bytes(body.query)
 
 
-def body_fields(body: KaitaiStruct, header: EventHeader) -> dict[str, Any]:
-    """The plain, friendly fields of a parsed event body."""
+def plain_body(body: KaitaiStruct) -> dict[str, Any]:
+    """The plain fields of a parsed event body, before the finishing touches of its type
+    (event_types.EVENT_TYPES' `refine`; binlog/fields/bodies.py `body_fields` applies them)."""
     d = to_plain(body)
-    if not isinstance(d, dict):
-        d = {"value": d}
-    refine = _REFINE.get(header.type_code)
-    if refine is not None:
-        refine(d, header)
-    return d
+    return d if isinstance(d, dict) else {"value": d}

@@ -114,7 +114,7 @@ class TableDef:
 
     @classmethod
     def from_fields(cls, f: dict, mariadb: bool = False) -> "TableDef":
-        """Build from the plain fields of a TABLE_MAP_EVENT (see spec.body_fields).
+        """Build from the plain fields of a TABLE_MAP_EVENT (see binlog/fields/bodies.py body_fields).
 
         `mariadb`: the file was written by MariaDB, whose charset metadata also covers GEOMETRY and whose
         SIGNEDNESS bitmap also covers YEAR.

@@ -11,6 +11,7 @@ from binlog_spec.stream.planning.scan import ScanResult, ddl_statements, scan_fi
 from binlog_spec.stream.planning.splits import plan_splits, with_schema_states
 from binlog_spec.spark.types import SQL_ONLY
 from binlog_spec.binlog import spec
+from binlog_spec.binlog.fields import bodies
 from binlog_spec.errors import BinlogSparkError
 from binlog_spec.rows.ddl.schema import SchemaTracker
 from binlog_spec.rows.tablemap import TableDef
@@ -24,7 +25,7 @@ def _table_probe(db: str, name: str):
         if needle_t not in ev or needle_db not in ev:
             return None
         try:
-            fields = spec.body_fields(spec.parse_event(ev, fde), spec.parse_header(ev[:19]))
+            fields = bodies.body_fields(spec.parse_event(ev, fde), spec.parse_header(ev[:19]))
         except spec.SpecError:
             return None
         if fields.get("schema") != db or fields.get("table") != name:
@@ -300,7 +301,7 @@ def _names_probe():
     row decoder needs the CREATE TABLE statements), False when it has both."""
     def probe(pos: int, ev: bytes, fde, res):
         try:
-            fields = spec.body_fields(spec.parse_event(ev, fde), spec.parse_header(ev[:19]))
+            fields = bodies.body_fields(spec.parse_event(ev, fde), spec.parse_header(ev[:19]))
             t = TableDef.from_fields(fields, res.mariadb)
         except (*spec.SpecError, KeyError):
             return None

@@ -12,8 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from binlog_spec.binlog import spec
+from binlog_spec.binlog.event_types import EVENT_TYPES
 
 ET = spec.EventType
+
+#: Event code -> the finishing touches on its plain fields (EVENT_TYPES' `refine`, where it has one).
+_REFINE = {code: row.refine for code, row in EVENT_TYPES.items() if row.refine is not None}
 
 #: The types whose parsed bodies are kept.
 REPEATED_BODIES = frozenset({int(ET.table_map_event), int(ET.query_event)})
@@ -41,11 +45,20 @@ def parse_event(buf: bytes, fde: spec.FormatDescription | None) -> Any:
     return body
 
 
+def _fields(body: Any, header: spec.EventHeader) -> dict[str, Any]:
+    d = spec.plain_body(body)
+    refine = _REFINE.get(header.type_code)
+    if refine is not None:
+        refine(d, header)
+    return d
+
+
 def body_fields(body: Any, header: spec.EventHeader) -> dict[str, Any]:
-    """spec.body_fields, built once for a body of a repeated type (a copy of the dict each time)."""
+    """The plain, friendly fields of a parsed event body: spec.plain_body with the finishing touches of
+    its type (EVENT_TYPES' `refine`). Built once for a body of a repeated type (a copy of the dict each time)."""
     if header.type_code not in REPEATED_BODIES:
-        return spec.body_fields(body, header)
+        return _fields(body, header)
     kept = body.__dict__.get("_plain_fields")
     if kept is None:
-        kept = body._plain_fields = spec.body_fields(body, header)
+        kept = body._plain_fields = _fields(body, header)
     return dict(kept)

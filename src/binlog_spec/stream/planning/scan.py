@@ -12,7 +12,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable
 
-from binlog_spec.binlog.fields import payload
+from binlog_spec.binlog.fields import bodies, payload
 from binlog_spec.binlog import spec
 from binlog_spec.errors import BinlogError
 from binlog_spec.binlog.event_types import is_mariadb
@@ -57,7 +57,7 @@ def query_prefix(ev: memoryview, fde: spec.FormatDescription) -> bytes | None:
 def _query_fields(ev: bytes, fde: spec.FormatDescription) -> tuple[str, str] | None:
     try:
         body = spec.parse_event(ev, fde)
-        fields = spec.body_fields(body, spec.parse_header(ev[:spec.LEN_EVENT_HEADER]))
+        fields = bodies.body_fields(body, spec.parse_header(ev[:spec.LEN_EVENT_HEADER]))
         query = fields.get("query", "")
         if ev[4] == QUERY_CODES[1]:
             query = payload.mariadb_uncompress(spec.raw_field(body, "query")).decode("utf-8", errors="replace")
@@ -139,7 +139,7 @@ def statements_with_collation(res: ScanResult) -> list[tuple[int, str, str, int 
     out = []
     for pos, ev, fde in res.ddl:
         try:
-            fields = spec.body_fields(spec.parse_event(ev, fde), spec.parse_header(ev[:spec.LEN_EVENT_HEADER]))
+            fields = bodies.body_fields(spec.parse_event(ev, fde), spec.parse_header(ev[:spec.LEN_EVENT_HEADER]))
         except (*spec.SpecError, payload.PayloadError):
             fields = {}
         q = _query_fields(ev, fde)
