@@ -358,9 +358,9 @@ __all__ = ["ROWS_BODIES", "SQL_BODIES", "ANALYZE_BODIES", "EVENT_FORMATS", "ROW_
            "Base64Writer", "write_base64", "base64_compiled", "base64_joiner", "write_sql", "sql_header", "not_undone",
            "unwritable", "may_be_unwritable", "write_binlog", "analyze", "analyzer", "analyzer_sink", "report_lines", "write_report_csv", "report_html",
            "conflict_check", "conflict_check_compiled", "conflict_lines", "check_rollback",
-           "ReadOptions", "ScriptOptions", "Base64Options", "WriteOptions", "AnalyzeOptions", "FilterOptions",
-           # what the command line needs besides (see the module doc)
-           "Event", "UNWRITABLE_QUICK_BODIES", "UNWRITABLE_BODIES", "STDIN", "display_name", "events_size",
-           "local_zone", "zone_name", "filter_options", "parse_charset", "parse_datetime", "parse_gtid_set",
-           "parse_names", "parse_position", "parse_server_id", "parse_zone", "schema_tracker", "Selection",
-           "Plan", "Split", "local_files", "plan_pieces", "piece_schema", "piece_events", "is_prefix"]
+           "ReadOptions", "ScriptOptions", "Base64Options", "WriteOptions", "AnalyzeOptions", "FilterOptions"]
+#: What the command line needs besides (see the module doc).
+__all__ += ["Event", "UNWRITABLE_QUICK_BODIES", "UNWRITABLE_BODIES", "STDIN", "display_name", "events_size",
+            "local_zone", "zone_name", "filter_options", "parse_charset", "parse_datetime", "parse_gtid_set",
+            "parse_names", "parse_position", "parse_server_id", "parse_zone", "schema_tracker", "Selection",
+            "Plan", "Split", "local_files", "plan_pieces", "piece_schema", "piece_events", "is_prefix"]

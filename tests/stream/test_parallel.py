@@ -16,7 +16,6 @@ from conftest import CORPUS, FIXTURES
 DEMO = FIXTURES / "demo" / "mariadb-bin.000001"
 MYSQL = CORPUS / "MyFlash" / "haha.000005"     # MySQL 5.7.18 (MANIFEST.tsv)
 
-
 TEXT = (FIXTURES / "demo" / "mariadb-binlog.txt").read_text(encoding="utf-8")
 #: Where mariadb-binlog says each event starts, and each GTID event (what opens a transaction).
 POSITIONS = sorted({int(n) for n in re.findall(r"^# at (\d+)$", TEXT, re.M)})
