@@ -1,7 +1,8 @@
 """The package's layers, imported one way: binlog <- rows <- stream <- output / analysis <- api <- spark, cli.
 
 errors.py, options.py and compiled.py sit under everything and import nothing of the package; only binlog/spec.py
-imports the generated parser; spark/ and cli/ never import each other. Inside the layers: no two modules import
+imports the generated parser; spark/ and cli/ never import each other; cli/ imports only api, the options, the
+errors and compiled.py of the package. Inside the layers: no two modules import
 each other, directly or through others (imports inside functions and under TYPE_CHECKING count, and so do those
 within one folder); no folder holds more than 12 modules; no module (.py, .pyx and what a .pyx includes) is over
 500 lines; no module of the package is imported under another name.
@@ -119,6 +120,40 @@ def test_the_checker_sees_an_upward_import(tmp_path, monkeypatch):
 def test_no_module_is_over_500_lines(path):
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{path.relative_to(PACKAGE)} has {lines} lines"
+
+
+# ------------------------------------------------------------------------------ the command line
+#: What cli/ may import of the package: the library's entry points (api, a package or not), the options, the
+#: errors, the compiled core's names (--version), the package itself (its __version__, names of __init__) and
+#: cli/ itself. The rest it reaches through api: the command line is a shell over the library.
+CLI_MAY_IMPORT = {"api", "options", "errors", "compiled", "__init__", "cli"}
+
+
+def cli_violations(path: Path) -> list[str]:
+    """The imports of a module of cli/ that go past api and the options into the layers below."""
+    if part_of(path) != "cli":
+        return []
+    return [f"{path.relative_to(PACKAGE)}:{line} imports {mod} (the command line calls only api and the options)"
+            for line, mod in imported(path) if target_part(mod) not in CLI_MAY_IMPORT]
+
+
+def test_the_command_line_calls_only_api_and_the_options():
+    found = [v for p in modules() for v in cli_violations(p)]
+    assert not found, "\n".join(found)
+
+
+def test_the_checker_sees_the_command_line_reach_past_api(monkeypatch):
+    fake = PACKAGE / "cli" / "x.py"
+    monkeypatch.setattr(Path, "read_text", lambda self, encoding=None: (
+        "import binlog_spec\nfrom binlog_spec import api, compiled\nfrom binlog_spec.api import Event\n"
+        "from binlog_spec.options import ReadOptions\nfrom binlog_spec.errors import BinlogError\n"
+        "from binlog_spec.cli import jobs\nfrom . import arguments\nfrom binlog_spec import __version__\n"
+        "from binlog_spec.stream.filters import FilterOptions\n"
+        "def f():\n    from binlog_spec.binlog import reader\n    from ..rows.ddl import schema\n"))
+    assert [v.split(" (")[0] for v in cli_violations(fake)] == [
+        "cli/x.py:9 imports binlog_spec.stream.filters", "cli/x.py:11 imports binlog_spec.binlog",
+        "cli/x.py:12 imports binlog_spec.rows.ddl"]
+    assert cli_violations(PACKAGE / "spark" / "x.py") == []      # (spark/ reads the layers below itself)
 
 
 # ----------------------------------------------------------------------------------------- cycles

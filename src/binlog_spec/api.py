@@ -21,6 +21,12 @@
   `write_report_csv` - the report written;
 * `check_rollback` - whether a rollback would overwrite later changes (output.rollback.check).
 
+What the command line needs besides, re-exported from the layers below so that it calls only this module
+and binlog_spec.options: the option values' parsers (stream.option_parser: `parse_position`, `parse_zone`,
+..., `filter_options`, `schema_tracker`), the names and zones of a run (`display_name`, `STDIN`,
+`events_size`; `local_zone`, `zone_name`), the filters' tally (`Selection`), and the pieces of a --jobs run
+(stream.planning.parallel: `local_files`, `plan_pieces`, `piece_schema`; `piece_events`, `is_prefix`).
+
 Each output takes its frozen options object (binlog_spec.options: ReadOptions, ScriptOptions, Base64Options,
 WriteOptions, AnalyzeOptions; stream.filters.FilterOptions), the same ones the CLI and the Spark source build.
 """
@@ -30,12 +36,21 @@ from typing import Callable, Iterable, Iterator
 
 from binlog_spec.binlog import reader
 from binlog_spec.binlog.event import Event
-from binlog_spec.binlog.event_types import ROWS, SQL, types_where
+from binlog_spec.binlog.event_types import ET, QUERY_EVENTS, ROWS, SQL, types_where
+from binlog_spec.binlog.reader import STDIN, display_name, events_size
+from binlog_spec.binlog.timezones import local_zone, zone_name
 from binlog_spec.options import (DEFAULT_OPTIONS, AnalyzeOptions, Base64Options, ReadOptions, ScriptOptions,
                                  WriteOptions)
 from binlog_spec.rows.decoder import observe_schema, read_rows
 from binlog_spec.stream.planning.seek import read_from_position
 from binlog_spec.stream.filters import FilterOptions, filter_events
+from binlog_spec.stream.option_parser import (filter_options, parse_charset, parse_datetime, parse_gtid_set,
+                                              parse_names, parse_position, parse_server_id, parse_zone,
+                                              schema_tracker)
+from binlog_spec.stream.planning.parallel import Plan, local_files, piece_schema, plan_pieces
+from binlog_spec.stream.planning.pieces import Split, is_prefix
+from binlog_spec.stream.planning.splits import piece_events
+from binlog_spec.stream.selection import Selection
 
 # The writers and the analysis are imported when called: a run that lists events does not load them.
 
@@ -56,6 +71,10 @@ SQL_BODIES = ROWS_BODIES | {int(c) for c in types_where(bodies=SQL)}
 ANALYZE_BODIES = ROWS_BODIES
 #: The filters and their transaction tracker (stream.filters): GTIDs, BEGIN/COMMIT/XID, tables.
 FILTER_BODIES = ROWS_BODIES
+#: unwritable's quick pass: the TABLE_MAPs alone (the FDE's body always is parsed); its exact pass: the
+#: statements too (the DDL the schema replays).
+UNWRITABLE_QUICK_BODIES = frozenset({int(ET.table_map_event)})
+UNWRITABLE_BODIES = UNWRITABLE_QUICK_BODIES | frozenset(int(c) for c in QUERY_EVENTS)
 
 
 def bodies_needed(consumer: frozenset[int] | None, filters: FilterOptions) -> frozenset[int] | None:
@@ -340,3 +359,8 @@ __all__ = ["ROWS_BODIES", "SQL_BODIES", "ANALYZE_BODIES", "EVENT_FORMATS", "ROW_
            "unwritable", "may_be_unwritable", "write_binlog", "analyze", "analyzer", "analyzer_sink", "report_lines", "write_report_csv", "report_html",
            "conflict_check", "conflict_check_compiled", "conflict_lines", "check_rollback",
            "ReadOptions", "ScriptOptions", "Base64Options", "WriteOptions", "AnalyzeOptions", "FilterOptions"]
+#: What the command line needs besides (see the module doc).
+__all__ += ["Event", "UNWRITABLE_QUICK_BODIES", "UNWRITABLE_BODIES", "STDIN", "display_name", "events_size",
+            "local_zone", "zone_name", "filter_options", "parse_charset", "parse_datetime", "parse_gtid_set",
+            "parse_names", "parse_position", "parse_server_id", "parse_zone", "schema_tracker", "Selection",
+            "Plan", "Split", "local_files", "plan_pieces", "piece_schema", "piece_events", "is_prefix"]

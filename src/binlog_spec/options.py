@@ -2,7 +2,8 @@
 ScriptOptions for the SQL script, Base64Options for the base64 script, WriteOptions for the binlog output,
 AnalyzeOptions for the analysis). The CLI builds them from its arguments (cli.arguments), the Spark source
 from its .option() values (spark.options), a program directly; binlog_spec.api takes them. The filters'
-options are stream.filters.FilterOptions. This module imports nothing of the package."""
+options are stream.filters.FilterOptions, which api re-exports with the option values' parsers
+(stream.option_parser): this module imports nothing of the package."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -39,6 +39,18 @@ def display_name(path: str | os.PathLike) -> str:
     return STDIN_NAME if p == STDIN else p
 
 
+def events_size(paths: list[str | os.PathLike]) -> int | None:
+    """The bytes the events of files add up to (each file's size less its magic), or None when a file is
+    gzip (its size is not theirs). OSError when a file cannot be read."""
+    total = 0
+    for path in paths:
+        with io.open(path, "rb") as f:
+            if f.read(2) == GZIP_MAGIC:
+                return None
+        total += max(os.path.getsize(path) - spec.LEN_MAGIC, 0)
+    return total
+
+
 def open(path: str | os.PathLike, options: ReadOptions = DEFAULT_OPTIONS) -> "BinlogReader":  # noqa: A001
     """Open a binlog (plain or gzip) for streaming: ``for ev in binlog_spec.open(p): ...``."""
     return BinlogReader(path, options)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 from typing import Callable, TextIO
 
+from binlog_spec import api
+from binlog_spec.api import FilterOptions
 from binlog_spec.errors import GtidSetError, OptionValueError, UsageError, ZoneError
-from binlog_spec.stream import option_parser
-from binlog_spec.stream.filters import FilterOptions
 from binlog_spec.options import (AnalyzeOptions, Base64Options, ReadOptions, ScriptOptions, SqlOptions,
                                  WriteOptions, parse_size)
 
@@ -20,7 +20,7 @@ def read_options(args: argparse.Namespace) -> ReadOptions:
 
 
 def _argument(name: str, parse: Callable, *errors: type[Exception]) -> Callable:
-    """An argparse `type=` of a parser of stream.option_parser: its `errors` become the usage error
+    """An argparse `type=` of an option value's parser (api.parse_*): its `errors` become the usage error
     argparse reports with the option's name (exit 2). (`name` is what argparse calls the type when
     anything else escapes: "invalid NAME value".)"""
     def convert(text: str):
@@ -32,12 +32,12 @@ def _argument(name: str, parse: Callable, *errors: type[Exception]) -> Callable:
     return convert
 
 
-_position = _argument("_position", option_parser.parse_position, OptionValueError)
-_server_id = _argument("_server_id", option_parser.parse_server_id, OptionValueError)
+_position = _argument("_position", api.parse_position, OptionValueError)
+_server_id = _argument("_server_id", api.parse_server_id, OptionValueError)
 size_arg = _argument("size_arg", parse_size, ValueError)
-_zone = _argument("_zone", option_parser.parse_zone, ZoneError)
-_gtid_set = _argument("_gtid_set", option_parser.parse_gtid_set, GtidSetError)
-_charset = _argument("_charset", option_parser.parse_charset, OptionValueError)
+_zone = _argument("_zone", api.parse_zone, ZoneError)
+_gtid_set = _argument("_gtid_set", api.parse_gtid_set, GtidSetError)
+_charset = _argument("_charset", api.parse_charset, OptionValueError)
 
 
 def _add_filter_arguments(p: argparse.ArgumentParser) -> None:
@@ -88,7 +88,7 @@ def filter_options(args: argparse.Namespace) -> FilterOptions:
     times = {}
     for name in ("start_datetime", "stop_datetime"):
         try:
-            times[name] = option_parser.parse_datetime(getattr(args, name), args.tz)
+            times[name] = api.parse_datetime(getattr(args, name), args.tz)
         except ValueError as exc:
             raise UsageError(f"--{name.replace('_', '-')}: {exc}") from None
     if times["start_datetime"] and times["stop_datetime"] and times["stop_datetime"] < times["start_datetime"]:
@@ -96,10 +96,10 @@ def filter_options(args: argparse.Namespace) -> FilterOptions:
     start, stop = args.start_position, args.stop_position
     if (isinstance(start, int) and isinstance(stop, int) and len(args.files) == 1 and stop < start):
         raise UsageError(f"--stop-position {stop} is before --start-position {start}")
-    return option_parser.filter_options(
-        databases=option_parser.parse_names(args.databases),
-        exclude_databases=option_parser.parse_names(args.exclude_databases),
-        tables=option_parser.parse_names(args.tables), exclude_tables=option_parser.parse_names(args.exclude_tables),
+    return api.filter_options(
+        databases=api.parse_names(args.databases),
+        exclude_databases=api.parse_names(args.exclude_databases),
+        tables=api.parse_names(args.tables), exclude_tables=api.parse_names(args.exclude_tables),
         include_gtids=args.include_gtids, exclude_gtids=args.exclude_gtids,
         server_ids=args.server_ids, exclude_server_ids=args.exclude_server_ids,
         start_datetime=times["start_datetime"], stop_datetime=times["stop_datetime"],
@@ -111,32 +111,9 @@ def schema_tracker(args: argparse.Namespace):
     none; --default-charset for text columns no DDL gives a charset."""
     piece = getattr(args, "piece", None)
     if piece is not None and piece.schema_state is not None:     # --jobs: the state at the piece's start
-        from binlog_spec.rows.ddl.schema import SchemaTracker
-        from binlog_spec.stream.planning.splits import restore
-        tracker = restore(piece.schema_state, SchemaTracker)
-        return tracker if getattr(args, "piece_first_query", False) else _piece_tracker(tracker, piece.start)
-    return option_parser.schema_tracker(getattr(args, "schema", None), getattr(args, "schema_database", ""),
-                                        getattr(args, "default_charset", None))
-
-
-def _piece_tracker(tracker, start: int):
-    """A --jobs piece's tracker: the FDE put in front of a piece (start > 0) makes the rows stage take
-    the server's collation of the piece's first QUERY_EVENT, which one process takes only after a
-    file's own FDE (or from DDL): from a statement that is no DDL, it is left as the state has it."""
-    if start == 0:
-        return tracker
-    from binlog_spec.rows.statement_text import NOT_DDL
-    observe = tracker.observe_query
-    first = [True]
-
-    def observe_query(db: str, query: str, server_collation: int | None = None) -> None:
-        if first[0]:
-            first[0] = False
-            if query.lstrip()[:9].upper().encode("utf-8", "surrogateescape").startswith(NOT_DDL):
-                server_collation = None
-        observe(db, query, server_collation)
-    tracker.observe_query = observe_query
-    return tracker
+        return api.piece_schema(piece, getattr(args, "piece_first_query", False))
+    return api.schema_tracker(getattr(args, "schema", None), getattr(args, "schema_database", ""),
+                              getattr(args, "default_charset", None))
 
 
 def warner(err: TextIO) -> Callable[[str], None]:

@@ -13,15 +13,10 @@ import tempfile
 from typing import Callable, Iterable, Iterator, TextIO
 
 from binlog_spec import api
-from binlog_spec.binlog import timezones
 from binlog_spec.errors import BinlogError, PositionError, UsageError
 from binlog_spec.cli import jobs
 from binlog_spec.cli.progress import with_progress
-from binlog_spec.stream.planning.pieces import is_prefix
-from binlog_spec.stream.planning.splits import piece_events
-from binlog_spec.stream.selection import Selection
 from binlog_spec.cli import selection_notes
-from binlog_spec.binlog.reader import display_name
 from binlog_spec.cli.arguments import (analyze_options, base64_options, filter_options, read_options,
                                       schema_tracker, script_options, warner, write_options)
 from binlog_spec.cli import rollback_check, sql_precheck
@@ -63,8 +58,8 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
         for note in schema.notes:       # what --schema FILE could not give
             err.write(f"binlog-spec: warning: --schema {getattr(args, 'schema', '')}: {note}\n")
         schema.notes.clear()
-    args.selection = Selection() if args.filters.active else None      # reported by _command at the end
-    return api.select_events(read(), args.filters, [display_name(f) for f in args.files], schema, notify,
+    args.selection = api.Selection() if args.filters.active else None      # reported by _command at the end
+    return api.select_events(read(), args.filters, [api.display_name(f) for f in args.files], schema, notify,
                              warn=warner(err), check=check, selection=args.selection)
 
 
@@ -73,7 +68,7 @@ def _read(args: argparse.Namespace, faults, options, sink=None):
     (--jobs: cli.jobs)."""
     piece = getattr(args, "piece", None)
     if piece is not None:
-        return piece_events(piece, options)
+        return api.piece_events(piece, options)
     return api.read_events(args.files, options, faults, args.filters.start_position, sink)
 
 
@@ -134,7 +129,7 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
     @functools.wraps(run)
     def command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         try:
-            args.tz = args.timezone or timezones.local_zone()
+            args.tz = args.timezone or api.local_zone()
             args.filters = filter_options(args)
         except UsageError as exc:
             err.write(f"binlog-spec: error: {exc}\n")
@@ -166,7 +161,7 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
 
 
 def _times_header(args: argparse.Namespace) -> str:
-    return f"times in {timezones.zone_name(args.tz)}"
+    return f"times in {api.zone_name(args.tz)}"
 
 
 def _headed(header: str, lines: Iterable[str]) -> Iterator[str]:
@@ -213,7 +208,7 @@ def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     events = _events(args, err, warnings)
     piece = getattr(args, "piece", None)
     if piece is not None:       # --jobs: the FDE put in front of the piece is not its event
-        events = (ev for ev in events if not is_prefix(piece, ev))
+        events = (ev for ev in events if not api.is_prefix(piece, ev))
     lines: Iterable[str] = (render(ev) for ev in events)
     if text:
         lines = _headed(f"# binlog-spec events: {_times_header(args)}", lines)
@@ -271,7 +266,7 @@ def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.output_dir:
         api.write_report_csv(result, args.output_dir)
     else:
-        _write_lines(api.report_lines(result, args.format, args.tz, timezones.zone_name(args.tz)), out)
+        _write_lines(api.report_lines(result, args.format, args.tz, api.zone_name(args.tz)), out)
     out.flush()
     # The report lists both too, in its "row_errors" and "faults" sections.
     for e in result["row_errors"][:MAX_LISTED_ROW_ERRORS]:
@@ -321,7 +316,7 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     piece = getattr(args, "piece", None)
     if piece is not None:       # --jobs: the piece's part of the script (first, last, flavour)
         part = (args.piece_index == 0, args.piece_index == args.piece_count - 1, args.mariadb)
-        continued = display_name(args.files[0]) if args.piece_index else None
+        continued = api.display_name(args.files[0]) if args.piece_index else None
     with api.Base64Writer(base64_options(args), options, part, continued) as writer:
         # The compiled lane writes the events no filter, seek, schema or check needs to see.
         plain = not args.filters.active and args.filters.start_position is None and piece is None \

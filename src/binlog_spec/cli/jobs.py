@@ -1,10 +1,9 @@
 """--jobs N: a command run over pieces of its input in N processes, its output byte for byte that of one.
 
-The parent makes the header pass over each file (binlog_spec.stream.planning.scan.scan_file: the framing only,
-the pieces check the CRC32s as they read them), cuts the files
-at transaction boundaries into pieces (plan_splits) and gives each piece the schema state of the DDL
-before it (with_schema_states). Each worker process (forked: nothing is pickled on the way in) runs
-the command's own function on its piece, reading it with `iter_split_events`, and writes its stdout
+The parent plans the pieces (api.plan_pieces, stream.planning.parallel: the header pass over each file, the
+framing only, the pieces check the CRC32s as they read them; the files cut at transaction boundaries; each
+piece given the schema state of the DDL before it). Each worker process (forked: nothing is pickled on the
+way in) runs the command's own function on its piece, reading it with `api.piece_events`, and writes its stdout
 and stderr to temporary files; the parent copies them in order and makes whole what crosses pieces:
 
 * a header printed once (the text outputs' "# binlog-spec ...: times in ..." before the first line,
@@ -32,14 +31,13 @@ rollbacks (one FDE, GTIDs renumbered over the run), the plain base64 script wher
 runs (`_base64_loop_runs`: faster on one core than the pieces on several), a checked rollback where the
 check's compiled loop runs (`_checked_rollback_runs_alone`), `analyze` (one report of every event), --start-position and
 --stop-position (byte positions, and their notes, are the whole run's). On a terminal, the parent shows the
-progress bar, by the pieces copied. This is how the CLI runs a command, so it lives in cli/; what it plans with is
-in stream/.
+progress bar, by the pieces copied. This is how the CLI runs a command, so it lives in cli/; how its input is
+cut is in stream/planning/parallel.py, reached through api.
 """
 from __future__ import annotations
 
 import argparse
 import codecs
-import dataclasses
 import os
 import pickle
 import shutil
@@ -48,11 +46,8 @@ from dataclasses import dataclass
 from typing import Callable, TextIO
 
 from binlog_spec import api
-from binlog_spec.binlog.reader import GZIP_MAGIC, STDIN, display_name
-from binlog_spec.cli.arguments import MARK, schema_tracker  # a stderr line given once per run: MARK, key, MARK, line
-from binlog_spec.stream.planning.pieces import LocalFile, QUERY_CODES, Split
-from binlog_spec.stream.planning.scan import ScanResult, scan_file, statements_with_collation
-from binlog_spec.stream.planning.splits import plan_splits, with_schema_states
+from binlog_spec.api import Split
+from binlog_spec.cli.arguments import MARK, read_options, schema_tracker  # MARK: a stderr line given once per run
 
 #: Environment variable: the piece size in bytes (tests set it small to cut small files into many pieces).
 PIECE_ENV = "BINLOG_SPEC_PIECE_BYTES"
@@ -124,102 +119,25 @@ def plan(args: argparse.Namespace, err: TextIO) -> list[Split] | None:
     f = args.filters
     if f.start_position is not None or f.stop_position is not None:
         return None
-    refs = []
-    for path in args.files:
-        p = os.fspath(path)
-        if p == STDIN or not os.path.isfile(p):
-            return None
-        try:
-            with open(p, "rb") as fh:
-                if fh.read(2) == GZIP_MAGIC:
-                    return None
-        except OSError:
-            return None       # the run reports it, in order
-        refs.append(LocalFile.of(p, display_name(p)))
+    refs = api.local_files(args.files)      # None: standard input, gzip, not a regular file
+    if refs is None:
+        return None
     total = sum(r.size for r in refs)
     forced = os.environ.get(PIECE_ENV)
     piece = int(forced) if forced else max(MIN_PIECE, total // (jobs * PIECES_PER_JOB))
     if not forced and total < 2 * MIN_PIECE:
         return None
-    schema = mode_of(args).schema
-    scans, pieces = [], []
-    for i, ref in enumerate(refs):
-        # The pieces check the CRC32s as they read (a fault ends the run where it ends one process:
-        # the pieces after it are dropped), so the header pass checks only the framing.
-        scan = scan_file(ref, ddl=schema, verify_checksums=False)
-        scans.append(scan)
-        pieces += plan_splits(i, ref, scan, piece)
-    if len(pieces) < 2:
+    mode = mode_of(args)
+    # (a --schema file is read when the pieces' schema states are made; the first piece reads it again)
+    planned = api.plan_pieces(refs, piece, ddl=mode.schema, one_format=mode.base64, read=read_options(args),
+                              tracker=lambda: schema_tracker(args))
+    if planned is None:
         return None
-    if mode_of(args).base64 and not _one_format(args, refs, scans):
-        return None
-    if schema:
-        statements = []
-        for i, scan in enumerate(scans):
-            found = _statements(args, refs[i], scan)
-            if found is None:
-                return None
-            statements.append(found[0])
-            if found[1] is not None:    # the piece whose first QUERY_EVENT is the file's first
-                args.first_query_pieces = getattr(args, "first_query_pieces", set()) | {
-                    k for k, p in enumerate(pieces) if p.file_index == i and p.start <= found[1]
-                    and (p.end is None or found[1] < p.end)}
-        tracker = schema_tracker(args)  # (a --schema file is read here; the first piece reads it again)
-        pieces = with_schema_states(pieces, statements.__getitem__, lambda i: tracker, quiet=True)
-        pieces[0] = dataclasses.replace(pieces[0], schema_state=None)  # the run's own tracker, its notes
-    return pieces
-
-
-def _one_format(args: argparse.Namespace, refs, scans) -> bool:
-    """The base64 script: whether every file has one FDE, all of one format (what the script's framing
-    and flavour follow: one process prints a later file's FDE of another format); `args.mariadb`, the
-    first file's flavour."""
-    from binlog_spec.binlog import spec
-    from binlog_spec.binlog.writer import H, events_have_checksum, fde_has_checksum
-    formats = set()
-    for ref, scan in zip(refs, scans):
-        if len(scan.fdes) != 1 or scan.fault is not None and scan.fault[0] <= scan.fdes[0][0]:
-            return False
-        pos, size = scan.fdes[0]
-        with ref.open() as f:
-            f.seek(pos)
-            data = f.read(size)
-        try:
-            fde = spec.parse_fde(data[H:])
-        except Exception:  # noqa: BLE001 - one process reports it
-            return False
-        mariadb = "mariadb" in fde.server_version.lower()
-        formats.add((tuple(fde.post_header_lens), fde.binlog_version, fde_has_checksum(fde),
-                     events_have_checksum(fde), mariadb))
-        if not hasattr(args, "mariadb"):
-            args.mariadb = mariadb
-    return len(formats) == 1
-
-
-def _statements(args: argparse.Namespace, ref: LocalFile, scan: ScanResult
-                ) -> tuple[list[tuple], int | None] | None:
-    """What the rows stage replays into the schema before each cut of a file: its DDL, and the server's
-    collation of its first QUERY_EVENT (rows.decoder.observe_schema), with that event's position;
-    None when that is not known (more than one FDE, a fault before it): one process reads it."""
-    statements = statements_with_collation(scan)
-    if len(scan.fdes) != 1:       # (a file not cut too: the collation it leaves goes on to the next file)
-        return None
-    from binlog_spec.binlog.reader import read_events
-    from binlog_spec.cli.arguments import read_options
-    from binlog_spec.rows.decoder import server_collation
-    events = read_events([ref.path], read_options(args))
-    try:
-        for ev in events:
-            if ev.error is None and ev.type_code in QUERY_CODES:
-                if all(pos != ev.pos for pos, *_ in statements):
-                    statements.append((ev.pos, ev.fields.get("db", ""), ev.fields["query"], server_collation(ev)))
-                    statements.sort(key=lambda st: st[0])
-                return statements, ev.pos
-    except Exception:  # noqa: BLE001 - a broken file: one process reports it
-        return None
-    finally:
-        events.close()
-    return statements, None
+    if mode.base64:
+        args.mariadb = planned.mariadb      # the script's flavour, the first file's
+    if mode.schema:
+        args.first_query_pieces = planned.first_query_pieces
+    return planned.pieces
 
 
 #: What the forked workers run: (run, args, pieces, folder) set by the parent before the fork.

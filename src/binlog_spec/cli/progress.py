@@ -1,22 +1,10 @@
 """A progress bar on stderr for long runs: bytes read over all files, shown only on a terminal."""
 from __future__ import annotations
 
-import os
 from typing import Iterable, Iterator, TextIO
 
-from binlog_spec.binlog.event import Event
-from binlog_spec.binlog.reader import GZIP_MAGIC
-
-
-def _total_bytes(files: list[str]) -> int | None:
-    """Bytes the events of the files add up to (file size minus the magic); None when a file is gzip."""
-    total = 0
-    for f in files:
-        with open(f, "rb") as fh:
-            if fh.read(2) == GZIP_MAGIC:
-                return None
-        total += max(os.path.getsize(f) - 4, 0)
-    return total
+from binlog_spec import api
+from binlog_spec.api import Event
 
 
 def with_progress(events: Iterable[Event], files: list[str], stream: TextIO) -> Iterator[Event]:
@@ -27,7 +15,7 @@ def with_progress(events: Iterable[Event], files: list[str], stream: TextIO) -> 
     from tqdm import tqdm
 
     try:
-        total = _total_bytes([str(f) for f in files])
+        total = api.events_size([str(f) for f in files])
     except OSError:
         total = None
     bar = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, file=stream, desc="binlog-spec",

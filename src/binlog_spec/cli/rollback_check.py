@@ -8,7 +8,6 @@ import dataclasses
 from typing import TextIO
 
 from binlog_spec import api
-from binlog_spec.binlog.reader import display_name
 from binlog_spec.cli.arguments import read_options, schema_tracker
 from binlog_spec.cli.exit_codes import EXIT_CONFLICT, EXIT_WARNINGS
 from binlog_spec.errors import BinlogError
@@ -93,7 +92,7 @@ def parent_check(args: argparse.Namespace, err: TextIO):
     check = api.conflict_check()
     try:                     # the compiled loop past the window where it runs (check.sink()), as in one process
         check = api.check_rollback(api.read_events(args.files, options, sink=check.sink()), args.filters,
-                                   [display_name(f) for f in args.files], schema_tracker(args), check)
+                                   [api.display_name(f) for f in args.files], schema_tracker(args), check)
     except (BinlogError, OSError):      # (check_rollback closed the check)
         return None          # the pieces meet the same fault, and report it as one process does
     return (args.force or not check.count), lambda code: finish_check(args, check, err, code)

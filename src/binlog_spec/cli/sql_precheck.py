@@ -19,16 +19,9 @@ import tempfile
 from typing import Iterable, Iterator, TextIO
 
 from binlog_spec import api
-from binlog_spec.binlog import spec
-from binlog_spec.binlog.event_types import QUERY_EVENTS
-from binlog_spec.binlog.reader import STDIN, display_name
 from binlog_spec.cli.arguments import read_options, schema_tracker, sql_options
 from binlog_spec.cli.exit_codes import EXIT_UNWRITABLE
 from binlog_spec.errors import BinlogError, PositionError
-
-#: The bodies the quick pass parses (the FDE's always is), and the exact pass.
-QUICK_BODIES = frozenset({int(spec.EventType.table_map_event)})
-EXACT_BODIES = QUICK_BODIES | frozenset(int(c) for c in QUERY_EVENTS)
 
 
 def applies(args: argparse.Namespace) -> bool:
@@ -55,7 +48,7 @@ def rereadable_stdin(args: argparse.Namespace) -> Iterator[None]:
     """Around a run the pre-pass applies to that reads standard input ('-'): the input copied to a
     temporary file (deleted at the end) and given to the reader as standard input, so that the pre-pass
     and then the run each read it from its start; the events and errors still name '(stdin)'."""
-    if not (applies(args) and any(str(f) == STDIN for f in args.files)):
+    if not (applies(args) and any(str(f) == api.STDIN for f in args.files)):
         yield
         return
     saved = sys.stdin
@@ -90,16 +83,16 @@ def problems(args: argparse.Namespace) -> list:
     if not f.active and f.start_position is None:     # the scan mode's pass: what the whole input holds
         quick = api.may_be_unwritable(list(args.files), options, read_options(args))
     if quick is None:
-        quick = bool(_pass(args, options, None, QUICK_BODIES, exact=False))
+        quick = bool(_pass(args, options, None, api.UNWRITABLE_QUICK_BODIES, exact=False))
     if not quick:
         return []
-    return _pass(args, options, schema_tracker(args), EXACT_BODIES, exact=True)
+    return _pass(args, options, schema_tracker(args), api.UNWRITABLE_BODIES, exact=True)
 
 
 def _pass(args: argparse.Namespace, options, schema, bodies: frozenset[int], exact: bool) -> list:
     read = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, args.filters))
     events = api.read_events(args.files, read, None, args.filters.start_position)
-    selected = api.select_events(events, args.filters, [display_name(f) for f in args.files], schema)
+    selected = api.select_events(events, args.filters, [api.display_name(f) for f in args.files], schema)
     return api.unwritable(_until_fault(selected), options, exact)
 
 
