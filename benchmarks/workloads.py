@@ -95,8 +95,8 @@ class Workload:
 
     def key(self) -> str:
         h = hashlib.sha256()
-        h.update(json.dumps({"name": self.name, "params": self.params, "gen_args": GEN_ARGS,
-                             "server_args": list(self.server_args),
+        own = {"server_args": list(self.server_args)} if self.server_args else {}   # none: the keys of before
+        h.update(json.dumps({"name": self.name, "params": self.params, "gen_args": GEN_ARGS, **own,
                              "base_args": mariadb_server.BASE_ARGS, "server": server_version()},
                             sort_keys=True).encode())
         for fn in self.sources:     # functions, or the text they read (a DDL, a constant's repr)
