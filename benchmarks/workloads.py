@@ -24,7 +24,8 @@ Workloads:
   `customers` (INT UNSIGNED, VARCHAR utf8mb4 and ascii, ENUM, DECIMAL(12,2), SET, DATETIME(6), JSON)
   inserted 1000 per INSERT, 20k `places` (BIT, YEAR, DATE, TIME(3), TIME, DATETIME, TIMESTAMP(6),
   VARCHAR latin1, TEXT, BLOB, GEOMETRY, DECIMAL(30,10), TINYINT, MEDIUMINT, DOUBLE) 100 per INSERT;
-  then, interleaved, 500k single-row INSERTs into `orders` (BIGINT, DECIMAL, ENUM, TIMESTAMP(3)),
+  then, interleaved, 500k orders (BIGINT, DECIMAL, ENUM, TIMESTAMP(3)) inserted 1, 1, 3, 10 and 20
+  rows per INSERT in turn,
   200k single-row customer UPDATEs and 10k place UPDATEs; then bulk UPDATEs and DELETEs (25k rows per
   statement on orders, one statement each on customers); then single-row DELETEs. Every statement is
   its own transaction, each at its own `SET TIMESTAMP`, spread evenly over 12 hours from
@@ -201,6 +202,7 @@ MIXED_SPAN = 12 * 3600           # the transactions' times spread evenly over 12
 MIXED_WINDOW = (5 * 3600, 7 * 3600)   # a 2-hour window in the middle (seconds after MIXED_BASE)
 MIXED_BULK = 25_000              # rows per bulk UPDATE / DELETE statement (each its own transaction)
 MIXED_SMALL_TABLE = "shop.places"
+MIXED_ORDER_GROUPS = (1, 1, 3, 10, 20)   # orders per INSERT (one per transaction), in turn: 35 in 5
 _FIRST = ("Zoë", "José", "Amélie", "Søren", "Олег", "渡辺", "Nguyễn", "Ana", "John", "O'Brien", "Łukasz", "🙂 Jo")
 _LAST = ("Müller", "Smith", "García", "Ærø", "Иванов", "山田", "Dubois", "Kowalski", "Lee", "d'Arc")
 _CITIES = ("Köln", "Paris", "Zürich", "東京", "Kraków", "São Paulo", "Reykjavík", "Austin")
@@ -218,6 +220,16 @@ def mixed_sizes(scale: float) -> dict:
     return {"customers": c, "orders": o, "updates": u, "places": p}
 
 
+def order_groups(orders: int) -> list[int]:
+    """The orders of each order INSERT, MIXED_ORDER_GROUPS in turn (the last one cut to the total)."""
+    out, done = [], 0
+    while done < orders:
+        n = min(MIXED_ORDER_GROUPS[len(out) % len(MIXED_ORDER_GROUPS)], orders - done)
+        out.append(n)
+        done += n
+    return out
+
+
 def mixed_plan(sz: dict) -> dict:
     """The mixed workload's counts, derived from its sizes as mixed_sql writes them."""
     c, o, u, p = sz["customers"], sz["orders"], sz["updates"], sz["places"]
@@ -225,7 +237,7 @@ def mixed_plan(sz: dict) -> dict:
     single = {"order_deletes": o // 50, "place_updates": p // 2, "place_deletes": p // 10}
     bulk = {"order_updates": o // 2, "order_deletes": o - kept, "customer_updates": c // 10,
             "customer_deletes": (c + 49) // 50}
-    tx = (-(-c // ROWS_PER_STATEMENT) + -(-p // 100) + o + u + single["place_updates"]
+    tx = (-(-c // ROWS_PER_STATEMENT) + -(-p // 100) + len(order_groups(o)) + u + single["place_updates"]
           + -(-bulk["order_updates"] // MIXED_BULK) + -(-bulk["order_deletes"] // MIXED_BULK) + 2
           + single["order_deletes"] + single["place_deletes"])
     inserts = c + o + p
@@ -295,15 +307,19 @@ def mixed_transactions(sz: dict, seed: int = 29) -> Iterator[str]:
         yield f"INSERT INTO shop.customers VALUES {rows};\n"
     for a in range(1, p + 1, 100):
         yield f"INSERT INTO shop.places VALUES {','.join(_place_row(rng, i) for i in range(a, min(a + 100, p + 1)))};\n"
-    # single-row transactions, interleaved: new orders, customer UPDATEs, place UPDATEs
-    kinds = ["o"] * o + ["u"] * sz["updates"] + ["p"] * (p // 2)
+    # interleaved: new orders (1 to 20 per INSERT), single-row customer UPDATEs and place UPDATEs
+    groups = iter(order_groups(o))
+    kinds = ["o"] * len(order_groups(o)) + ["u"] * sz["updates"] + ["p"] * (p // 2)
     rng.shuffle(kinds)
     order = 0
     for k in kinds:
         if k == "o":
-            order += 1
-            yield (f"INSERT INTO shop.orders (id, customer_id, total, tax, state) VALUES ({order},{rng.randint(1, c)},"
-                   f"{rng.uniform(1, 5000):.2f},{rng.uniform(0, 0.25):.4f},'{rng.choice(('open', 'paid'))}');\n")
+            rows = []
+            for _ in range(next(groups)):
+                order += 1
+                rows.append(f"({order},{rng.randint(1, c)},{rng.uniform(1, 5000):.2f},{rng.uniform(0, 0.25):.4f},"
+                            f"'{rng.choice(('open', 'paid'))}')")
+            yield f"INSERT INTO shop.orders (id, customer_id, total, tax, state) VALUES {','.join(rows)};\n"
         elif k == "u":
             yield _customer_update(rng, c)
         else:
@@ -379,8 +395,9 @@ def mixed(scale: float = 1.0, metadata: str = "FULL") -> Workload:
         sql=lambda: mixed_sql(sz), rows_left=plan["rows_left"],
         counts={**counts, "metadata": metadata, "small_table": MIXED_SMALL_TABLE,
                 "window": {"start": start, "stop": stop, "timezone": "UTC"}},
-        sources=(mixed_sql, mixed_transactions, mixed_plan, mixed_sizes, _customer_row, _place_row,
-                 _customer_update, sql_str, MIXED_DDL, (MIXED_BASE, MIXED_SPAN, MIXED_WINDOW, MIXED_BULK),
+        sources=(mixed_sql, mixed_transactions, mixed_plan, mixed_sizes, order_groups, _customer_row, _place_row,
+                 _customer_update, sql_str, MIXED_DDL,
+                 (MIXED_BASE, MIXED_SPAN, MIXED_WINDOW, MIXED_BULK, MIXED_ORDER_GROUPS),
                  (_FIRST, _LAST, _CITIES, _LABELS)),
         server_args=(f"--binlog-row-metadata={metadata}",))
 
