@@ -94,7 +94,7 @@ def part(w: dict, rounds: int) -> list[str]:
     if w.get("profile"):
         head = ("The commands whose target is missed, each profiled" if w.get("profiled_missed") else
                 "No command misses its target: `rows`, profiled for reference")
-        text += ["", f"#### Where the time goes ({w['title']})", "",
+        text += ["", f"#### Where the time goes: {w['title']}", "",
                  f"{head}; the compiled modules' functions show as their Python callers' own time."]
         for p in w["profile"]:
             text += ["", profile_markdown(p)]
