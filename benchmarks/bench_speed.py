@@ -53,8 +53,8 @@ from docsection import DOC, publish
 from machine import describe
 from revision import git
 from speed_figures import (COMMANDS, FIGURE_TITLES, FIGURES, GROUPS, MEMORY_TARGET_MB,  # noqa: F401
-                           PROFILE_SCALE, PROFILE_TOP, PROFILED, REFERENCES, TAIL_SHARE, TWO_CPUS, WINDOW_SHARE,
-                           figure_met)
+                           PROFILE_SCALE, PROFILE_TOP, PROFILED, REFERENCES, TABLED, TAIL_SHARE, TWO_CPUS,
+                           WINDOW_SHARE, WINDOWED, figure_met)
 from speed_report import report
 from workloads import WORKLOADS, ensure
 
@@ -326,12 +326,11 @@ def setup(cli: str, jobs: bool, name: str, file: Path | None, scale: float, tabl
     why = {}
     if not jobs:
         why["rows-jobs2"] = "`rows --help` offers no `--jobs`"
-    if window is None:
-        commands.remove("analyze-window")
-        why["analyze-window"] = "the file's events span under 6 seconds"
-    if tbl is None:
-        commands.remove("rows-table")
-        why["rows-table"] = "the file has one table"
+    for names, missing, reason in ((WINDOWED, window is None, "the file's events span under 6 seconds"),
+                                   (TABLED, tbl is None, "the file has one table")):
+        for n in names if missing else ():
+            commands.remove(n)
+            why[n] = reason
     return path, meta, {"label": name, "tail": tail, "window": window, "table": tbl, "commands": commands,
                         "why": why}
 
