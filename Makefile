@@ -97,9 +97,11 @@ bench-analyze: setup
 bench-spark: setup
 	$(PY) benchmarks/bench_spark.py
 
-# Issue 16's targets side by side with mariadb-binlog: `make bench-speed SCALE=0.2 ROUNDS=5`.
+# Issues 16 and 29's targets side by side with mariadb-binlog, on the OLTP and the mixed-type workloads:
+# `make bench-speed SCALE=0.2 ROUNDS=5`, `make bench-speed WORKLOAD=mixed,mixed-minimal`.
 bench-speed: setup
-	$(PY) benchmarks/bench_speed.py $(if $(SCALE),--scale $(SCALE)) $(if $(ROUNDS),--rounds $(ROUNDS))
+	$(PY) benchmarks/bench_speed.py $(if $(SCALE),--scale $(SCALE)) $(if $(ROUNDS),--rounds $(ROUNDS)) \
+		$(if $(WORKLOAD),--workload $(WORKLOAD))
 
 clean:
 	rm -rf $(VENV) node_modules build dist src/*.egg-info
