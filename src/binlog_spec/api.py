@@ -340,3 +340,21 @@ __all__ = ["ROWS_BODIES", "SQL_BODIES", "ANALYZE_BODIES", "EVENT_FORMATS", "ROW_
            "unwritable", "may_be_unwritable", "write_binlog", "analyze", "analyzer", "analyzer_sink", "report_lines", "write_report_csv", "report_html",
            "conflict_check", "conflict_check_compiled", "conflict_lines", "check_rollback",
            "ReadOptions", "ScriptOptions", "Base64Options", "WriteOptions", "AnalyzeOptions", "FilterOptions"]
+
+
+# -- Row changes by transaction (stream.row_transactions), what an output per transaction reads ----------
+
+def row_changes_by_transaction(events: Iterable[Event], schema_source=None,
+                               warn: Callable[[str], None] | None = None) -> Iterator:
+    """The row changes of the events, a frozen `TransactionChanges` per transaction (stream.row_transactions:
+    `.transaction`, a TxIdentity: file, start_pos, gtid, xid, complete, commit_time, commit_time_source,
+    original_commit_time; `.changes`, its RowChanges in order), given when the transaction ends; one the
+    input ends inside comes last, with `complete` False and no XID. A row that does not decode raises its
+    BinlogError after the changes before it. `schema_source`, `warn`: as read_rows' (events that
+    select_events completed with a schema need none)."""
+    from binlog_spec.rows.decoder import RowDecoder
+    from binlog_spec.stream.row_transactions import by_transaction
+    return by_transaction(events, RowDecoder(schema_source, warn))
+
+
+__all__ += ["row_changes_by_transaction"]

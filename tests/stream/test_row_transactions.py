@@ -18,7 +18,7 @@ from binlog_spec import api
 from binlog_spec.errors import BinlogError
 from binlog_spec.rows.ddl.schema import SchemaTracker
 from binlog_spec.rows.decoder import RowDecoder
-from binlog_spec.stream.row_transactions import RowTransactions
+from binlog_spec.stream.row_transactions import RowTransactions, by_transaction
 
 from conftest import CORPUS, ROOT
 
@@ -129,6 +129,20 @@ def test_rows_of_a_transaction_cut_by_a_read_error_come_before_the_error(tmp_pat
     assert [(ev.pos, len(changes), tx.xid, tx.complete) for changes, ev, tx in got] == [
         (first, expected[first]["rows"], expected[first]["xid"], True),
         (cut_rows, expected[cut_rows]["rows"], None, False)]
+
+
+def test_by_transaction_gives_the_transaction_a_read_error_cut_before_the_error(tmp_path):
+    expected = _expected(MYSQL56_TEXT.read_text("latin-1"))
+    first, cut_rows = sorted(expected)[:2]
+    xid_pos = min(p for p, _ in _blocks(MYSQL56_TEXT.read_text("latin-1")) if p > cut_rows)
+    truncated = tmp_path / "mysql-bin.000001"
+    truncated.write_bytes(MYSQL56.read_bytes()[:xid_pos + 10])
+    got = []
+    with pytest.raises(BinlogError):
+        for t in by_transaction(api.read_events([truncated]), RowDecoder(SchemaTracker())):
+            got.append(t)
+    assert [(t.transaction.xid, t.transaction.complete, len(t.changes)) for t in got] == [
+        (expected[first]["xid"], True, expected[first]["rows"]), (None, False, expected[cut_rows]["rows"])]
 
 
 def test_a_row_that_does_not_decode_is_a_fault_after_the_rows_before_it():

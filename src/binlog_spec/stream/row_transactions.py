@@ -24,6 +24,7 @@ What is given, in the events' order, is a tuple (changes, rows event, TxIdentity
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
@@ -31,7 +32,7 @@ from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import GTID_EVENTS, ROW_OPS
 from binlog_spec.errors import BinlogError
-from binlog_spec.rows.decoder import RowDecoder
+from binlog_spec.rows.decoder import RowChange, RowDecoder
 from binlog_spec.stream.transactions import Transactions, commit_time, gtid_commit_stamps
 
 ET = spec.EventType
@@ -196,4 +197,41 @@ class RowTransactions:
         gaps.clear()
 
 
-__all__ = ["RowTransactions", "TxIdentity"]
+@dataclass(frozen=True)
+class TransactionChanges:
+    """The row changes of one transaction, in order, and the transaction (`by_transaction`)."""
+
+    transaction: TxIdentity
+    changes: tuple[RowChange, ...]
+
+
+def by_transaction(events: Iterable[Event], decoder: RowDecoder | None = None) -> Iterator[TransactionChanges]:
+    """One TransactionChanges per transaction with rows events, when it ends (or is cut: its
+    `transaction.complete` is False). A decode fault raises its BinlogError, and an error of `events` is
+    raised, after the changes of the transaction decoded before it (what `api.row_changes_by_transaction`
+    gives)."""
+    current: TxIdentity | None = None
+    changes: list[RowChange] = []
+    pairs = RowTransactions(decoder).pairs(events)
+    while True:
+        try:
+            got, _ev, tx = next(pairs)
+        except StopIteration:
+            break
+        except Exception:       # the events' error: the transaction it cut first
+            if current is not None:
+                yield TransactionChanges(current, tuple(changes))
+            raise
+        if tx is not current:
+            if current is not None:
+                yield TransactionChanges(current, tuple(changes))
+            current, changes = tx, []
+        if isinstance(got, BaseException):
+            yield TransactionChanges(current, tuple(changes))
+            raise got
+        changes.extend(got)
+    if current is not None:
+        yield TransactionChanges(current, tuple(changes))
+
+
+__all__ = ["RowTransactions", "TxIdentity", "TransactionChanges", "by_transaction"]
