@@ -12,6 +12,7 @@ test per output, each checked against what the real tools or server say of the d
 """
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import re
@@ -69,6 +70,33 @@ def test_rows_are_the_rows_mariadb_binlog_prints():
     assert names == ["Ada", "Björn", "李雷"]          # workload.sql's first INSERT
     lines = [json.loads(line) for line in api.row_lines(_changes(), "jsonl")]
     assert [(d["table"], d["op"]) for d in lines] == [(rc.table, rc.op) for rc in changes]
+
+
+def _reference_transactions() -> list[tuple[str, int | None, int]]:
+    """(GTID, XID or None for a COMMIT, rows) of each transaction with rows, from mariadb-binlog -vv's
+    `# at` blocks: a GTID line opens one, an Xid line or a COMMIT statement ends it."""
+    out, gtid, rows = [], None, 0
+    for block in re.split(r"^# at \d+\n", REFERENCE, flags=re.M)[1:]:
+        rows += len(re.findall(r"^### (?:INSERT INTO|UPDATE|DELETE FROM) ", block, re.M))
+        if m := re.search(r"\tGTID (\d+-\d+-\d+)", block):
+            gtid, rows = m.group(1), 0
+        elif (m := re.search(r"\tXid = (\d+)", block)) or (
+                "\tQuery\t" in block and re.search(r"^COMMIT\s*/\*!\*/;", block, re.M)):
+            if rows:
+                out.append((gtid, int(m.group(1)) if m else None, rows))
+            rows = 0
+    return out
+
+
+def test_row_changes_by_transaction_are_the_transactions_mariadb_binlog_prints():
+    got = list(api.row_changes_by_transaction(api.select_events(_events(), NO_FILTER, [BINLOG],
+                                                                schema=SchemaTracker())))
+    expected = _reference_transactions()
+    assert len(expected) > 1
+    assert [(t.transaction.gtid, t.transaction.xid, len(t.changes)) for t in got] == expected
+    assert all(t.transaction.complete and t.transaction.commit_time_source == "commit_event" for t in got)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got[0].changes = ()
 
 
 def test_rows_under_a_typed_filter_keep_the_table_asked_for():

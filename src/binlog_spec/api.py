@@ -19,7 +19,9 @@
 * `write_binlog` - a binlog file, forward or rollback (output.rewriter);
 * `analyze` - the analysis report's figures (analysis.collector), and `report_lines`, `report_html`,
   `write_report_csv` - the report written;
-* `check_rollback` - whether a rollback would overwrite later changes (output.rollback.check).
+* `check_rollback` - whether a rollback would overwrite later changes (output.rollback.check);
+* `row_changes_by_transaction` - the row changes a transaction at a time, with its GTID, XID, start and
+  commit time (stream.row_transactions), for an output per transaction.
 
 What the command line needs besides, re-exported from the layers below so that it calls only this module
 and binlog_spec.options: the option values' parsers (stream.option_parser: `parse_position`, `parse_zone`,
@@ -364,3 +366,21 @@ __all__ += ["Event", "UNWRITABLE_QUICK_BODIES", "UNWRITABLE_BODIES", "STDIN", "d
             "local_zone", "zone_name", "filter_options", "parse_charset", "parse_datetime", "parse_gtid_set",
             "parse_names", "parse_position", "parse_server_id", "parse_zone", "schema_tracker", "Selection",
             "Plan", "Split", "local_files", "plan_pieces", "piece_schema", "piece_events", "is_prefix"]
+
+
+# -- Row changes by transaction (stream.row_transactions), what an output per transaction reads ----------
+
+def row_changes_by_transaction(events: Iterable[Event], schema_source=None,
+                               warn: Callable[[str], None] | None = None) -> Iterator:
+    """The row changes of the events, a frozen `TransactionChanges` per transaction (stream.row_transactions:
+    `.transaction`, a TxIdentity: file, start_pos, gtid, xid, complete, commit_time, commit_time_source,
+    original_commit_time; `.changes`, its RowChanges in order), given when the transaction ends; one the
+    input ends inside comes last, with `complete` False and no XID. A row that does not decode raises its
+    BinlogError after the changes before it. `schema_source`, `warn`: as read_rows' (events that
+    select_events completed with a schema need none)."""
+    from binlog_spec.rows.decoder import RowDecoder
+    from binlog_spec.stream.row_transactions import by_transaction
+    return by_transaction(events, RowDecoder(schema_source, warn))
+
+
+__all__ += ["row_changes_by_transaction"]

@@ -19,8 +19,7 @@ from binlog_spec.spark import variant
 from binlog_spec.spark.batches import Batcher, ChangeBatcher
 from binlog_spec.binlog import spec
 from binlog_spec.errors import BinlogError, ColumnTypeChangedError
-from binlog_spec.stream.transactions import Transactions
-from binlog_spec.binlog.event_types import ROW_OPS
+from binlog_spec.stream.row_transactions import RowTransactions
 from binlog_spec.rows import image_plan
 from binlog_spec.rows.decoder import RowDecoder
 from binlog_spec.rows.ddl.schema import SchemaTracker
@@ -184,7 +183,7 @@ def read_split(cfg: Config, schema: StructType, split: Split, table: TableDef | 
     try:
         if type(batcher) is ChangeBatcher:
             add_changes = batcher.add_changes
-            for changes, ev, xid in it:     # as _row_records makes its rows, a rows event at a time
+            for changes, ev, tx in it:      # as _row_records makes its rows, a rows event at a time
                 if ready:                   # the batches the compiled loop filled, before any row after them
                     yield from ready
                     ready.clear()
@@ -195,7 +194,7 @@ def read_split(cfg: Config, schema: StructType, split: Split, table: TableDef | 
                     if batch is not None:
                         yield batch
                 elif changes:
-                    yield from add_changes(changes, ev.end_log_pos, xid, tail)
+                    yield from add_changes(changes, ev.end_log_pos, tx.xid, tail)
         else:
             for row in it:
                 if type(row) is Fault:
@@ -293,112 +292,72 @@ def _row_sink(cfg: Config, split: Split, preds: Predicates, batcher: ChangeBatch
 
 def _row_changes(cfg: Config, split: Split, preds: Predicates, typed: bool,
                  run_files: list[str], sink=None) -> Iterator[tuple[Any, Any, Any]]:
-    """(the row changes of a rows event, that event, XID of its transaction) of a split, in order; a
-    rows event that does not decode gives (Fault, event, XID) after the rows decoded before its fault.
-
-    Rows wait for the end of their transaction (the XID comes last). Rows events that pushed
-    filters rule out are not decoded. On a fault of the stream, the rows decoded before it
-    come first, with no XID, then the error is raised, or, where reading resumes after it,
-    (Fault of its `Skipped`, None, None) and the rows from the boundary it resumes at.
+    """(the row changes of a rows event, that event, its transaction: a TxIdentity) of a split, in order
+    (stream.row_transactions.RowTransactions: rows wait for the end of their transaction, the XID comes
+    last); a rows event that does not decode gives (Fault, event, TxIdentity) after the rows decoded before
+    its fault. Rows events that the ops or pushed filters rule out are not decoded. On a fault of the
+    stream, the rows decoded before it come first, their transaction cut (no XID), then the error is
+    raised, or, where reading resumes after it, (Fault of its `Skipped`, None, None) and the rows from the
+    boundary it resumes at.
 
     With `sink` (`_row_sink`), the reader gives its window to the compiled loop first: the transactions it
     takes are in the batcher (or its `ready` batches) when the next event comes here, and it learns the
-    TABLE_MAPs read here.
+    TABLE_MAPs read here; it takes them only between transactions of the pairing's tracker (`sink.tx`).
     """
     decoder = RowDecoder()      # the TABLE_MAPs come completed (observe_schema, under the filters)
-    # observe / _rows: feed without its generator per event (RowDecoder.observe's contract)
-    tx = Transactions()
-    observe, decode, step, ops, row_ops = decoder.observe, decoder._rows, tx.step, cfg.ops, ROW_OPS
-    xid_code, table_map_code = int(ET.xid_event), int(ET.table_map_event)
-    pending: list = []
-    append = pending.append
-    xid = None
-    prefix = "_" if typed else ""
+    keep = _keep_rows(decoder, cfg.ops, preds, "_" if typed else "", typed) if cfg.ops or preds else None
+    on_map = None
+    if sink is not None:
+        learn = sink.learn
+        on_map = lambda ev: learn(ev.body_bytes(), ev.table_def)      # noqa: E731
+    pairing = RowTransactions(decoder, keep=keep, fault=Fault, on_table_map=on_map)
     schema = _split_schema(split)
     if sink is not None:
-        sink.decoder, sink.schema, sink.tx = decoder, schema, tx
-    learn = sink.learn if sink is not None else None
+        sink.decoder, sink.schema, sink.tx = decoder, schema, pairing.tx
     stream, events = _events(cfg, split, run_files, schema, sink)
-    skipped = stream.skipped
-    try:
-        for ev in events:
-            if skipped:                 # a corrupt stretch skipped: its transaction ends unfinished
-                yield from ((g, e, None) for g, e in pending)
-                yield from ((f, None, None) for f in stream.take())
-                tx = Transactions()
-                pending, xid, step = [], None, tx.step
-                append = pending.append
-                if sink is not None:
-                    sink.tx = tx
-            starts, ends = step(ev)
-            code = ev.header.type_code
-            if starts and pending:
-                yield from ((g, e, None) for g, e in pending)
-                pending = []
-                append = pending.append
-            error = ev.error
-            op = row_ops.get(code) if error is None else None
-            if op is not None:
-                if ops and op not in ops:
-                    continue
-                if preds:
-                    td = decoder.tables.get(ev.fields["table_id"])
-                    ctx = {prefix + "file": ev.file, prefix + "pos": ev.pos, prefix + "end_log_pos": ev.end_log_pos,
-                           prefix + "timestamp": dt.datetime.fromtimestamp(ev.timestamp, UTC),
-                           prefix + "server_id": ev.server_id, prefix + "gtid": decoder.gtid}
-                    if not typed:
-                        ctx["op"] = op
-                        if td is not None:
-                            ctx["schema"], ctx["table"] = td.schema, td.table
-                    if not preds.ok_known(ctx):
-                        continue
-                changes: list = []
-                try:
-                    changes.extend(decode(ev, op))  # one by one: the rows before a fault are kept
-                except BinlogError as exc:
-                    append((changes, ev))
-                    append((Fault(exc), ev))
-                else:
-                    append((changes, ev))
-            else:
-                try:
-                    observe(ev)
-                except BinlogError as exc:
-                    append((Fault(exc), ev))
-                if code == xid_code and error is None:
-                    xid = ev.fields.get("xid")
-                elif code == table_map_code and learn is not None and error is None:
-                    learn(ev.body_bytes(), ev.table_def)
-            if ends:
-                yield from ((g, e, xid) for g, e in pending)
-                pending, xid = [], None
-                append = pending.append
-    except BaseException:
-        yield from ((g, e, None) for g, e in pending)
-        raise
-    yield from ((g, e, None) for g, e in pending)
-    yield from ((f, None, None) for f in stream.take())
+    yield from pairing.pairs(events, stream.skipped)
+
+
+def _keep_rows(decoder: RowDecoder, ops, preds: Predicates, prefix: str, typed: bool):
+    """RowTransactions' `keep`: a rows event of the ops asked for that the pushed filters do not rule out
+    (they see its header, its op, its table and GTID as the decoder knows them)."""
+    def keep(ev, op) -> bool:
+        if ops and op not in ops:
+            return False
+        if preds:
+            td = decoder.tables.get(ev.fields["table_id"])
+            ctx = {prefix + "file": ev.file, prefix + "pos": ev.pos, prefix + "end_log_pos": ev.end_log_pos,
+                   prefix + "timestamp": dt.datetime.fromtimestamp(ev.timestamp, UTC),
+                   prefix + "server_id": ev.server_id, prefix + "gtid": decoder.gtid}
+            if not typed:
+                ctx["op"] = op
+                if td is not None:
+                    ctx["schema"], ctx["table"] = td.schema, td.table
+            if not preds.ok_known(ctx):
+                return False
+        return True
+    return keep
 
 
 def _each_change(groups) -> Iterator[tuple[Any, Any, Any]]:
-    """(row change, its rows event, XID) of each row change of `_row_changes`; a Fault as it comes."""
-    for changes, ev, xid in groups:
+    """(row change, its rows event, its transaction) of each row change of `_row_changes`; a Fault as it comes."""
+    for changes, ev, tx in groups:
         if type(changes) is Fault:
-            yield changes, ev, xid
+            yield changes, ev, tx
         else:
             for rc in changes:
-                yield rc, ev, xid
+                yield rc, ev, tx
 
 
 def _row_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
     """The rows mode's records, a tuple per row change (read_split makes the same columns a rows event
     at a time: `ChangeBatcher`)."""
     encode = _encoder(cfg)
-    for changes, ev, xid in _row_changes(cfg, split, preds, False, run_files):
+    for changes, ev, tx in _row_changes(cfg, split, preds, False, run_files):
         if type(changes) is Fault:
             yield changes
             continue
-        end = ev.end_log_pos
+        end, xid = ev.end_log_pos, tx.xid
         for rc in changes:
             yield (rc.file, rc.pos, end, rc.timestamp * 1_000_000, rc.server_id, rc.gtid, xid, rc.schema,
                    rc.table, rc.op, encode(rc.before), encode(rc.after), rc.row_index)
@@ -414,7 +373,7 @@ def _table_records(cfg, split, preds, table: TableDef, run_files) -> Iterator[tu
     planned = dict(zip(names, types))
     last_def, changed = None, None          # the last TableDef seen, what in it differs from `planned`
     faulted = None                          # the rows event whose fault was given (one per event)
-    for rc, ev, _xid in _each_change(_row_changes(cfg, split, preds, True, run_files)):
+    for rc, ev, _tx in _each_change(_row_changes(cfg, split, preds, True, run_files)):
         if type(rc) is Fault:
             yield rc
             continue

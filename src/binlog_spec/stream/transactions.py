@@ -115,6 +115,10 @@ class Transactions:
     """
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Between transactions, none open (after a stretch of the stream was skipped: what was open is cut)."""
         self.mode: str | None = None   # None (closed), "gtid", "begin", "statement"
         self.gtid: str | None = None
 
@@ -197,6 +201,24 @@ def _micros(us: int) -> datetime:
     return datetime.fromtimestamp(us // 1_000_000, tz=UTC).replace(microsecond=us % 1_000_000)
 
 
+def gtid_commit_stamps(fields: dict) -> tuple[int, int] | None:
+    """The commit times a MySQL 8.0.1+ GTID event carries, in microseconds: (immediate_commit_timestamp,
+    original_commit_timestamp, the immediate one when the event has none); None when it carries none."""
+    immediate = fields.get("immediate_commit_timestamp")
+    if not immediate:
+        return None
+    return immediate, fields.get("original_commit_timestamp") or immediate
+
+
+def commit_time(stamps: tuple[int, int] | None, end_timestamp: int) -> tuple[datetime, str, datetime | None]:
+    """(commit_time, commit_time_source, original_commit_time) of a transaction (the module's notes): its
+    GTID event's `stamps` (gtid_commit_stamps) when it has them, else `end_timestamp`, the header timestamp
+    of the event that ends it (XID or COMMIT)."""
+    if stamps is not None:
+        return _micros(stamps[0]), "immediate_commit_timestamp", _micros(stamps[1])
+    return datetime.fromtimestamp(end_timestamp, tz=UTC), "commit_event", None
+
+
 class _Open:
     __slots__ = ("first", "begin", "end", "size", "commit_us", "original_us", "gtid", "xid", "events", "counts",
                  "tables", "last_ts")
@@ -260,9 +282,9 @@ class Summarizer:
         if code in GTID_EVENTS and ev.error is None:
             f = ev.fields
             t.gtid = self.tx.gtid
-            if f.get("immediate_commit_timestamp"):
-                t.commit_us = f["immediate_commit_timestamp"]
-                t.original_us = f.get("original_commit_timestamp") or t.commit_us
+            stamps = gtid_commit_stamps(f)
+            if stamps is not None:
+                t.commit_us, t.original_us = stamps
         elif code == ET.table_map_event and ev.error is None:
             t.tables.setdefault(table_name or f"{ev.fields['schema']}.{ev.fields['table']}", None)
         elif code == ET.xid_event and ev.error is None:
@@ -282,11 +304,8 @@ class Summarizer:
     def _close(self, complete: bool) -> TxSummary:
         t = self.open
         self.open = None
-        if t.commit_us is not None:
-            commit, source = _micros(t.commit_us), "immediate_commit_timestamp"
-            original = _micros(t.original_us)
-        else:
-            commit, source, original = datetime.fromtimestamp(t.last_ts, tz=UTC), "commit_event", None
+        commit, source, original = commit_time(
+            None if t.commit_us is None else (t.commit_us, t.original_us), t.last_ts)
         c = t.counts
         return TxSummary(
             file=t.first.file, start_pos=t.first.pos, end_pos=t.end,
