@@ -1,4 +1,4 @@
-"""The rows mode's compiled loop (spark/_crowsink.pyx, records._row_sink): the common MariaDB transactions
+"""The rows mode's compiled loop (spark/_crecords.pyx, records._row_sink): the common MariaDB transactions
 taken straight from the reader's window into the batcher's columns. Its reference is records._row_changes
 over every event (records._crowsink set to None): the same batches (rows, columns, batch sizes), the same
 fault rows and errors, whole files and resync pieces, intact and damaged (tests/test_compiled_core.py runs
@@ -74,7 +74,7 @@ def _taken(path: str, **options) -> int:
 
 
 def test_the_compiled_rows_loop_is_built_and_takes_the_common_transactions():
-    assert compiled.load("binlog_spec.spark._crowsink") is not None and records._crowsink is not None
+    assert compiled.load("binlog_spec.spark._crecords") is not None and records._crowsink is not None
     assert records._crowsink.LAYOUTS_AGREE is True
     assert _taken(TYPES, splitSize="0") > 0
     assert _taken(DEMO, splitSize="0") > 0

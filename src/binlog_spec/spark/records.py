@@ -32,9 +32,9 @@ from binlog_spec.spark.pushdown import Predicates
 
 ET = spec.EventType
 UTC = dt.timezone.utc
-#: The rows mode's compiled loop (spark/_crowsink.pyx: common transactions straight from the reader's
+#: The rows mode's compiled loop (spark/_crecords.pyx: common transactions straight from the reader's
 #: window into the batcher's columns), or None: the reference path (`_row_changes`) reads every event.
-_crowsink = compiled.load("binlog_spec.spark._crowsink")
+_crowsink = compiled.load("binlog_spec.spark._crecords")
 
 
 EVENT_FIELDS = [

@@ -12,7 +12,7 @@ when every event of it is one that the reference path (records._row_changes) wou
   transaction tracker of `_row_changes` is between transactions (`tx.mode is None`);
 * then ANNOTATE_ROWS_EVENTs; TABLE_MAP_EVENTs whose body bytes the reference path completed before under the
   same schema (`learn`: the TableDef observe_schema made for them); WRITE/UPDATE/DELETE_ROWS_EVENT_V1 of a
-  mapped table whose every image the compiled image decoder (rows/_crows.pyx ImageDecoder, the plans of
+  mapped table whose every image the compiled image decoder (rows/_cdecoder.pyx ImageDecoder, the plans of
   rows/image_plan.py) decodes; and the XID_EVENT that commits it, all of them whole in the window;
 * the transaction ends before `limit` (a split's range end: the events around a split's end, where
   resync checks the boundary, are the reference's), and past the piece's prefix (the FDE put in front).

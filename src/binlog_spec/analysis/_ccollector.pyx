@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""The compiled loop of `analyze`: the common transaction of a MariaDB binlog counted straight from the
+"""The compiled twin of analysis/collector.py, the loop of `analyze`: the common transaction of a MariaDB binlog counted straight from the
 framing loop's window, with no Event object, no generator and no body parse.
 
 `Sink(analyzer, schema)` is called by the reader (binlog.reader.BinlogReader, `sink=`) with the window's

@@ -18,7 +18,7 @@
     schema (CompiledKeys.learn, from the reference path), mapped again in the check's decoder;
     WRITE/UPDATE/DELETE_ROWS_EVENT_V1 of a table the rollback writes no rows of (passed over, as the
     reference passes them over by their table id), or of a table all of whose undone keys are in the
-    KeySet: the keys of its images read by rows/_crows.pyx `image_keys` with output/rollback/keys.py KeyReader's
+    KeySet: the keys of its images read by rows/_cdecoder.pyx `image_keys` with output/rollback/keys.py KeyReader's
     plans (the rows offsets are spec.rows_offsets', kept per shape), looked up in the KeySet, a row
     found there and not reported yet is a conflict, spooled as CompiledKeys.conflict spools one
     (a batch per call, in the order of the stream); and the XID_EVENT that commits the transaction.

@@ -1,8 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""The base64 script's per-event text in C (output/base64/text.py is the pure-Python reference, which
-gives the same strings for the same arguments): an event framed at its position (size, end_log_pos,
-the CRC32 appended), its ``# at`` comment lines, and the base64 lines of the framed bytes. And `Lane`,
-the base64 lane's loop over the reader's window (base64_lane.sink; base64_lane._lane is its reference)."""
+"""The compiled twin of output/base64/text.py (and of lane.py's loop), which are the pure-Python reference and
+give the same strings for the same arguments: the base64 script's per-event text in C, an event framed at its
+position (size, end_log_pos, the CRC32 appended), its ``# at`` comment lines, and the base64 lines of the framed
+bytes. And `Lane`, the base64 lane's loop over the reader's window (lane.sink; lane._lane is its reference)."""
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from libc.stdint cimport uint32_t
 from libc.string cimport memcpy
@@ -64,13 +64,13 @@ cdef str _encode(const unsigned char* src, Py_ssize_t n):
 
 
 def base64_lines(bytes data):
-    """See base64_text.base64_lines."""
+    """See text.base64_lines."""
     return _encode(<const unsigned char*>PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
 
 
 def event_text(bytes data, Py_ssize_t n, Py_ssize_t pos, bint checksum, str when, server_id, str summary,
                bint encode):
-    """See base64_text.event_text."""
+    """See text.event_text."""
     if not 0 <= n <= PyBytes_GET_SIZE(data):
         raise ValueError("n is beyond the bytes given")
     cdef Py_ssize_t size = n + (4 if checksum else 0)
@@ -95,7 +95,7 @@ def event_text(bytes data, Py_ssize_t n, Py_ssize_t pos, bint checksum, str when
     return comment, _encode(f, size)
 
 
-# -- the lane's loop over the reader's window (base64_lane.sink) -----------------------------------------
+# -- the lane's loop over the reader's window (lane.sink) -----------------------------------------
 
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.stdint cimport uint64_t
@@ -174,7 +174,7 @@ LAYOUTS_AGREE = _layout_probe()
 
 
 cdef class Lane:
-    """The events base64_lane writes unchanged (the pure-Python reference: base64_lane._lane), written
+    """The events base64_lane writes unchanged (the pure-Python reference: lane._lane), written
     straight from the reader's window (binlog.reader.BinlogReader, `sink=`) with no Event object, while
     the Python lane holds nothing (no BINLOG block, no rows event pending, no Item held by the script):
 
@@ -249,7 +249,7 @@ cdef class Lane:
 
     cdef const unsigned char* _framed(self, const unsigned char* e, uint32_t len_event, Py_ssize_t pos,
                                       bint verified, uint32_t* size, uint32_t* crc) except NULL:
-        """The event framed at pos (base64_text.event_text): the window's bytes when they are so already."""
+        """The event framed at pos (text.event_text): the window's bytes when they are so already."""
         cdef Py_ssize_t n = len_event - self.len_checksum
         cdef uint32_t want = <uint32_t>(n + (4 if self.checksum else 0))
         cdef uint32_t end = <uint32_t>((pos + want) & 0xFFFFFFFF)
@@ -378,7 +378,7 @@ cdef class Lane:
     cdef Py_ssize_t _block(self, const unsigned char* p, Py_ssize_t off, Py_ssize_t n, Py_ssize_t pos,
                            bint verify, list lines) except -1:
         """A statement's BINLOG block from off (TABLE_MAPs, then rows events up to the one with STMT_END_F)
-        written to lines, as base64_lane._lane_flush (one rows event) and Base64Script._flush write it:
+        written to lines, as lane._lane_flush (one rows event) and Base64Script._flush write it:
         its bytes, or 0 where it is not taken whole."""
         cdef Py_ssize_t at = off, start = off, len_body, lph, k
         cdef const unsigned char* e
