@@ -35,7 +35,7 @@ COMMANDS: list[list[str]] = [
     # the compiled loop's own close of a transaction, and the reference's for one of the top lists or flagged
     ["analyze", "--format", "json", "--top", "1", "--big-trx-bytes", "400", "--bucket", "1"],
 ]
-#: Checked rollbacks (output.rollback.check; the compiled loop past the window, output/rollback/_cconflicts.pyx): the
+#: Checked rollbacks (output.rollback.check; the compiled loop past the window, output/rollback/_ccheck.pyx): the
 #: window ends at this share of the file ("{stop}"); "{out}" is a temporary -o file, whose bytes are compared.
 CHECKED: list[list[str]] = [
     ["sql", "--sql2", "--rollback", "--stop-position", "{stop:2}"],
@@ -88,7 +88,7 @@ def _drain(lines: list[str], items: Iterable, show: Callable[[object], str]) -> 
 
 
 #: Options of the Spark source's rows-mode reads compared (spark/records.read_split, every split in turn, in
-#: process): whole and in resync pieces, faults raised or as rows (the compiled loop of spark/_crowsink.pyx).
+#: process): whole and in resync pieces, faults raised or as rows (the compiled loop of spark/_crecords.pyx).
 SPARK_ROWS: list[dict[str, str]] = [
     {"splitSize": "0"},
     {"splitSize": "0", "onError": "skip", "batchRows": "100"},

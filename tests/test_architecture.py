@@ -5,7 +5,9 @@ imports the generated parser; spark/ and cli/ never import each other; cli/ impo
 errors and compiled.py of the package. Inside the layers: no two modules import
 each other, directly or through others (imports inside functions and under TYPE_CHECKING count, and so do those
 within one folder); no folder holds more than 12 modules; no module (.py, .pyx and what a .pyx includes) is over
-500 lines; no module of the package is imported under another name.
+500 lines; no module of the package is imported under another name; every compiled module `_cX.pyx` is
+named after its pure-Python twin `X.py` in its folder, and none reads the FDE or frames the window's events
+but through binlog/_cbytes.pxd.
 """
 from __future__ import annotations
 
@@ -265,7 +267,57 @@ def test_the_checker_sees_a_crowded_folder():
 
 def test_the_line_cap_counts_the_compiled_modules():
     assert {p.suffix for p in sources()} >= {".py", ".pyx", ".pxd"}
-    assert PACKAGE / "output" / "rollback" / "_cconflicts.pyx" in sources()
+    assert PACKAGE / "output" / "rollback" / "_ccheck.pyx" in sources()
+
+
+# ------------------------------------------------------------------------------ compiled twins
+#: Compiled modules whose pure-Python twin is not a module of the package, each with its twin.
+TWINLESS = {
+    # kaitaistruct's KaitaiStream (a dependency), which spec.py rebinds to the compiled FastStream
+    "binlog/_cstream.pyx",
+}
+
+
+def without_twin(paths: list[Path]) -> list[str]:
+    """The compiled modules (`_cX.pyx`) with no pure-Python twin `X.py` beside them, the module they accelerate
+    and are named after (`output/base64/_ctext.pyx` <-> `output/base64/text.py`), but those of TWINLESS."""
+    present = set(paths)
+    return [p.relative_to(PACKAGE).as_posix() for p in paths
+            if p.suffix == ".pyx" and p.name.startswith("_c") and p.relative_to(PACKAGE).as_posix() not in TWINLESS
+            and p.with_name(p.name[2:]).with_suffix(".py") not in present]
+
+
+def test_every_compiled_module_is_named_after_its_pure_python_twin():
+    assert without_twin(sources()) == []
+
+
+def test_the_checker_sees_a_compiled_module_without_a_twin():
+    folder = PACKAGE / "output" / "base64"
+    paths = [folder / "text.py", folder / "_ctext.pyx", PACKAGE / "binlog" / "_cstream.pyx"]
+    assert without_twin(paths) == []
+    assert without_twin(paths + [folder / "_cb64.pyx", PACKAGE / "rows" / "_ctext.pyx"]) == [
+        "output/base64/_cb64.pyx", "rows/_ctext.pyx"]
+    assert all((PACKAGE / name).exists() for name in TWINLESS)     # no stale exception
+
+
+def own_preambles(texts: dict[str, str]) -> list[str]:
+    """The compiled modules (name -> source text) that read the FDE's lengths (`post_header_len`) or frame the
+    window's events up to the reader's own (START_ENCRYPTION_EVENT) themselves: binlog/_cbytes.pxd's read_fde and
+    event_at are the one home of that preamble of every compiled loop."""
+    return sorted(name for name, text in texts.items()
+                  if name.endswith(".pyx") and ("post_header_len(" in text or "START_ENCRYPTION_EVENT" in text))
+
+
+def test_the_compiled_loops_share_one_preamble():
+    assert own_preambles({p.relative_to(PACKAGE).as_posix(): p.read_text(encoding="utf-8") for p in sources()}) == []
+
+
+def test_the_checker_sees_a_loop_with_its_own_preamble():
+    texts = {"binlog/_cbytes.pxd": "into.xid = fde.post_header_len(XID_EVENT)\n",
+             "analysis/_ccollector.pyx": "read_fde(fde, LAYOUTS_AGREE, &self.lens)\n",
+             "spark/_crecords.pyx": "self.lph_xid = fde.post_header_len(XID_EVENT)\n",
+             "output/base64/_ctext.pyx": "if code == FORMAT_DESCRIPTION_EVENT or code == START_ENCRYPTION_EVENT:\n"}
+    assert own_preambles(texts) == ["output/base64/_ctext.pyx", "spark/_crecords.pyx"]
 
 
 # ------------------------------------------------------------------------------------- aliases

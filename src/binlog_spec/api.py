@@ -130,7 +130,7 @@ def conflict_check(schema=None):
 def conflict_check_compiled() -> bool:
     """Whether the conflict check's compiled loop can run."""
     from binlog_spec import compiled
-    return compiled.load("binlog_spec.output.rollback._cconflicts") is not None
+    return compiled.load("binlog_spec.output.rollback._ccheck") is not None
 
 
 def conflict_lines(check, tz, force: bool) -> Iterator[str]:

@@ -22,15 +22,17 @@ PURE_ENV = "BINLOG_SPEC_PURE"
 #: added here too): `describe` and `status(every=True)` report on all of them, and the tests require each
 #: to be built and to give what its pure-Python twin gives.
 MODULES: tuple[str, ...] = (
-    "binlog_spec.binlog._cstream",      # KaitaiStream's read API (spec.py rebinds the generated parsers' name)
-    "binlog_spec.rows._crows",          # row images to Python values (rows/image_plan.py plans, rows/decoder.py calls)
-    "binlog_spec.binlog._cframe",       # the framing loop with its CRC32 check (binlog/framing.py walk_events)
-    "binlog_spec.analysis._canalyze",   # analyze's loop over the window (reference: Analyzer.feed of every event)
-    "binlog_spec.output.base64._cb64",  # the base64 script's event text and its lane's loop (output/base64/text.py, lane.py)
-    "binlog_spec.output.sql._csql",     # SQL statements of row changes (output/sql/statements.py formatter)
-    "binlog_spec.output.rollback._cconflicts",  # a checked rollback's loop past its window (rollback/check.py ConflictCheck)
-    "binlog_spec.spark._cvariant",      # row images to Spark VARIANT bytes and Arrow columns (spark/variant.py)
-    "binlog_spec.spark._crowsink",      # the Spark rows mode's loop over the window (reference: records._row_changes)
+    # each is named after its pure-Python twin, in the same folder: `_cX.pyx` accelerates `X.py`
+    # (tests/test_architecture.py holds the rule and its one exception, _cstream)
+    "binlog_spec.binlog._cstream",          # kaitaistruct's KaitaiStream read API (spec.py rebinds the generated parsers' name)
+    "binlog_spec.rows._cdecoder",           # row images to Python values (rows/decoder.py's rows generator; image_plan.py plans)
+    "binlog_spec.binlog._cframing",         # the framing loop with its CRC32 check (binlog/framing.py walk_events, skip_events)
+    "binlog_spec.analysis._ccollector",     # analyze's loop over the window (analysis/collector.py: Analyzer.feed of every event)
+    "binlog_spec.output.base64._ctext",     # the base64 script's event text and its lane's loop (output/base64/text.py, lane.py)
+    "binlog_spec.output.sql._cstatements",  # SQL statements of row changes (output/sql/statements.py formatter)
+    "binlog_spec.output.rollback._ccheck",  # a checked rollback's loop past its window (output/rollback/check.py ConflictCheck)
+    "binlog_spec.spark._cvariant",          # row images to Spark VARIANT bytes and Arrow columns (spark/variant.py)
+    "binlog_spec.spark._crecords",          # the Spark rows mode's loop over the window (spark/records.py _row_changes)
 )
 
 #: Compiled module name -> the module (loaded) or the reason it is not running.
@@ -70,7 +72,7 @@ def describe() -> str:
     compiled CRC32 (ISA-L or zlib: binlog/_crc32.h)."""
     st = status(every=True)
     if st and all(v == "compiled" for v in st.values()):
-        crc = getattr(_STATE.get("binlog_spec.binlog._cframe"), "CRC32", "?")     # binlog/_crc32.h's choice
+        crc = getattr(_STATE.get("binlog_spec.binlog._cframing"), "CRC32", "?")     # binlog/_crc32.h's choice
         return "compiled core (" + ", ".join(n.rpartition(".")[2] for n in st) + f"), CRC32 by {crc}"
     if not st:
         return "pure-Python core"

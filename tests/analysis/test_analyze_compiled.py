@@ -1,4 +1,4 @@
-"""analyze's compiled loop (analysis/_canalyze.pyx, collector.sink): it takes most of a MariaDB binlog's
+"""analyze's compiled loop (analysis/_ccollector.pyx, collector.sink): it takes most of a MariaDB binlog's
 events straight from the reader's window, and the report, the warnings and the exit code are the ones
 of the pure-Python reference (every event through Analyzer.feed), also on damaged binlogs whose events
 keep valid checksums (the loop must leave every event it cannot count exactly to the reference)."""
@@ -42,7 +42,7 @@ def _cli(path, argv, loop: bool, monkeypatch):
     """stdout, stderr and exit code of `analyze`, with the compiled loop or with the reference alone."""
     with monkeypatch.context() as m:
         if not loop:
-            m.setattr(collector, "_canalyze", None)
+            m.setattr(collector, "_ccollector", None)
         out, err = io.StringIO(), io.StringIO()
         code = main(["analyze", "--format", "json", *argv, str(path)], out, err)
     return out.getvalue(), err.getvalue(), code
@@ -71,7 +71,7 @@ def _report(paths, loop: bool, read_options=ReadOptions(), **options):
 
 @needs_compiled
 def test_the_compiled_loop_runs_and_takes_most_of_a_mariadb_binlog():
-    assert "_canalyze" in compiled.describe()
+    assert "_ccollector" in compiled.describe()
     path = FIXTURES / "types-full" / "mariadb-bin.000001"
     fast, sink = _report([path], loop=True)
     slow, _ = _report([path], loop=False)
@@ -83,12 +83,12 @@ def test_the_compiled_loop_runs_and_takes_most_of_a_mariadb_binlog():
 def test_the_loops_gtid_and_xid_reads_agree_with_the_generated_parser():
     """Checked at import against the spec's parser (else the loop never runs: the test would then pass
     slowly, so it is asserted here)."""
-    from binlog_spec.analysis import _canalyze
-    assert _canalyze.LAYOUTS_AGREE is True
+    from binlog_spec.analysis import _ccollector
+    assert _ccollector.LAYOUTS_AGREE is True
 
 
 def test_without_the_compiled_core_there_is_no_loop(monkeypatch):
-    monkeypatch.setattr(collector, "_canalyze", None)
+    monkeypatch.setattr(collector, "_ccollector", None)
     assert collector.sink(collector.Analyzer(), SchemaTracker()) is None
 
 

@@ -80,7 +80,7 @@ def test_jobs_give_what_one_process_gives(argv, pieces, monkeypatch):
     """Where the check's compiled loop runs, a checked rollback runs in one process under --jobs too; the
     pieces (the parent checks the whole input first) are what the pure-Python core runs, forced here."""
     from binlog_spec import compiled
-    alone = compiled.load("binlog_spec.output.rollback._cconflicts") is not None and not pieces
+    alone = compiled.load("binlog_spec.output.rollback._ccheck") is not None and not pieces
     if pieces:
         monkeypatch.setattr(jobs, "_checked_rollback_runs_alone", lambda args: False)
     modes, mode_of = [], jobs.mode_of

@@ -1,4 +1,4 @@
-"""The base64 script lane's compiled loop (output/base64/_cb64.pyx `Lane`, base64_lane.sink): it writes most of
+"""The base64 script lane's compiled loop (output/base64/_ctext.pyx `Lane`, base64_lane.sink): it writes most of
 a MariaDB binlog's events straight from the reader's window, and the script, the warnings and the error
 are the ones of the pure-Python reference (every event through the Item path, Base64Script.lines over
 Rewriter.items), on every corpus and fixture file, with windows that cut transactions, without CRC32
@@ -76,7 +76,7 @@ def _cli(path, argv, loop: bool, monkeypatch):
     """stdout, stderr and exit code of `sql`, with the compiled loop or without it."""
     with monkeypatch.context() as m:
         if not loop:
-            m.setattr("binlog_spec.output.base64.lane._cb64", None)
+            m.setattr("binlog_spec.output.base64.lane._ctext", None)
         out, err = io.StringIO(), io.StringIO()
         code = main(["sql", "--jobs", "1", *argv, str(path)], out, err)
     return out.getvalue(), err.getvalue(), code
@@ -93,12 +93,12 @@ def test_the_compiled_lane_runs_and_writes_most_of_a_mariadb_binlog():
 @needs_compiled
 def test_the_lanes_gtid_xid_and_rows_reads_agree_with_the_generated_parser():
     """Checked at import against the spec's parser (else the loop never runs: asserted here)."""
-    from binlog_spec.output.base64 import _cb64
-    assert _cb64.LAYOUTS_AGREE is True
+    from binlog_spec.output.base64 import _ctext
+    assert _ctext.LAYOUTS_AGREE is True
 
 
 def test_without_the_compiled_core_there_is_no_loop(monkeypatch):
-    monkeypatch.setattr("binlog_spec.output.base64.lane._cb64", None)
+    monkeypatch.setattr("binlog_spec.output.base64.lane._ctext", None)
     with Rewriter(WriteOptions()) as rewriter:
         assert lane_sink(Base64Script(Base64Options(), rewriter), rewriter) is None
 

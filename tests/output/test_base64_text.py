@@ -1,4 +1,4 @@
-"""The base64 script's per-event text (output/base64/text.py, compiled as output/base64/_cb64.pyx): the compiled
+"""The base64 script's per-event text (output/base64/text.py, compiled as output/base64/_ctext.pyx): the compiled
 twin gives what the pure-Python one gives (the framing, the ``#`` lines, the base64 lines), over byte
 literals at every size, position and checksum setting, and over every event of the corpus and fixtures;
 the pure one is binlog.writer.frame's framing and base64.encodebytes' lines."""
@@ -16,11 +16,11 @@ from binlog_spec.output.base64.text import base64_lines, event_text
 
 from conftest import CORPUS, FIXTURES, collect, manifest_rows
 
-_cb64 = compiled.load("binlog_spec.output.base64._cb64")
+_ctext = compiled.load("binlog_spec.output.base64._ctext")
 ENCODERS = [pytest.param(base64_lines, id="pure"),
-            pytest.param(_cb64.base64_lines if _cb64 else None, id="compiled")]
+            pytest.param(_ctext.base64_lines if _ctext else None, id="compiled")]
 TEXTS = [pytest.param(event_text, id="pure"),
-         pytest.param(_cb64.event_text if _cb64 else None, id="compiled")]
+         pytest.param(_ctext.event_text if _ctext else None, id="compiled")]
 
 
 def bare(type_code: int, body: bytes, server_id: int = 7, flags: int = 0) -> bytes:
@@ -60,7 +60,7 @@ def test_an_event_is_framed_at_its_position_with_its_crc32_and_commented(text):
 
 
 def test_the_twins_agree_on_sizes_positions_checksums_and_refusals():
-    assert _cb64 is not None, "the compiled base64 text is not built"
+    assert _ctext is not None, "the compiled base64 text is not built"
     cases = [bare(code, bytes(range(n % 256)) * (n // 256 + 1), server_id=sid)[:19 + n]
              for code in (2, 16, 19, 30) for n in (0, 1, 2, 3, 37, 38, 39, 300) for sid in (0, 0xFFFFFFFF)]
     cases += [bare(15, bytes(80)), bare(16, b""), b"", b"\x00" * 18, bare(16, bytes(8))[:19]]   # FDE, short
@@ -70,7 +70,7 @@ def test_the_twins_agree_on_sizes_positions_checksums_and_refusals():
                 for encode in (True, False):
                     for data, n in ((b, len(b)), (b + b"\x01\x02\x03\x04", len(b)), (b, len(b) + 1), (b, -1)):
                         args = (data, n, pos, checksum, "260101  9:05:00", 42, "x\ty é", encode)
-                        assert _outcome(_cb64.event_text, *args) == _outcome(event_text, *args), args
+                        assert _outcome(_ctext.event_text, *args) == _outcome(event_text, *args), args
 
 
 FILES = ([CORPUS / row["file"] for row in manifest_rows()]
@@ -78,7 +78,7 @@ FILES = ([CORPUS / row["file"] for row in manifest_rows()]
 
 
 def test_the_twins_agree_on_every_event_of_the_corpus_and_fixtures():
-    assert _cb64 is not None, "the compiled base64 text is not built"
+    assert _ctext is not None, "the compiled base64 text is not built"
     seen = 0
     for path in FILES:
         events, _ = collect(path, verify_checksums=False)
@@ -87,8 +87,8 @@ def test_the_twins_agree_on_every_event_of_the_corpus_and_fixtures():
                 continue
             b = bare_bytes(ev)
             args = (b, len(b), ev.pos, ev.checksum is not None, "260101  9:05:00", ev.server_id, ev.type, True)
-            assert _cb64.event_text(*args) == event_text(*args), (path, ev.pos)
+            assert _ctext.event_text(*args) == event_text(*args), (path, ev.pos)
             n = len(ev.raw) - 4 if ev.checksum is not None else len(ev.raw)     # the bytes as read
-            assert _cb64.event_text(ev.raw, n, *args[2:]) == event_text(*args), (path, ev.pos)
+            assert _ctext.event_text(ev.raw, n, *args[2:]) == event_text(*args), (path, ev.pos)
             seen += 1
     assert seen > 10000

@@ -1,5 +1,5 @@
 """The keys the conflict check compares (output.rollback.keys): the fast path that reads integer keys
-straight from the row images (rows/_crows.pyx image_keys) gives what the reference gives, the keys of
+straight from the row images (rows/_cdecoder.pyx image_keys) gives what the reference gives, the keys of
 the decoded row changes (`row_keys`), on every rows event of real files, and hands back (None) what it
 does not take: a NULL key, a short image, a text key, no compiled core.
 """
@@ -49,7 +49,7 @@ def _rows_events(path):
 @pytest.fixture(autouse=True)
 def compiled_rows(monkeypatch):
     """The compiled row-image module in use, whatever BINLOG_SPEC_PURE says (it must be built)."""
-    monkeypatch.setattr(image_plan, "crows", importlib.import_module("binlog_spec.rows._crows"))
+    monkeypatch.setattr(image_plan, "crows", importlib.import_module("binlog_spec.rows._cdecoder"))
 
 
 def _compiled_reader() -> KeyReader:

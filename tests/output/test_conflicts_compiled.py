@@ -1,4 +1,4 @@
-"""The conflict check's compiled part (output/rollback/_cconflicts.pyx): the KeySet of the undone integer keys, and
+"""The conflict check's compiled part (output/rollback/_ccheck.pyx): the KeySet of the undone integer keys, and
 the loop that takes the common transactions past the rollback's window straight from the reader's window.
 The report, the undo, the warnings and the exit code are the ones of the Python path (ConflictCheck
 without the compiled part), also when the reader's window cuts transactions, and on damaged binlogs whose
@@ -75,7 +75,7 @@ def _cli(path, argv, loop: bool, monkeypatch, tmp_path) -> tuple:
                 return counted[-1]
             m.setattr(ConflictCheck, "sink", sink)
         else:
-            m.setattr("binlog_spec.output.rollback.check._cconflicts", None)
+            m.setattr("binlog_spec.output.rollback.check._ccheck", None)
         out, err = io.StringIO(), io.StringIO()
         code = main(["sql", *[a.replace("{out}", str(target)) for a in argv], str(path)], out, err)
     written = target.read_bytes() if target.exists() else None
@@ -87,7 +87,7 @@ def _cli(path, argv, loop: bool, monkeypatch, tmp_path) -> tuple:
 
 @needs_compiled
 def test_the_loop_runs_and_takes_most_of_what_follows_the_window(monkeypatch, tmp_path):
-    assert "_cconflicts" in compiled.describe()
+    assert "_ccheck" in compiled.describe()
     argv = ["--sql2", "--rollback", "--stop-position", "60000"]
     fast, taken = _cli(TYPES, argv, True, monkeypatch, tmp_path)
     slow, _ = _cli(TYPES, argv, False, monkeypatch, tmp_path)
@@ -98,12 +98,12 @@ def test_the_loop_runs_and_takes_most_of_what_follows_the_window(monkeypatch, tm
 
 @needs_compiled
 def test_the_loops_gtid_and_xid_reads_agree_with_the_generated_parser():
-    from binlog_spec.output.rollback import _cconflicts
-    assert _cconflicts.LAYOUTS_AGREE is True
+    from binlog_spec.output.rollback import _ccheck
+    assert _ccheck.LAYOUTS_AGREE is True
 
 
 def test_without_the_compiled_core_there_is_no_loop_and_no_key_set(monkeypatch):
-    monkeypatch.setattr("binlog_spec.output.rollback.check._cconflicts", None)
+    monkeypatch.setattr("binlog_spec.output.rollback.check._ccheck", None)
     check = ConflictCheck()
     assert check.sink() is None and check.compiled.fast is None
 
@@ -123,7 +123,7 @@ def _checked(paths, filters: FilterOptions, loop: bool, options: ReadOptions, mo
     paths = [str(p) for p in paths]
     with monkeypatch.context() as m:
         if not loop:
-            m.setattr("binlog_spec.output.rollback.check._cconflicts", None)
+            m.setattr("binlog_spec.output.rollback.check._ccheck", None)
         check = ConflictCheck(SchemaTracker())
         sink = check.sink()
         counting = _Counting(sink) if sink is not None else None
@@ -150,7 +150,7 @@ def test_transactions_cut_by_the_readers_window_are_handed_to_the_python_path(bu
 
 @needs_compiled
 def test_the_key_set_keeps_the_first_change_of_a_row_and_reports_it_once():
-    from binlog_spec.output.rollback._cconflicts import KeySet
+    from binlog_spec.output.rollback._ccheck import KeySet
     keys = KeySet()
     assert keys.add(0, [(1,), (2,), (2,), (3,)], True, 7, 1)     # an UPDATE: 1 -> 2, 2 -> 3 (after ones)
     assert keys.add(0, [(-5,), (2 ** 64 - 1,)], False, 8, 0)
@@ -163,7 +163,7 @@ def test_the_key_set_keeps_the_first_change_of_a_row_and_reports_it_once():
 
 @needs_compiled
 def test_a_full_key_set_takes_no_more_keys_and_keeps_those_it_has():
-    from binlog_spec.output.rollback._cconflicts import KeySet
+    from binlog_spec.output.rollback._ccheck import KeySet
     keys = KeySet(1 << 12)
     assert keys.add(0, [(k,) for k in range(3000)], False, 1, 0)
     assert not keys.add(0, [(k,) for k in range(3000, 6000)], False, 2, 0)
@@ -174,16 +174,16 @@ def test_a_full_key_set_takes_no_more_keys_and_keeps_those_it_has():
 @needs_compiled
 def test_a_full_key_set_leaves_the_rest_to_the_python_path(monkeypatch, tmp_path):
     """Past its limit the KeySet takes no more keys: the tables whose keys it lacks go the Python way."""
-    from binlog_spec.output.rollback import _cconflicts
+    from binlog_spec.output.rollback import _ccheck
     argv = ["--sql2", "--rollback", "--stop-position", "60000"]
     slow = _cli(TYPES, argv, False, monkeypatch, tmp_path)[0]
     with monkeypatch.context() as m:
-        m.setattr("binlog_spec.output.rollback.check._cconflicts", _Limited(_cconflicts))
+        m.setattr("binlog_spec.output.rollback.check._ccheck", _Limited(_ccheck))
         assert _cli(TYPES, argv, True, monkeypatch, tmp_path)[0] == slow
 
 
 class _Limited:
-    """_cconflicts with a KeySet of 16 entries."""
+    """_ccheck with a KeySet of 16 entries."""
 
     def __init__(self, module):
         self.module, self.Sink = module, module.Sink

@@ -201,7 +201,7 @@ def _both_cores(runs: list[list[str]]) -> dict[str, list]:
                               text=True, check=True)
         got[name] = json.loads(done.stdout)
     assert got["pure"].pop(0).startswith("pure-Python core")
-    assert got["compiled"].pop(0).startswith("compiled core (") and "_cconflicts" in compiled_core()
+    assert got["compiled"].pop(0).startswith("compiled core (") and "_ccheck" in compiled_core()
     return got
 
 

@@ -1,4 +1,4 @@
-"""The compiled statement formatter (output/sql/_csql.pyx, made per table by statements.formatter) against the
+"""The compiled statement formatter (output/sql/_cstatements.pyx, made per table by statements.formatter) against the
 reference builders of output/sql/statements.py and the literals of output/sql/text.py: every literal type it
 writes in C, by hand-written literal, in INSERT, DELETE and UPDATE, forward and rollback; the values it
 hands back to sql_text.literal; and every row shape it leaves to the builders (same text, same error).
@@ -30,7 +30,7 @@ from binlog_spec.rows.tablemap import TableDef
 
 def _compiled_module():
     try:
-        return importlib.import_module("binlog_spec.output.sql._csql")
+        return importlib.import_module("binlog_spec.output.sql._cstatements")
     except ImportError as exc:
         if os.environ.get("CI"):
             pytest.fail(f"the compiled statement formatter is not built under CI: {exc}")

@@ -1,9 +1,9 @@
-"""The compiled row-image decoder (rows/_crows.pyx) against the pure-Python reference: byte-literal
+"""The compiled row-image decoder (rows/_cdecoder.pyx) against the pure-Python reference: byte-literal
 images of every kind it decodes in C (and of the kinds it calls back), then every corpus and fixture
 file through the whole rows pipeline, compiled and pure, with identical values (types included) and
 identical errors.
 
-The extension is built by `pip install .` (or `cythonize -i -3 src/binlog_spec/rows/_crows.pyx`). When
+The extension is built by `pip install .` (or `cythonize -i -3 src/binlog_spec/rows/_cdecoder.pyx`). When
 it is not built these tests skip, except under CI (the CI environment variable set), where they fail.
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ from conftest import CORPUS, FIXTURES, manifest_rows
 
 def _compiled_module():
     try:
-        return importlib.import_module("binlog_spec.rows._crows")
+        return importlib.import_module("binlog_spec.rows._cdecoder")
     except ImportError as exc:
         if os.environ.get("CI"):
             pytest.fail(f"the compiled row decoder is not built under CI: {exc}")

@@ -1,6 +1,6 @@
-"""The rows mode's compiled loop (spark/_crowsink.pyx, records._row_sink): the common MariaDB transactions
+"""The rows mode's compiled loop (spark/_crecords.pyx, records._row_sink): the common MariaDB transactions
 taken straight from the reader's window into the batcher's columns. Its reference is records._row_changes
-over every event (records._crowsink set to None): the same batches (rows, columns, batch sizes), the same
+over every event (records._crecords set to None): the same batches (rows, columns, batch sizes), the same
 fault rows and errors, whole files and resync pieces, intact and damaged (tests/test_compiled_core.py runs
 the same comparison over the corpus, the fixtures and fuzz cases, with BINLOG_SPEC_PURE=1)."""
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _batches(path: str, monkeypatch, compiled_loop: bool, **options) -> list:
     ended a split; with or without the compiled loop."""
     with monkeypatch.context() as m:
         if not compiled_loop:
-            m.setattr(records, "_crowsink", None)
+            m.setattr(records, "_crecords", None)
         cfg = Config.from_options({"paths": json.dumps([path]), "mode": "rows", **options})
         schema = records.output_schema(cfg)
         out = []
@@ -74,8 +74,8 @@ def _taken(path: str, **options) -> int:
 
 
 def test_the_compiled_rows_loop_is_built_and_takes_the_common_transactions():
-    assert compiled.load("binlog_spec.spark._crowsink") is not None and records._crowsink is not None
-    assert records._crowsink.LAYOUTS_AGREE is True
+    assert compiled.load("binlog_spec.spark._crecords") is not None and records._crecords is not None
+    assert records._crecords.LAYOUTS_AGREE is True
     assert _taken(TYPES, splitSize="0") > 0
     assert _taken(DEMO, splitSize="0") > 0
     # a read with filters or pushed predicates is the reference's alone

@@ -342,7 +342,7 @@ class Analyzer:
                 "big": tx.bytes > o.big_trx_bytes, "long": tx.duration_s > o.long_trx_seconds}
 
     # ------------------------------------------------------------------
-    # The compiled loop's way in (analysis/_canalyze.pyx, `sink`).
+    # The compiled loop's way in (analysis/_ccollector.pyx, `sink`).
     _new_table_stat = _TableStat
 
     def _adopt_fast(self, file: str, start_pos: int, header: spec.EventHeader, gtid: str, begin: int,
@@ -370,18 +370,18 @@ class Analyzer:
         return figures.report(self)
 
 
-_canalyze = compiled.load("binlog_spec.analysis._canalyze")
+_ccollector = compiled.load("binlog_spec.analysis._ccollector")
 
 
 def sink(analyzer: Analyzer, schema) -> Any:
-    """The compiled loop (analysis/_canalyze.pyx) that counts most of a MariaDB binlog's transactions
+    """The compiled loop (analysis/_ccollector.pyx) that counts most of a MariaDB binlog's transactions
     for `analyzer` straight from the reader's window (`read_events(..., sink=)`), or None with the
     pure-Python core: every event then goes through `Analyzer.feed`, the reference. `schema`: the
     SchemaTracker of the schema stage (rows.observe_schema) that completes the TABLE_MAPs the analyzer
     is fed; the events must reach the analyzer unfiltered and in order."""
-    if _canalyze is None or getattr(schema, "generation", None) is None:
+    if _ccollector is None or getattr(schema, "generation", None) is None:
         return None
-    return _canalyze.Sink(analyzer, schema)
+    return _ccollector.Sink(analyzer, schema)
 
 
 def analyze(events: Iterable[Event], options: AnalyzeOptions = AnalyzeOptions(),

@@ -16,6 +16,10 @@ CRC32s, from a window cimports it):
 * `whole_and_sound`: the size and CRC32 checks an event passes before a compiled loop takes it;
 * `event_crc32`: the CRC32 of an event's bytes (binlog/_crc32.h: Intel's ISA-L where setup.py found it,
   else zlib; `CRC32_IMPLEMENTATION` names the one built in);
+* `Fde` and `read_fde`: what a compiled loop takes from the window's FORMAT_DESCRIPTION_EVENT (whether it can
+  read its events at all, the checksum's length, the post-header lengths of the types it reads), read once per
+  FDE;
+* `event_at`: the next event of the window, framed (type code, size) and checked before a loop takes it;
 * `gtid_xid_reads_agree()`: whether those reads give what the generated parser gives for the same bytes
   (as spec._FAST_HEADER checks the header), so that the spec stays the one source of the layouts and a
   loop that reads them never runs where they differ.
@@ -73,6 +77,45 @@ cdef inline bint whole_and_sound(const unsigned char* e, uint32_t len_event, Py_
     if len_event < <uint32_t>min_len or <Py_ssize_t>len_event > avail:
         return False
     return not (verify and len_checksum == 4 and event_crc32(e, len_event - 4) != u4(e + len_event - 4))
+
+
+ctypedef struct Fde:
+    bint usable         # a compiled loop reads this FDE's events: 19-byte common header, checksum of 0 or 4 bytes
+    int len_checksum    # (and what the loop itself requires: read_fde's `agree`)
+    int xid             # the post-header lengths of XID_EVENT, ANNOTATE_ROWS_EVENT
+    int annotate
+    int rows[3]         # ... and of WRITE/UPDATE/DELETE_ROWS_EVENT_V1 (index: code - WRITE_ROWS_EVENT_V1)
+
+
+cdef inline int read_fde(object fde, bint agree, Fde* into) except -1:
+    """What a compiled loop takes from `fde` (a spec.FormatDescription), into `into`; `agree`: whether the loop's
+    own conditions hold (its layouts agree with the spec's, ...): usable needs them too."""
+    into.usable = agree and fde.len_common_header == LEN_EVENT_HEADER and fde.len_checksum in (0, 4)
+    into.len_checksum = fde.len_checksum
+    into.xid = fde.post_header_len(XID_EVENT)
+    into.annotate = fde.post_header_len(ANNOTATE_ROWS_EVENT)
+    into.rows[0] = fde.post_header_len(WRITE_ROWS_EVENT_V1)
+    into.rows[1] = fde.post_header_len(UPDATE_ROWS_EVENT_V1)
+    into.rows[2] = fde.post_header_len(DELETE_ROWS_EVENT_V1)
+    return 0
+
+
+cdef inline bint event_at(const unsigned char* p, Py_ssize_t off, Py_ssize_t n, int len_checksum, bint verify,
+                          int* code, uint32_t* len_event) noexcept:
+    """Whether a compiled loop may take the event at `off` of the window's `n` bytes at `p`, with its type code and
+    size (its header's fields) put in `code` and `len_event`: its header is in the window, it is no
+    FORMAT_DESCRIPTION_EVENT or START_ENCRYPTION_EVENT (the reader's own: they change how the next events read),
+    and it is whole_and_sound. A loop stops at the first event it may not take: the reader's full path reads it."""
+    cdef const unsigned char* e
+    if n - off < LEN_EVENT_HEADER:
+        return False
+    e = p + off
+    code[0] = e[OFS_TYPE_CODE]
+    len_event[0] = u4(e + OFS_LEN_EVENT)
+    if code[0] == FORMAT_DESCRIPTION_EVENT or code[0] == START_ENCRYPTION_EVENT:
+        return False
+    return whole_and_sound(e, len_event[0], n - off, <Py_ssize_t>LEN_EVENT_HEADER + len_checksum, len_checksum,
+                           verify)
 
 
 cdef inline bint gtid_xid_reads_agree():

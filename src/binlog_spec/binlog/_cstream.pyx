@@ -1,5 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=False
-"""The compiled stream: kaitaistruct 0.11's `KaitaiStream` read API over an in-memory buffer, in C.
+"""The compiled stream: kaitaistruct 0.11's `KaitaiStream` read API over an in-memory buffer, in C. Its twin is
+kaitaistruct's module, not one of the package: hence its name, the one exception to `_cX.pyx` <-> `X.py`.
 
 The generated parsers (generated/binlog.py) read every field through `self._io.read_*()` and build
 their sub-streams as `KaitaiStream(BytesIO(raw))`; spec.py rebinds that name to `FastStream`, in one

@@ -141,7 +141,7 @@ SKIP_BATCH = 4096
 
 def walk_events(buf: bytes, off: int, len_checksum: int, verify: bool,
                 max_events: int = WALK_BATCH) -> list[tuple["spec.EventHeader", bytes, int | None]]:
-    """The framing loop's fast part (the pure-Python reference of _cframe.walk_events): the whole
+    """The framing loop's fast part (the pure-Python reference of _cframing.walk_events): the whole
     events of `buf` from `off`, at most `max_events`, as (header, bytes, CRC32 trailer or None), for
     events after an FDE whose checksum trailer is `len_checksum` (0 or 4) bytes, the CRC32 checked
     when `verify`. Stops, without taking it, at the first event that needs the reader's full path: one
@@ -173,7 +173,7 @@ STOP, SHOW, RUN = 1, 2, 3
 
 def skip_events(buf: bytes, off: int, end: int, len_checksum: int, verify: bool, marks: bytes,
                 max_events: int = SKIP_BATCH, run_end: int = -1) -> tuple[int, int, list[tuple[int, int, int, int]]]:
-    """The scan mode's fast part (the pure-Python reference of _cframe.skip_events): steps over the
+    """The scan mode's fast part (the pure-Python reference of _cframing.skip_events): steps over the
     whole events of buf[off:end], at most `max_events`, with the checks of walk_events (the CRC32 when
     `verify` and `len_checksum` is 4), up to one whose type code `marks` (256 bytes, one per code)
     marks STOP; returns (the offset reached, the events stepped over, and (offset, type code, size,
@@ -224,8 +224,8 @@ def skip_marks(show, runs=()) -> bytes:
     return bytes(marks)
 
 
-_cframe = compiled.load("binlog_spec.binlog._cframe")
-#: walk_events as the reader calls it: the compiled one (binlog/_cframe.pyx) where it is built.
-walk = _cframe.walk_events if _cframe is not None else walk_events
+_cframing = compiled.load("binlog_spec.binlog._cframing")
+#: walk_events as the reader calls it: the compiled one (binlog/_cframing.pyx) where it is built.
+walk = _cframing.walk_events if _cframing is not None else walk_events
 #: skip_events as the scan mode calls it, compiled where built.
-skip = _cframe.skip_events if _cframe is not None else skip_events
+skip = _cframing.skip_events if _cframing is not None else skip_events

@@ -42,7 +42,7 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
     (rollback_check.conflict_check), which sees every event and reads the files to their end."""
     options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, args.filters))
     if check is not None and sink is None:
-        sink = check.sink()     # the check's compiled loop past the window (output/rollback/_cconflicts.pyx), or None
+        sink = check.sink()     # the check's compiled loop past the window (output/rollback/_ccheck.pyx), or None
 
     def read():
         for ev in with_progress(_read(args, faults, options, sink), args.files, err):

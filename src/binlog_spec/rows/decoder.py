@@ -104,7 +104,7 @@ def decode_image(buf: bytes, pos: int, table: TableDef, present: list[int],
 # anything, or that it reads past the end of the rows, is decoded again by decode_image,
 # which gives the value or the precise error. Values, dict order and errors are
 # decode_image's. Where the compiled core runs (binlog_spec.compiled), the same generator comes
-# from rows/_crows.pyx instead, with the same contract (rows/image_plan.py plans its images).
+# from rows/_cdecoder.pyx instead, with the same contract (rows/image_plan.py plans its images).
 
 def _image_source(columns: list[values.Column], tag: str, globs: dict[str, Any], text: bool) -> list[str]:
     """Statements that decode one image of these columns from `buf` at `pos` into the dict
@@ -160,7 +160,7 @@ def compile_rows(table: TableDef, op: str, before: list[int], after: list[int] |
     RowDecoder._rows_generic yields them. `template` holds the RowChange fields of the event
     (the dict the dataclass __init__ would fill, less gtid, images and row_index)."""
     images = [("b", before)] + ([("a", after)] if op == UPDATE else [])
-    if image_plan.crows is not None:       # the same generator, compiled (rows/_crows.pyx)
+    if image_plan.crows is not None:       # the same generator, compiled (rows/_cdecoder.pyx)
         return image_plan.rows_function(table, op, [present for _tag, present in images], names, decode_image,
                                         RowChange, _malformed_row, f"<compiled rows ({op}) of {table.schema}."
                                         f"{table.table} #{next(_COMPILED_COUNT)}>")

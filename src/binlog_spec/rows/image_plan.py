@@ -1,9 +1,9 @@
-"""The plan of one row-image layout for the compiled image decoder (`_crows`), and the switch that
+"""The plan of one row-image layout for the compiled image decoder (`_cdecoder`), and the switch that
 says whether it runs.
 
 `rows_function(...)` gives decoder.compile_rows's generator function made with the compiled decoder,
 or None when the compiled core is not running (not built, or BINLOG_SPEC_PURE=1: `binlog_spec.compiled`);
-`_crows.ImageDecoder(plan(columns, names)).decode(buf, pos) -> (row dict, position after the image)`
+`_cdecoder.ImageDecoder(plan(columns, names)).decode(buf, pos) -> (row dict, position after the image)`
 decodes one image whose present columns are `columns` (dict keys `names`). The plan holds one entry per
 column: (key, kind, a, b, c, obj), the kind and parameters that `decode_value` would derive from the
 column's metadata on every value, derived once here with the same rules (values.py, scalars.py,
@@ -28,7 +28,7 @@ from binlog_spec.rows.values import COLUMN_TYPES, decode_value
 
 #: The compiled module, or None (the generated Python code of codegen.inline_source runs then).
 #: Tests set it to None to run the pure path in the same process.
-crows = compiled.load("binlog_spec.rows._crows")
+crows = compiled.load("binlog_spec.rows._cdecoder")
 
 _INT_SIZES = {TINY: 1, SHORT: 2, INT24: 3, LONG: 4, LONGLONG: 8}
 _BLOBS = (TINY_BLOB, BLOB, MEDIUM_BLOB, LONG_BLOB)
@@ -52,7 +52,7 @@ def _fsp(meta: dict) -> int | None:
 
 
 def column_plan(col: Column) -> tuple[str, int, Any, int, Any]:
-    """(kind name, a, b, c, obj) of one column, as _crows.ImageDecoder takes it (by kind name)."""
+    """(kind name, a, b, c, obj) of one column, as _cdecoder.ImageDecoder takes it (by kind name)."""
     code, meta = col.type_code, col.meta if isinstance(col.meta, dict) else {}
     if code in _INT_SIZES:
         return "int", _INT_SIZES[code], 0 if col.unsigned else 1, 0, None
@@ -79,7 +79,7 @@ def column_plan(col: Column) -> tuple[str, int, Any, int, Any]:
 
 
 def plan(columns: list[Column], names: list[str]) -> list[tuple]:
-    """The plan of images of these present columns, with these dict keys, for _crows.ImageDecoder."""
+    """The plan of images of these present columns, with these dict keys, for _cdecoder.ImageDecoder."""
     kinds, codecs = crows.KINDS, crows.CODECS
     out = []
     for col, name in zip(columns, names):

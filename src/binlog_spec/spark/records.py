@@ -31,9 +31,9 @@ from binlog_spec.spark.pushdown import Predicates
 
 ET = spec.EventType
 UTC = dt.timezone.utc
-#: The rows mode's compiled loop (spark/_crowsink.pyx: common transactions straight from the reader's
+#: The rows mode's compiled loop (spark/_crecords.pyx: common transactions straight from the reader's
 #: window into the batcher's columns), or None: the reference path (`_row_changes`) reads every event.
-_crowsink = compiled.load("binlog_spec.spark._crowsink")
+_crecords = compiled.load("binlog_spec.spark._crecords")
 
 
 EVENT_FIELDS = [
@@ -280,12 +280,12 @@ def _event_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
 
 
 def _row_sink(cfg: Config, split: Split, preds: Predicates, batcher: ChangeBatcher, tail: tuple):
-    """The compiled loop of the rows mode (spark/_crowsink.pyx), which puts the row changes of the common
+    """The compiled loop of the rows mode (spark/_crecords.pyx), which puts the row changes of the common
     MariaDB transactions into `batcher`'s columns itself, or None where it does not run: not built (or the
     pure core asked for), or a read with filters, pushed predicates or ops (the reference path applies them)."""
-    if _crowsink is None or image_plan.crows is None or cfg.filters.active or preds or cfg.ops:
+    if _crecords is None or image_plan.crows is None or cfg.filters.active or preds or cfg.ops:
         return None
-    sink = _crowsink.Sink(batcher, None, None, None, tail)
+    sink = _crecords.Sink(batcher, None, None, None, tail)
     sink.limit = split.end
     return sink
 

@@ -4,12 +4,12 @@
 Item path, `Base64Script`, stays the reference: tests/output/test_base64_lane.py compares them). Forward
 and without -v, the XID, MariaDB GTID and ANNOTATE_ROWS events and a statement's TABLE_MAP and rows
 events that pass through the rewriter unchanged, and whose lines need no session setting changed, are
-written here: their ``#`` lines, framing and base64 by `base64_text` (compiled where built), with no
+written here: their ``#`` lines, framing and base64 by `text` (compiled where built), with no
 Item, no `transform` (but the TABLE_MAP's, whose table the rewriter keeps) and no `_item`. Every other
 event goes through `Rewriter.forward_step` and `Base64Script._item` as ever; the lane hands its held
 BINLOG block over as Items first (`script.block`), so that the block is written as _flush writes it.
 
-`sink(script, rewriter)` is the lane's compiled loop (output/base64/_cb64.pyx, `Lane`): given to the reader
+`sink(script, rewriter)` is the lane's compiled loop (output/base64/_ctext.pyx, `Lane`): given to the reader
 (`read_events(..., sink=)`), it writes most of those events straight from the reader's window, with no
 Event, while this lane holds nothing; its text is handed on here before the next event the lane is given.
 This lane stays its reference (tests/output/test_base64_lane_compiled.py compares them).
@@ -52,23 +52,23 @@ def lines_of(script: Base64Script, events: Iterable[Event], rewriter: Rewriter, 
     return script.lines(_lane(script, events, rewriter, lane))
 
 
-_cb64 = compiled.load("binlog_spec.output.base64._cb64")
+_ctext = compiled.load("binlog_spec.output.base64._ctext")
 
 
 def compiled() -> bool:
     """Whether the lane's compiled loop can run (the compiled core is loaded)."""
-    return _cb64 is not None
+    return _ctext is not None
 
 
 def sink(script: Base64Script, rewriter: Rewriter):
-    """The lane's compiled loop (output/base64/_cb64.pyx `Lane`) for the reader of the events given to
+    """The lane's compiled loop (output/base64/_ctext.pyx `Lane`) for the reader of the events given to
     lines_of(script, ..., rewriter, lane=it), or None where the Python lane writes every event: the
     pure-Python core, a rollback, -v, --skip-gtids, --rewrite-db, a --jobs piece. The events must reach
     the lane unfiltered and in order."""
-    if _cb64 is None or rewriter.options.rollback or rewriter.options.rewrite_db or script.decoder is not None \
+    if _ctext is None or rewriter.options.rollback or rewriter.options.rewrite_db or script.decoder is not None \
             or script.options.skip_gtids or script.part is not None:
         return None
-    return _cb64.Lane(script, rewriter, [], [], _when, _annotate, _rows_head, event_text.mariadb_gtid_summary,
+    return _ctext.Lane(script, rewriter, [], [], _when, _annotate, _rows_head, event_text.mariadb_gtid_summary,
                       event_text.xid_summary)
 
 

@@ -1,4 +1,4 @@
-"""The base64 script's per-event text (the pure-Python reference of output/base64/_cb64.pyx): an event framed
+"""The base64 script's per-event text (the pure-Python reference of output/base64/_ctext.pyx): an event framed
 at its position, its ``# at`` comment lines, and the base64 lines of its framed bytes.
 
 `event_text` is what `Base64Script` writes for every event but the FORMAT_DESCRIPTION_EVENT (whose
@@ -43,10 +43,10 @@ def event_text(data: bytes, n: int, pos: int, checksum: bool, when: str, server_
     return comment, base64_lines(framed) if encode else None
 
 
-_cb64 = compiled.load("binlog_spec.output.base64._cb64")
-#: base64_lines as the script calls it: the compiled one (output/base64/_cb64.pyx) where it is built.
-encode = _cb64.base64_lines if _cb64 is not None else base64_lines
+_ctext = compiled.load("binlog_spec.output.base64._ctext")
+#: base64_lines as the script calls it: the compiled one (output/base64/_ctext.pyx) where it is built.
+encode = _ctext.base64_lines if _ctext is not None else base64_lines
 #: event_text as the script calls it, compiled where built.
-text = _cb64.event_text if _cb64 is not None else event_text
+text = _ctext.event_text if _ctext is not None else event_text
 
 __all__ = ["base64_lines", "event_text", "encode", "text"]

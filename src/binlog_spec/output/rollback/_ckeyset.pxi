@@ -1,4 +1,4 @@
-# The KeySet of output/rollback/_cconflicts.pyx (included there, compiled with it as one module): the undone
+# The KeySet of output/rollback/_ccheck.pyx (included there, compiled with it as one module): the undone
 # integer keys of a rollback's conflict check, each with its first change.
 
 #: Entries of a KeySet at most (12 bytes each, and 5 per key): past 3/4 of them it takes no more keys.
@@ -128,7 +128,7 @@ cdef class KeySet:
         return 1
 
     def add(self, int slot, list got, bint update, Py_ssize_t tx, int change):
-        """The keys of rows/_crows.pyx image_keys' list (one integer each; an UPDATE's before then after
+        """The keys of rows/_cdecoder.pyx image_keys' list (one integer each; an UPDATE's before then after
         image, the after one when it differs), undone by change `change` of transaction `tx`, in order;
         a key already in keeps its first change. False once full (the keys before it are in)."""
         cdef Py_ssize_t k, count = len(got)

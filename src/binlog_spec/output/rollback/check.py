@@ -57,8 +57,8 @@ KEY_WINDOW = 4096
 #: The events the check reads (the others only mark where transactions are).
 _READ = frozenset(int(c) for c in (*ROW_OPS, *QUERY_EVENTS, ET.table_map_event, ET.format_description_event))
 _TABLE_MAP = int(ET.table_map_event)
-#: The compiled part's module (output/rollback/_cconflicts.pyx, run by compiled_keys.CompiledKeys), or None.
-_cconflicts = compiled.load("binlog_spec.output.rollback._cconflicts")
+#: The compiled part's module (output/rollback/_ccheck.pyx, run by compiled_keys.CompiledKeys), or None.
+_ccheck = compiled.load("binlog_spec.output.rollback._ccheck")
 #: The events that change nothing of the transaction they are in (Transactions.step: in a BEGIN).
 _INSIDE = frozenset(int(c) for c in (*ROW_OPS, ET.table_map_event))
 #: A spooled undone key: its transaction's number, the change (I, U, D), then its exact value.
@@ -107,7 +107,7 @@ class ConflictCheck:
         self._tracker = Transactions()          # the transactions of the events watched
         self._held = SavepointHold()            # the row changes after a savepoint (rollback/savepoints.py)
         #: The compiled part: the KeySet of the undone integer keys and the loop past the window.
-        self.compiled = CompiledKeys(_cconflicts if self.quick.crows is not None else None)
+        self.compiled = CompiledKeys(_ccheck if self.quick.crows is not None else None)
 
     # -- the stream ------------------------------------------------------------------------------
     def watch(self, events: Iterable[Event], select: Callable[[Iterable[Event]], Iterable[Event]],
@@ -218,7 +218,7 @@ class ConflictCheck:
             window.forget()
         step, wanted, see, inside = tracker.step, _READ, self._see, _INSIDE
         sink = self.compiled.loop if self.touched else None
-        if sink is not None:                # the compiled loop takes what it can of the rest (_cconflicts.Sink)
+        if sink is not None:                # the compiled loop takes what it can of the rest (_ccheck.Sink)
             self._arm(sink, tracker)
         for ev in source:                    # past the window: read to the end, nothing undone
             code = ev.type_code

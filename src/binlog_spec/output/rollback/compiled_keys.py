@@ -1,9 +1,9 @@
 """The compiled core's part in a rollback's conflict check (`CompiledKeys`, a component of
-output.rollback.check.ConflictCheck, whose Python path stays the reference): output/rollback/_cconflicts.pyx's
+output.rollback.check.ConflictCheck, whose Python path stays the reference): output/rollback/_ccheck.pyx's
 KeySet and loop, and what the check tells them (each method is handed what it needs of the check).
 
 The undone keys of a table keyed by one integer column go to the KeySet (12 bytes an entry, 5 a key, at
-most _cconflicts.MAX_SLOTS entries: then the rest goes to the check's spool and index) instead of the
+most _ccheck.MAX_SLOTS entries: then the rest goes to the check's spool and index) instead of the
 spool and index; the check's Python path looks there first. Past the window the loop (`sink`, given to
 the reader) takes the common transactions straight from the reader's window, and leaves everything else
 to the Python path: the TABLE_MAPs it has not met (`learn` tells it those it may take again), the tables
@@ -33,7 +33,7 @@ class CompiledKeys:
     key column -> slot), the tables with an undone key it lacks (`slow`), and the loop (`sink`)."""
 
     def __init__(self, module) -> None:
-        """`module`: output/rollback/_cconflicts.pyx, or None (no compiled core: the Python path alone)."""
+        """`module`: output/rollback/_ccheck.pyx, or None (no compiled core: the Python path alone)."""
         self.module = module
         self.fast = module.KeySet() if module is not None else None
         self.slots: dict[tuple, int] = {}

@@ -8,7 +8,7 @@ a float NaN equal to every other); its `hash` is the index's, its text (`exact`)
 confirmed.
 
 `KeyReader.keys(ev, op, table)` is the fast path: for a table whose key is integers, and whose columns
-are all of a kind the compiled image decoder steps over without a call (rows/_crows.pyx
+are all of a kind the compiled image decoder steps over without a call (rows/_cdecoder.pyx
 `image_keys`), the key values are read straight from the images, the other columns never decoded.
 Anything else (no compiled core, an image not as planned, a NULL key, a layout fault) gives None,
 and the caller decodes the event (`row_keys` of its row changes): the reference, which the fast path
@@ -119,7 +119,7 @@ class KeyReader:
         return out
 
     def values(self, ev, op: str, table, cols: tuple[str, ...] | None) -> list[tuple] | None:
-        """The key values of the event's images as rows/_crows.pyx `image_keys` reads them (an UPDATE's
+        """The key values of the event's images as rows/_cdecoder.pyx `image_keys` reads them (an UPDATE's
         before then after image, row by row), or None: decode the event."""
         if self.crows is None or cols is None or ev.type_code == spec.EventType.partial_update_rows_event:
             return None

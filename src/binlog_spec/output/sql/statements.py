@@ -1,7 +1,7 @@
 """Row changes to SQL statements; rollback reuses the same builders with the images swapped.
 
 The builders below are the reference. Where the compiled core runs (binlog_spec.compiled), `statement`
-first asks the table's compiled formatter (output/sql/_csql.pyx, made once per table and options by
+first asks the table's compiled formatter (output/sql/_cstatements.pyx, made once per table and options by
 `formatter`, its pieces precomputed here with these same functions) for the text of the common case, and
 falls back to the builders for anything else; the text is the same.
 """
@@ -22,7 +22,7 @@ from binlog_spec.options import SqlOptions  # noqa: F401 - (its home: options)
 
 #: The compiled formatter's module, or None (the builders alone run then). Tests set it to None to run
 #: the pure path in the same process.
-csql = compiled.load("binlog_spec.output.sql._csql")
+csql = compiled.load("binlog_spec.output.sql._cstatements")
 
 
 
@@ -139,7 +139,7 @@ _MAX_FORMATTERS = 1024
 
 
 def formatter(t: TableDef, opts: SqlOptions):
-    """The compiled formatter (_csql.RowFormatter) of this table's statements under these options, made
+    """The compiled formatter (_cstatements.RowFormatter) of this table's statements under these options, made
     once; None when the compiled core does not run, or the table's names are unknown or not ASCII."""
     key = (id(t), id(opts))
     got = _FORMATTERS.get(key)
@@ -174,7 +174,7 @@ def _make_formatter(module: Any, t: TableDef, opts: SqlOptions):
         return None
 
 
-#: Operation -> the formatter's kind of statement (_csql.RowFormatter.texts).
+#: Operation -> the formatter's kind of statement (_cstatements.RowFormatter.texts).
 _KINDS = {INSERT: 0, DELETE: 1, UPDATE: 2}
 
 

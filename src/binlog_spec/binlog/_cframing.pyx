@@ -11,10 +11,9 @@ from cpython.dict cimport PyDict_SetItem
 from libc.stdint cimport uint32_t
 
 from binlog_spec.binlog import spec
-from binlog_spec.binlog._cbytes cimport (CRC32_IMPLEMENTATION, FORMAT_DESCRIPTION_EVENT, LEN_EVENT_HEADER,
-                                         OFS_END_LOG_POS, OFS_FLAGS, OFS_LEN_EVENT, OFS_SERVER_ID, OFS_TIMESTAMP,
-                                         OFS_TYPE_CODE, START_ENCRYPTION_EVENT, event_crc32, u4 as _u4,
-                                         whole_and_sound)
+from binlog_spec.binlog._cbytes cimport (CRC32_IMPLEMENTATION, LEN_EVENT_HEADER, OFS_END_LOG_POS, OFS_FLAGS,
+                                         OFS_LEN_EVENT, OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE, event_at,
+                                         event_crc32, u4 as _u4, whole_and_sound)
 
 
 cdef object _HEADER = spec.EventHeader
@@ -38,20 +37,14 @@ def walk_events(bytes buf, Py_ssize_t off, int len_checksum, bint verify, Py_ssi
     """See framing.walk_events."""
     cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(buf)
     cdef Py_ssize_t n = PyBytes_GET_SIZE(buf)
-    cdef Py_ssize_t min_len = H + len_checksum
     cdef Py_ssize_t count = 0
     cdef const unsigned char* e
     cdef uint32_t len_event
     cdef int code
     cdef list out = []
     cdef dict d
-    while count < max_events and off >= 0 and n - off >= H:
+    while count < max_events and off >= 0 and event_at(p, off, n, len_checksum, verify, &code, &len_event):
         e = p + off
-        code = e[OFS_TYPE_CODE]
-        len_event = _u4(e + OFS_LEN_EVENT)
-        if code == FORMAT_DESCRIPTION_EVENT or code == START_ENCRYPTION_EVENT \
-                or not whole_and_sound(e, len_event, n - off, min_len, len_checksum, verify):
-            break
         checksum = _u4(e + len_event - 4) if len_checksum == 4 else None
         header = _NEW(_HEADER)
         d = header.__dict__

@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Compiled decoder of one row image: the null bitmap over the present columns, then their values,
-straight to the Python values of `binlog_spec.rows.values.decode_value`.
+"""The compiled twin of rows/decoder.py's row images (planned by rows/image_plan.py): the decoder of one row
+image, the null bitmap over the present columns, then their values, straight to the Python values of `binlog_spec.rows.values.decode_value`.
 
 `ImageDecoder(plan)` is built once per row-image layout from the plan that
 `binlog_spec.rows.image_plan.plan` makes (one entry per present column: its dict key, a kind code, three

@@ -12,7 +12,7 @@ when every event of it is one that the reference path (records._row_changes) wou
   transaction tracker of `_row_changes` is between transactions (`tx.mode is None`);
 * then ANNOTATE_ROWS_EVENTs; TABLE_MAP_EVENTs whose body bytes the reference path completed before under the
   same schema (`learn`: the TableDef observe_schema made for them); WRITE/UPDATE/DELETE_ROWS_EVENT_V1 of a
-  mapped table whose every image the compiled image decoder (rows/_crows.pyx ImageDecoder, the plans of
+  mapped table whose every image the compiled image decoder (rows/_cdecoder.pyx ImageDecoder, the plans of
   rows/image_plan.py) decodes; and the XID_EVENT that commits it, all of them whole in the window;
 * the transaction ends before `limit` (a split's range end: the events around a split's end, where
   resync checks the boundary, are the reference's), and past the piece's prefix (the FDE put in front).
@@ -30,13 +30,12 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes
 from libc.stdint cimport uint32_t, uint64_t
 
 from binlog_spec.binlog import spec
-from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, FORMAT_DESCRIPTION_EVENT,
-                                         GTID_EVENT, LEN_EVENT_HEADER, OFS_END_LOG_POS, OFS_GTID_DOMAIN_ID,
-                                         OFS_GTID_SEQ_NO, OFS_LEN_EVENT, OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE,
-                                         START_ENCRYPTION_EVENT, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1,
-                                         WRITE_ROWS_EVENT_V1, XID_EVENT,
-                                         gtid_xid_reads_agree, le as _le, opens_plain_transaction, u4 as _u4,
-                                         whole_and_sound)
+from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, GTID_EVENT, LEN_EVENT_HEADER,
+                                         OFS_END_LOG_POS, OFS_GTID_DOMAIN_ID, OFS_GTID_SEQ_NO, OFS_LEN_EVENT,
+                                         OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE, TABLE_MAP_EVENT,
+                                         UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1, XID_EVENT, Fde, event_at,
+                                         gtid_xid_reads_agree, le as _le, opens_plain_transaction, read_fde,
+                                         u4 as _u4)
 from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE
 from binlog_spec.rows import image_plan
 from binlog_spec.rows.walker import check_rows, present_columns
@@ -58,9 +57,7 @@ cdef class Sink:
     cdef Py_ssize_t vstart, shift       # the piece's last range starts at vstart (assembled stream); real - virtual
     cdef tuple tail
     cdef object fde
-    cdef bint usable
-    cdef int lph_xid
-    cdef int lph_rows[3]
+    cdef Fde lens                       # what the loop takes from self.fde (read_fde)
     cdef dict maps, plans
 
     def __init__(self, batcher, decoder, schema, tx, tuple tail):
@@ -74,7 +71,7 @@ cdef class Sink:
         self.vstart = 0
         self.shift = 0
         self.fde = None
-        self.usable = False
+        self.lens.usable = False
         self.maps = {}
         self.plans = {}
 
@@ -97,11 +94,7 @@ cdef class Sink:
         self.fde = fde
         self.maps.clear()
         self.plans.clear()
-        self.usable = LAYOUTS_AGREE and fde.len_common_header == H and fde.len_checksum in (0, 4)
-        self.lph_xid = fde.post_header_len(XID_EVENT)
-        self.lph_rows[0] = fde.post_header_len(WRITE_ROWS_EVENT_V1)
-        self.lph_rows[1] = fde.post_header_len(UPDATE_ROWS_EVENT_V1)
-        self.lph_rows[2] = fde.post_header_len(DELETE_ROWS_EVENT_V1)
+        read_fde(fde, LAYOUTS_AGREE, &self.lens)
 
     def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
         """Take whole transactions of buf from off (stream position pos); the bytes taken."""
@@ -115,27 +108,22 @@ cdef class Sink:
             return 0
         if fde is not self.fde:
             self._set_fde(fde)
-        if not self.usable:
+        if not self.lens.usable:
             return 0
-        len_checksum = fde.len_checksum
+        len_checksum = self.lens.len_checksum
         limit = -1 if self.limit is None else self.limit
         while not self.ready:
             # first pass: the transaction's events whole in the window, framed and checked, of the types taken
             at = off
             done = False
-            while n - at >= H:
+            while event_at(p, at, n, len_checksum, verify, &code, &len_event):
                 e = p + at
-                code = e[OFS_TYPE_CODE]
-                len_event = _u4(e + OFS_LEN_EVENT)
-                if code == FORMAT_DESCRIPTION_EVENT or code == START_ENCRYPTION_EVENT \
-                        or not whole_and_sound(e, len_event, n - at, H + len_checksum, len_checksum, verify):
-                    break
                 len_body = len_event - H - len_checksum
                 if at == off:
                     if code != GTID_EVENT or not opens_plain_transaction(e + H, len_body):
                         break
                 elif code == XID_EVENT:
-                    if len_body != self.lph_xid + 8:
+                    if len_body != self.lens.xid + 8:
                         break
                     at += len_event
                     done = True
@@ -188,7 +176,7 @@ cdef class Sink:
                 op = code - WRITE_ROWS_EVENT_V1
                 raw = PyBytes_FromStringAndSize(<const char*>body, len_body)
                 try:
-                    o = _rows_offsets(code, self.lph_rows[op], raw)
+                    o = _rows_offsets(code, self.lens.rows[op], raw)
                 except Exception:
                     return False
                 td = tables.get(o.table_id)
@@ -258,7 +246,7 @@ cdef class Sink:
                                     <long long>_u4(e + OFS_TIMESTAMP) * 1_000_000, server_id, gtid),
                                    (td.schema, td.table, OPS[op]), befores, afters))
             elif code == XID_EVENT:
-                xid = _le(body + self.lph_xid, 8)
+                xid = _le(body + self.lens.xid, 8)
             at += len_event
         # taken: the decoder's state as the reference leaves it after the XID, then the rows
         for table_id, td in tables.items():

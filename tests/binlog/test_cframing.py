@@ -1,4 +1,4 @@
-"""The framing loop's fast part (framing.walk_events, compiled as binlog/_cframe.pyx): the compiled walk
+"""The framing loop's fast part (framing.walk_events, compiled as binlog/_cframing.pyx): the compiled walk
 gives what the pure-Python one gives, over byte literals damaged at every byte and cut at every length;
 and the reader gives the same events and the same errors, at the same offsets, whether its loop walks
 with the compiled twin, the pure twin, or not at all (every event through the full per-event path)."""
@@ -20,9 +20,9 @@ from binlog_spec.binlog import framing, spec
 
 from test_spec_seeds import SEED_TABLE_MAP, seed_fde_bytes
 
-_cframe = compiled.load("binlog_spec.binlog._cframe")
+_cframing = compiled.load("binlog_spec.binlog._cframing")
 TWINS = [pytest.param(framing.walk_events, id="pure"),
-         pytest.param(_cframe.walk_events if _cframe else None, id="compiled")]
+         pytest.param(_cframing.walk_events if _cframing else None, id="compiled")]
 FDE = seed_fde_bytes()[4:]          # 119 bytes, CRC32 events
 MAGIC = b"\xfebin"
 
@@ -74,8 +74,8 @@ def test_walk_stops_before_what_needs_the_full_path(walk):
 
 
 def test_a_compiled_header_is_the_dataclass_the_pure_code_builds():
-    assert _cframe is not None, "the compiled framing loop is not built"
-    (h, _, _), = _cframe.walk_events(RUN[0], 0, 4, True, 1)
+    assert _cframing is not None, "the compiled framing loop is not built"
+    (h, _, _), = _cframing.walk_events(RUN[0], 0, 4, True, 1)
     ref = spec.parse_header(RUN[0])
     assert type(h) is spec.EventHeader and h == ref and hash(h) == hash(ref) and repr(h) == repr(ref)
     assert dataclasses.replace(h, flags=0) == dataclasses.replace(ref, flags=0)
@@ -95,10 +95,10 @@ def _damaged():
 
 
 def test_the_twins_agree_on_every_damaged_and_cut_run():
-    assert _cframe is not None, "the compiled framing loop is not built"
+    assert _cframing is not None, "the compiled framing loop is not built"
     for data in _damaged():
         for args in ((0, 4, True, 100), (0, 4, False, 100), (0, 0, True, 100), (5, 4, True, 100), (0, 4, True, 1)):
-            assert _outcome(_cframe.walk_events, data, *args) == _outcome(framing.walk_events, data, *args), (data, args)
+            assert _outcome(_cframing.walk_events, data, *args) == _outcome(framing.walk_events, data, *args), (data, args)
 
 
 def _read(path, **options):
@@ -117,7 +117,7 @@ def test_the_reader_gives_the_same_events_and_faults_with_either_twin_or_without
     """A binlog damaged at every byte after its FDE, and cut at every length: the same events and the
     same error (class, message, offset, event type) through the compiled walk, the pure walk, and the
     per-event path alone (a walk that never takes an event)."""
-    assert _cframe is not None, "the compiled framing loop is not built"
+    assert _cframing is not None, "the compiled framing loop is not built"
     good = MAGIC + FDE + RUN_BYTES + event(ROTATE, b"\x04" * 8 + b"next.000002")
     cases = [good[:n] for n in range(len(MAGIC + FDE), len(good) + 1)]
     for i in range(len(MAGIC + FDE), len(good)):
@@ -129,14 +129,14 @@ def test_the_reader_gives_the_same_events_and_faults_with_either_twin_or_without
     for data in cases:
         p.write_bytes(data)
         seen = []
-        for walk in (_cframe.walk_events, framing.walk_events, lambda *a: []):
+        for walk in (_cframing.walk_events, framing.walk_events, lambda *a: []):
             monkeypatch.setattr(framing, "walk", walk)
             seen.append(_read(p, **options))
         assert seen[0] == seen[1] == seen[2], data
 
 
 @pytest.mark.parametrize("skip", [pytest.param(framing.skip_events, id="pure"),
-                                  pytest.param(_cframe.skip_events if _cframe else None, id="compiled")])
+                                  pytest.param(_cframing.skip_events if _cframing else None, id="compiled")])
 def test_skip_steps_over_the_unmarked_whole_events(skip):
     assert skip is not None, "the compiled framing loop is not built"
     n, none = len(RUN_BYTES), framing.skip_marks(())
@@ -156,7 +156,7 @@ def test_skip_steps_over_the_unmarked_whole_events(skip):
 
 
 @pytest.mark.parametrize("skip", [pytest.param(framing.skip_events, id="pure"),
-                                  pytest.param(_cframe.skip_events if _cframe else None, id="compiled")])
+                                  pytest.param(_cframing.skip_events if _cframing else None, id="compiled")])
 def test_skip_reports_only_the_first_and_last_of_a_run_up_to_run_end(skip):
     """Events marked RUN (the seek's GTIDs): of a run with no SHOW event between, the first and the last
     are reported, in order; past `run_end` each is reported; a batch that ends reports its run's last."""
@@ -174,22 +174,22 @@ def test_skip_reports_only_the_first_and_last_of_a_run_up_to_run_end(skip):
 
 
 def test_the_skip_twins_agree_on_runs_in_every_damaged_and_cut_run():
-    assert _cframe is not None, "the compiled framing loop is not built"
+    assert _cframing is not None, "the compiled framing loop is not built"
     marks = framing.skip_marks({XID, 19, QUERY}, {XID, 19})
     for data in _damaged():
         for run_end in (-1, 40, 10 ** 6):
             for args in ((0, 999, 4, True), (0, 999, 4, False), (5, 999, 4, True), (0, 60, 4, True)):
-                assert ([_cframe.skip_events(data, *args, marks, k, run_end) for k in (1, 2, 100)]
+                assert ([_cframing.skip_events(data, *args, marks, k, run_end) for k in (1, 2, 100)]
                         == [framing.skip_events(data, *args, marks, k, run_end) for k in (1, 2, 100)]), (data, args)
 
 
 def test_the_skip_twins_agree_on_every_damaged_and_cut_run():
-    assert _cframe is not None, "the compiled framing loop is not built"
+    assert _cframing is not None, "the compiled framing loop is not built"
     marks = [framing.skip_marks(()), framing.skip_marks({XID, 19})]
     for data in _damaged():
         for stops in marks:
             for args in ((0, 999, 4, True), (0, 999, 4, False), (0, 999, 0, True), (5, 999, 4, True), (0, 60, 4, True)):
-                assert (_outcome_skip(_cframe.skip_events, data, *args, stops)
+                assert (_outcome_skip(_cframing.skip_events, data, *args, stops)
                         == _outcome_skip(framing.skip_events, data, *args, stops)), (data, args)
 
 
@@ -213,7 +213,7 @@ def test_the_scan_gives_the_same_steps_and_faults_with_either_twin_or_without(tm
     """The scan mode over a binlog damaged at every byte after its FDE, and cut at every length: the
     same events shown, the same count, the same error, through the compiled skip, the pure skip, and
     the per-event path alone (a skip that never steps)."""
-    assert _cframe is not None, "the compiled framing loop is not built"
+    assert _cframing is not None, "the compiled framing loop is not built"
     good = MAGIC + FDE + RUN_BYTES + event(ROTATE, b"\x04" * 8 + b"next.000002") + RUN_BYTES
     cases = [good[:n] for n in range(len(MAGIC + FDE), len(good) + 1)]
     for i in range(len(MAGIC + FDE), len(good)):
@@ -225,13 +225,13 @@ def test_the_scan_gives_the_same_steps_and_faults_with_either_twin_or_without(tm
         p.write_bytes(data)
         for report, chunk in (({ROTATE}, 64), ({ROTATE}, 1 << 20), ({XID, 19}, 1 << 20)):
             seen = []
-            for skip in (_cframe.skip_events, framing.skip_events, lambda buf, off, *a: (off, 0, [])):
+            for skip in (_cframing.skip_events, framing.skip_events, lambda buf, off, *a: (off, 0, [])):
                 monkeypatch.setattr(framing, "skip", skip)
                 seen.append(_scan(p, report, chunk, **options))
             assert seen[0] == seen[1] == seen[2], data
 
 
-@pytest.mark.skipif(_cframe is None, reason="needs the compiled core (test_compiled_core fails without it)")
+@pytest.mark.skipif(_cframing is None, reason="needs the compiled core (test_compiled_core fails without it)")
 def test_the_compiled_crc32_is_zlibs_at_every_length_and_alignment():
     """binlog/_crc32.h (ISA-L's crc32_gzip_refl where it was built in, zlib's crc32 elsewhere) gives
     zlib.crc32's value, which the pure-Python reference and the server compute: lengths 0 to 600 and
@@ -241,21 +241,21 @@ def test_the_compiled_crc32_is_zlibs_at_every_length_and_alignment():
     for n in [*range(601), 1023, 1024, 4095, 4096, 65535, 65536 + 17, 1 << 20]:
         for skew in range(8) if n <= 600 else (0, 3):
             view = memoryview(data)[skew:skew + n]
-            assert _cframe.crc32(view) == zlib.crc32(view), (n, skew)
-    assert _cframe.crc32(b"") == 0 and _cframe.crc32(b"123456789") == 0xCBF43926     # the CRC-32 check value
+            assert _cframing.crc32(view) == zlib.crc32(view), (n, skew)
+    assert _cframing.crc32(b"") == 0 and _cframing.crc32(b"123456789") == 0xCBF43926     # the CRC-32 check value
 
 
-@pytest.mark.skipif(_cframe is None, reason="needs the compiled core (test_compiled_core fails without it)")
+@pytest.mark.skipif(_cframing is None, reason="needs the compiled core (test_compiled_core fails without it)")
 def test_ci_runs_isal_crc32_where_make_installed_it():
     """`make` installs libisal-dev (the Makefile's apt target) and setup.py builds ISA-L's CRC32 in: a
     build that fell back to zlib's (six times slower on binlog events) fails under CI; --version says
     which one runs."""
     if os.environ.get("CI"):
-        assert _cframe.CRC32 == "ISA-L"
-        # every module that checks CRC32s (cimports _cbytes' event_crc32) was built with it, not only _cframe
+        assert _cframing.CRC32 == "ISA-L"
+        # every module that checks CRC32s (cimports _cbytes' event_crc32) was built with it, not only _cframing
         for name in compiled.MODULES:
             module = compiled.load(name)
             if "event_crc32" in Path(module.__file__).with_name(name.rpartition(".")[2] + ".pyx").read_text():
                 linked = subprocess.run(["ldd", module.__file__], capture_output=True, text=True, check=True).stdout
                 assert "libisal" in linked, (name, linked)
-    assert _cframe.CRC32 in ("ISA-L", "zlib") and f"CRC32 by {_cframe.CRC32}" in compiled.describe()
+    assert _cframing.CRC32 in ("ISA-L", "zlib") and f"CRC32 by {_cframing.CRC32}" in compiled.describe()

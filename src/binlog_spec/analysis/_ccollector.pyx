@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""The compiled loop of `analyze`: the common transaction of a MariaDB binlog counted straight from the
+"""The compiled twin of analysis/collector.py, the loop of `analyze`: the common transaction of a MariaDB binlog counted straight from the
 framing loop's window, with no Event object, no generator and no body parse.
 
 `Sink(analyzer, schema)` is called by the reader (binlog.reader.BinlogReader, `sink=`) with the window's
@@ -28,12 +28,11 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport uint32_t, uint64_t
 
 from binlog_spec.binlog import spec
-from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, FORMAT_DESCRIPTION_EVENT,
-                                         GTID_EVENT, LEN_EVENT_HEADER, OFS_END_LOG_POS, OFS_FLAGS,
-                                         OFS_GTID_DOMAIN_ID, OFS_GTID_SEQ_NO, OFS_LEN_EVENT, OFS_SERVER_ID,
-                                         OFS_TIMESTAMP, OFS_TYPE_CODE, START_ENCRYPTION_EVENT, TABLE_MAP_EVENT,
-                                         UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1, XID_EVENT, gtid_xid_reads_agree,
-                                         le as _le, opens_plain_transaction, u4 as _u4, whole_and_sound)
+from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, GTID_EVENT, LEN_EVENT_HEADER,
+                                         OFS_END_LOG_POS, OFS_FLAGS, OFS_GTID_DOMAIN_ID, OFS_GTID_SEQ_NO,
+                                         OFS_SERVER_ID, OFS_TIMESTAMP, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1,
+                                         WRITE_ROWS_EVENT_V1, XID_EVENT, Fde, event_at, gtid_xid_reads_agree,
+                                         le as _le, opens_plain_transaction, read_fde, u4 as _u4)
 from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE
 
 
@@ -109,8 +108,7 @@ cdef class _Image:
 cdef class Sink:
     cdef object an, tracker, schema, walker, maps, fast_maps, tables, types, seq
     cdef object fde
-    cdef bint usable
-    cdef int len_post_header_xid, len_post_header_rows[3]
+    cdef Fde lens                  # what the loop takes from self.fde (read_fde)
     cdef dict plans
     # the transaction the loop has open (own), its figures
     cdef bint own
@@ -139,17 +137,13 @@ cdef class Sink:
         analyzer._fast_schema = schema
         self.plans = {}
         self.fde = None
-        self.usable = False
+        self.lens.usable = False
         self.own = False
 
     cdef _set_fde(self, fde):
         self.fde = fde
         self.plans.clear()
-        self.usable = LAYOUTS_AGREE and fde.len_common_header == H and fde.len_checksum in (0, 4)
-        self.len_post_header_xid = fde.post_header_len(XID_EVENT)
-        self.len_post_header_rows[0] = fde.post_header_len(WRITE_ROWS_EVENT_V1)
-        self.len_post_header_rows[1] = fde.post_header_len(UPDATE_ROWS_EVENT_V1)
-        self.len_post_header_rows[2] = fde.post_header_len(DELETE_ROWS_EVENT_V1)
+        read_fde(fde, LAYOUTS_AGREE, &self.lens)
 
     def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
         """Take whole events of buf from off (file position pos); the bytes taken."""
@@ -159,30 +153,24 @@ cdef class Sink:
         cdef const unsigned char* body
         cdef uint32_t len_event, ts
         cdef int code, len_checksum, op
-        cdef Py_ssize_t min_len, at
+        cdef Py_ssize_t at
         cdef long long taken_events = 0, taken_bytes = 0, taken_rows = 0
         cdef object tracker = self.tracker
         if tracker.open is not None or tracker.tx.mode is not None:
             return 0
         if fde is not self.fde:
             self._set_fde(fde)
-        if not self.usable:
+        if not self.lens.usable:
             return 0
-        len_checksum = fde.len_checksum
-        min_len = H + len_checksum
+        len_checksum = self.lens.len_checksum
         an = self.an
         bucket_ts = an._bucket_ts
         bucket = an._bucket
         cdef uint32_t cur_ts = <uint32_t>bucket_ts
         cdef long long acc_events = 0, acc_rows = 0, acc_bytes = 0
         try:
-            while n - off >= H:
+            while event_at(p, off, n, len_checksum, verify, &code, &len_event):
                 e = p + off
-                code = e[OFS_TYPE_CODE]
-                len_event = _u4(e + OFS_LEN_EVENT)
-                if code == FORMAT_DESCRIPTION_EVENT or code == START_ENCRYPTION_EVENT \
-                        or not whole_and_sound(e, len_event, n - off, min_len, len_checksum, verify):
-                    break
                 body = e + H
                 len_body = len_event - H - len_checksum
                 ts = _u4(e + OFS_TIMESTAMP)
@@ -211,14 +199,14 @@ cdef class Sink:
                         break
                 elif code == WRITE_ROWS_EVENT_V1 or code == UPDATE_ROWS_EVENT_V1 or code == DELETE_ROWS_EVENT_V1:
                     op = code - WRITE_ROWS_EVENT_V1
-                    count = self._rows(code, self.len_post_header_rows[op],
+                    count = self._rows(code, self.lens.rows[op],
                                        PyBytes_FromStringAndSize(<const char*>body, len_body), len_event)
                     if count < 0:
                         break
                 elif code == XID_EVENT:
-                    if len_body != self.len_post_header_xid + 8:
+                    if len_body != self.lens.xid + 8:
                         break
-                    self.xid = _le(body + self.len_post_header_xid, 8)
+                    self.xid = _le(body + self.lens.xid, 8)
                 else:
                     break
                 # taken: the event's figures (Analyzer.feed), then the transaction's (_Open.add)

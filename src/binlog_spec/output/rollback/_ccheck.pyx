@@ -18,7 +18,7 @@
     schema (CompiledKeys.learn, from the reference path), mapped again in the check's decoder;
     WRITE/UPDATE/DELETE_ROWS_EVENT_V1 of a table the rollback writes no rows of (passed over, as the
     reference passes them over by their table id), or of a table all of whose undone keys are in the
-    KeySet: the keys of its images read by rows/_crows.pyx `image_keys` with output/rollback/keys.py KeyReader's
+    KeySet: the keys of its images read by rows/_cdecoder.pyx `image_keys` with output/rollback/keys.py KeyReader's
     plans (the rows offsets are spec.rows_offsets', kept per shape), looked up in the KeySet, a row
     found there and not reported yet is a conflict, spooled as CompiledKeys.conflict spools one
     (a batch per call, in the order of the stream); and the XID_EVENT that commits the transaction.
@@ -45,12 +45,11 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp
 
 from binlog_spec.binlog import spec
-from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, FORMAT_DESCRIPTION_EVENT,
-                                         GTID_EVENT, LEN_EVENT_HEADER, OFS_GTID_DOMAIN_ID, OFS_GTID_SEQ_NO,
-                                         OFS_LEN_EVENT, OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE,
-                                         START_ENCRYPTION_EVENT, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1,
-                                         WRITE_ROWS_EVENT_V1, XID_EVENT, gtid_xid_reads_agree, le as _le,
-                                         opens_plain_transaction, u4 as _u4, whole_and_sound)
+from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, GTID_EVENT, LEN_EVENT_HEADER,
+                                         OFS_GTID_DOMAIN_ID, OFS_GTID_SEQ_NO, OFS_SERVER_ID, OFS_TIMESTAMP,
+                                         TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1, XID_EVENT, Fde,
+                                         event_at, gtid_xid_reads_agree, le as _le, opens_plain_transaction,
+                                         read_fde, u4 as _u4)
 from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE
 
 
@@ -78,8 +77,7 @@ cdef class Sink:
     cdef object last_map_body, last_map     # the last TABLE_MAP taken: its body, its entry of `maps`
     cdef KeySet keys
     cdef object fde
-    cdef bint usable
-    cdef int len_post_header_xid, len_post_header_rows[3]
+    cdef Fde lens                   # what the loop takes from self.fde (read_fde)
     cdef bint own, adopted
     cdef str file
     cdef object gtid                # the open transaction's GTID text or None (once `gtid_made`, see _gtid)
@@ -117,7 +115,7 @@ cdef class Sink:
         self.own = self.adopted = False
         self.batch = []
         self.fde = None
-        self.usable = False
+        self.lens.usable = False
         self.whole = False
         self.lo, self.hi = -(1 << 62), 1 << 62
         self.undo = []
@@ -149,11 +147,7 @@ cdef class Sink:
     cdef _set_fde(self, fde):
         self.fde = fde
         self.forget()
-        self.usable = LAYOUTS_AGREE and fde.len_common_header == H and fde.len_checksum in (0, 4)
-        self.len_post_header_xid = fde.post_header_len(XID_EVENT)
-        self.len_post_header_rows[0] = fde.post_header_len(WRITE_ROWS_EVENT_V1)
-        self.len_post_header_rows[1] = fde.post_header_len(UPDATE_ROWS_EVENT_V1)
-        self.len_post_header_rows[2] = fde.post_header_len(DELETE_ROWS_EVENT_V1)
+        read_fde(fde, LAYOUTS_AGREE, &self.lens)
 
     def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
         """Take whole events of buf from off (file position pos); the bytes taken."""
@@ -163,26 +157,20 @@ cdef class Sink:
         cdef const unsigned char* body
         cdef uint32_t len_event
         cdef int code, len_checksum, r
-        cdef Py_ssize_t min_len, tx_off = -1, batch_at = 0
+        cdef Py_ssize_t tx_off = -1, batch_at = 0
         cdef uint32_t ts
         if not self.armed:
             return 0
         if fde is not self.fde:
             self._set_fde(fde)
-        if not self.usable:
+        if not self.lens.usable:
             return 0
         if self.whole and pos == self.refused_pos and path is self.refused_path:
             return 0                    # (the transaction here was not taken whole a moment ago)
-        len_checksum = fde.len_checksum
-        min_len = H + len_checksum
+        len_checksum = self.lens.len_checksum
         try:
-            while n - off >= H:
+            while event_at(p, off, n, len_checksum, verify, &code, &len_event):
                 e = p + off
-                code = e[OFS_TYPE_CODE]
-                len_event = _u4(e + OFS_LEN_EVENT)
-                if code == FORMAT_DESCRIPTION_EVENT or code == START_ENCRYPTION_EVENT \
-                        or not whole_and_sound(e, len_event, n - off, min_len, len_checksum, verify):
-                    break
                 body = e + H
                 len_body = len_event - H - len_checksum
                 if not self.own:
@@ -211,7 +199,7 @@ cdef class Sink:
                     if r < 0:
                         break
                 elif code == XID_EVENT:
-                    if len_body != self.len_post_header_xid + 8:
+                    if len_body != self.lens.xid + 8:
                         break
                     self.own = False
                     if self.whole:
@@ -296,7 +284,7 @@ cdef class Sink:
                 memcmp(body + <Py_ssize_t>shape[1], PyBytes_AS_STRING(shape[0]), PyBytes_GET_SIZE(shape[0])) != 0:
             whole = PyBytes_FromStringAndSize(<const char*>body, len_body)
             try:
-                o = _rows_offsets(code, self.len_post_header_rows[op], whole)
+                o = _rows_offsets(code, self.lens.rows[op], whole)
             except Exception:
                 return -1
             shape = (whole[o.ofs_rows_flags:o.ofs_columns_before_image], o.ofs_rows_flags, o.num_columns,

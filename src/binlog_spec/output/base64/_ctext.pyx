@@ -1,8 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""The base64 script's per-event text in C (output/base64/text.py is the pure-Python reference, which
-gives the same strings for the same arguments): an event framed at its position (size, end_log_pos,
-the CRC32 appended), its ``# at`` comment lines, and the base64 lines of the framed bytes. And `Lane`,
-the base64 lane's loop over the reader's window (base64_lane.sink; base64_lane._lane is its reference)."""
+"""The compiled twin of output/base64/text.py (and of lane.py's loop), which are the pure-Python reference and
+give the same strings for the same arguments: the base64 script's per-event text in C, an event framed at its
+position (size, end_log_pos, the CRC32 appended), its ``# at`` comment lines, and the base64 lines of the framed
+bytes. And `Lane`, the base64 lane's loop over the reader's window (lane.sink; lane._lane is its reference)."""
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from libc.stdint cimport uint32_t
 from libc.string cimport memcpy
@@ -11,9 +11,9 @@ from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_
                                          FORMAT_DESCRIPTION_EVENT, GTID_EVENT, LEN_EVENT_HEADER, OFS_END_LOG_POS,
                                          OFS_GTID_DOMAIN_ID, OFS_GTID_FLAGS2, OFS_GTID_SEQ_NO, OFS_LEN_EVENT,
                                          OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE, TABLE_MAP_EVENT,
-                                         UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1, XID_EVENT, event_crc32,
-                                         gtid_xid_reads_agree, le as _le, opens_plain_transaction, u4 as _u4,
-                                         whole_and_sound)
+                                         UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1, XID_EVENT, Fde, event_at,
+                                         event_crc32, gtid_xid_reads_agree, le as _le, opens_plain_transaction,
+                                         read_fde, u4 as _u4)
 
 
 cdef extern from "Python.h":
@@ -64,13 +64,13 @@ cdef str _encode(const unsigned char* src, Py_ssize_t n):
 
 
 def base64_lines(bytes data):
-    """See base64_text.base64_lines."""
+    """See text.base64_lines."""
     return _encode(<const unsigned char*>PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
 
 
 def event_text(bytes data, Py_ssize_t n, Py_ssize_t pos, bint checksum, str when, server_id, str summary,
                bint encode):
-    """See base64_text.event_text."""
+    """See text.event_text."""
     if not 0 <= n <= PyBytes_GET_SIZE(data):
         raise ValueError("n is beyond the bytes given")
     cdef Py_ssize_t size = n + (4 if checksum else 0)
@@ -95,7 +95,7 @@ def event_text(bytes data, Py_ssize_t n, Py_ssize_t pos, bint checksum, str when
     return comment, _encode(f, size)
 
 
-# -- the lane's loop over the reader's window (base64_lane.sink) -----------------------------------------
+# -- the lane's loop over the reader's window (lane.sink) -----------------------------------------
 
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.stdint cimport uint64_t
@@ -174,7 +174,7 @@ LAYOUTS_AGREE = _layout_probe()
 
 
 cdef class Lane:
-    """The events base64_lane writes unchanged (the pure-Python reference: base64_lane._lane), written
+    """The events base64_lane writes unchanged (the pure-Python reference: lane._lane), written
     straight from the reader's window (binlog.reader.BinlogReader, `sink=`) with no Event object, while
     the Python lane holds nothing (no BINLOG block, no rows event pending, no Item held by the script):
 
@@ -195,9 +195,8 @@ cdef class Lane:
     cdef public dict maps
     cdef dict heads
     cdef object fde, out_fde
-    cdef bint usable, checksum
-    cdef int len_checksum, lph_xid, lph_annotate
-    cdef int lph_rows[3]
+    cdef bint checksum
+    cdef Fde lens                   # what the loop takes from self.fde (read_fde)
     cdef long long last_ts
     cdef str last_when
     cdef unsigned char* scratch
@@ -211,7 +210,7 @@ cdef class Lane:
         self.tz = script.options.tz
         self.maps, self.heads = {}, {}
         self.fde = self.out_fde = None
-        self.usable = False
+        self.lens.usable = False
         self.last_ts = -1
         self.scratch = NULL
         self.scratch_size = 0
@@ -223,16 +222,11 @@ cdef class Lane:
         self.fde, self.out_fde = fde, out_fde
         self.maps.clear()
         self.heads.clear()
-        self.usable = LAYOUTS_AGREE and out_fde is not None and fde.len_common_header == H \
-            and out_fde.len_common_header == H and fde.len_checksum in (0, 4) \
-            and fde.len_checksum == out_fde.len_checksum and fde.post_header_lens == out_fde.post_header_lens
-        self.len_checksum = fde.len_checksum
+        # the output's FDE frames the events as the input's: same header, checksum and post-header lengths
+        read_fde(fde, LAYOUTS_AGREE and out_fde is not None and out_fde.len_common_header == H
+                 and fde.len_checksum == out_fde.len_checksum and fde.post_header_lens == out_fde.post_header_lens,
+                 &self.lens)
         self.checksum = out_fde is not None and out_fde.len_checksum == 4
-        self.lph_xid = fde.post_header_len(XID_EVENT)
-        self.lph_annotate = fde.post_header_len(ANNOTATE_ROWS_EVENT)
-        self.lph_rows[0] = fde.post_header_len(WRITE_ROWS_EVENT_V1)
-        self.lph_rows[1] = fde.post_header_len(UPDATE_ROWS_EVENT_V1)
-        self.lph_rows[2] = fde.post_header_len(DELETE_ROWS_EVENT_V1)
 
     def remember(self, fde, bytes body, str summary):
         """A TABLE_MAP's summary, written by the Python lane for the body bytes (under `fde`)."""
@@ -249,8 +243,8 @@ cdef class Lane:
 
     cdef const unsigned char* _framed(self, const unsigned char* e, uint32_t len_event, Py_ssize_t pos,
                                       bint verified, uint32_t* size, uint32_t* crc) except NULL:
-        """The event framed at pos (base64_text.event_text): the window's bytes when they are so already."""
-        cdef Py_ssize_t n = len_event - self.len_checksum
+        """The event framed at pos (text.event_text): the window's bytes when they are so already."""
+        cdef Py_ssize_t n = len_event - self.lens.len_checksum
         cdef uint32_t want = <uint32_t>(n + (4 if self.checksum else 0))
         cdef uint32_t end = <uint32_t>((pos + want) & 0xFFFFFFFF)
         cdef unsigned char* f
@@ -281,16 +275,6 @@ cdef class Lane:
             return f"# at {pos}\n#{when} server id {server_id}  end_log_pos {end} CRC32 0x{crc:08x} \t{summary}"
         return f"# at {pos}\n#{when} server id {server_id}  end_log_pos {end} \t{summary}"
 
-    cdef bint _whole(self, const unsigned char* p, Py_ssize_t off, Py_ssize_t n, bint verify) noexcept:
-        """Whether a whole event (size, CRC32: framing.walk_events' checks) starts at off."""
-        cdef uint32_t len_event
-        if n - off < H:
-            return False
-        len_event = _u4(p + off + OFS_LEN_EVENT)
-        if not whole_and_sound(p + off, len_event, n - off, H + self.len_checksum, self.len_checksum, verify):
-            return False
-        return True
-
     def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
         """Write whole events of buf from off (file position pos); the bytes taken."""
         cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(buf)
@@ -307,7 +291,7 @@ cdef class Lane:
         out_fde = self.rewriter.out_fde
         if fde is not self.fde or out_fde is not self.out_fde:
             self._set_fde(fde, out_fde)
-        if not self.usable:
+        if not self.lens.usable:
             return 0
         session = self.script.session
         skip_parallel, domain, server = session.skip_parallel, session.gtid_domain, session.gtid_server
@@ -315,12 +299,10 @@ cdef class Lane:
         cdef list lines = []
         cdef Py_ssize_t chars = 0, mark = 0, held = 0
         try:
-            while self._whole(p, off, n, verify):
+            while event_at(p, off, n, self.lens.len_checksum, verify, &code, &len_event):
                 e = p + off
-                code = e[OFS_TYPE_CODE]
-                len_event = _u4(e + OFS_LEN_EVENT)
                 body = e + H
-                len_body = len_event - H - self.len_checksum
+                len_body = len_event - H - self.lens.len_checksum
                 at = pos + (off - start)
                 if code == TABLE_MAP_EVENT:
                     len_body = self._block(p, off, n, at, verify, lines)
@@ -342,17 +324,17 @@ cdef class Lane:
                     lines.append(f"/*M!100001 SET @@session.gtid_seq_no={seq_no}*/{DELIMITER}\n"
                                  f"START TRANSACTION\n{DELIMITER}")
                 elif code == XID_EVENT:
-                    if len_body != self.lph_xid + 8:
+                    if len_body != self.lens.xid + 8:
                         break
-                    summary = self.xid_fn(_le(body + self.lph_xid, 8))
+                    summary = self.xid_fn(_le(body + self.lens.xid, 8))
                     f = self._framed(e, len_event, at, verify, &size, &crc)
                     lines.append(self._comment(at, e, size, crc, summary))
                     lines.append(COMMIT)
                 elif code == ANNOTATE_ROWS_EVENT:
-                    if len_body < self.lph_annotate:
+                    if len_body < self.lens.annotate:
                         break
                     summary, text = self.annotate_fn(PyBytes_FromStringAndSize(
-                        <const char*>body + self.lph_annotate, len_body - self.lph_annotate))
+                        <const char*>body + self.lens.annotate, len_body - self.lens.annotate))
                     f = self._framed(e, len_event, at, verify, &size, &crc)
                     lines.append(self._comment(at, e, size, crc, summary))
                     lines.append(text)
@@ -378,7 +360,7 @@ cdef class Lane:
     cdef Py_ssize_t _block(self, const unsigned char* p, Py_ssize_t off, Py_ssize_t n, Py_ssize_t pos,
                            bint verify, list lines) except -1:
         """A statement's BINLOG block from off (TABLE_MAPs, then rows events up to the one with STMT_END_F)
-        written to lines, as base64_lane._lane_flush (one rows event) and Base64Script._flush write it:
+        written to lines, as lane._lane_flush (one rows event) and Base64Script._flush write it:
         its bytes, or 0 where it is not taken whole."""
         cdef Py_ssize_t at = off, start = off, len_body, lph, k
         cdef const unsigned char* e
@@ -388,12 +370,10 @@ cdef class Lane:
         cdef list summaries = []
         cdef bint rows_seen = False
         while True:
-            if not self._whole(p, at, n, verify):
+            if not event_at(p, at, n, self.lens.len_checksum, verify, &code, &len_event):
                 return 0
             e = p + at
-            code = e[OFS_TYPE_CODE]
-            len_event = _u4(e + OFS_LEN_EVENT)
-            len_body = len_event - H - self.len_checksum
+            len_body = len_event - H - self.lens.len_checksum
             if code == TABLE_MAP_EVENT:
                 if rows_seen:       # (the reference sets STMT_END_F on the rows event before it)
                     return 0
@@ -405,7 +385,7 @@ cdef class Lane:
                 continue
             if code != WRITE_ROWS_EVENT_V1 and code != UPDATE_ROWS_EVENT_V1 and code != DELETE_ROWS_EVENT_V1:
                 return 0
-            lph = self.lph_rows[code - WRITE_ROWS_EVENT_V1]
+            lph = self.lens.rows[code - WRITE_ROWS_EVENT_V1]
             if _ofs_rows(e + H, len_body, lph, code == UPDATE_ROWS_EVENT_V1) < 0:
                 return 0
             key = PyBytes_FromStringAndSize(<const char*>e + OFS_TYPE_CODE, 1) + \
