@@ -356,3 +356,31 @@ def test_every_subpackage_ships_in_the_wheel():
     listed = set(tomllib.loads((PACKAGE.parents[1] / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     folders = {module_name(p) for p in PACKAGE.rglob("__init__.py")}
     assert folders - listed == set()
+
+
+#: Test folders that are no folder of the package: the fuzzing harness and the randomized server test.
+TESTS = Path(__file__).resolve().parent
+NOT_MIRRORED = {"fuzz", "proof"}
+
+
+def unmirrored(test_dirs: list[Path], tests: Path = TESTS, package: Path = PACKAGE) -> list[str]:
+    """The test folders (relative to `tests`) that have no folder of that name in the package."""
+    out = []
+    for d in test_dirs:
+        rel = d.relative_to(tests)
+        if rel.parts[0] in NOT_MIRRORED or "__pycache__" in rel.parts:
+            continue
+        if not (package / rel / "__init__.py").is_file():
+            out.append(rel.as_posix())
+    return sorted(out)
+
+
+def test_the_tests_mirror_the_package():
+    """tests/output/base64/ holds the tests of binlog_spec/output/base64/, and so on: a test folder is named
+    after the package folder whose modules it tests."""
+    assert unmirrored([d for d in TESTS.rglob("*") if d.is_dir()]) == []
+
+
+def test_the_checker_sees_a_test_folder_the_package_lacks():
+    dirs = [TESTS / "output" / "base64", TESTS / "output" / "conflicts", TESTS / "proof" / "cases"]
+    assert unmirrored(dirs) == ["output/conflicts"]

@@ -1,7 +1,7 @@
 """sql --sql/--sql2 never half-writes a script: a binlog whose rows cannot be written (column names
 unknown) writes nothing, names each table with its file and offset and what to do, and exits 6, forward
 and --rollback, to stdout, to -o and under --jobs; a filter that leaves the table out lets the script
-through. (The server-made cases are in tests/output/test_writable_server.py.)"""
+through. (The server-made cases are in tests/output/sql/test_writable_server.py.)"""
 from __future__ import annotations
 
 import io

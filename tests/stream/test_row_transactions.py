@@ -169,7 +169,7 @@ BEGIN; INSERT INTO ti VALUES (8,8); SAVEPOINT s3; UPDATE ti SET v=30 WHERE id=3;
 @pytest.fixture(scope="module")
 def savepoints(tmp_path_factory):
     """A binlog MariaDB wrote for WORKLOAD (a ROLLBACK TO after a MyISAM change is written inside its
-    transaction: tests/output/test_savepoints_xa_server.py), and mariadb-binlog -vv's text of it."""
+    transaction: tests/output/rollback/test_savepoints_xa_server.py), and mariadb-binlog -vv's text of it."""
     srv = MariaDBServer().start()
     try:
         srv.sql("FLUSH BINARY LOGS;")

@@ -1,7 +1,7 @@
 """The base64 script's lane: the events that pass through unchanged, written without Items.
 
 `lines_of(script, events, rewriter)` writes what ``script.lines(rewriter.items(events))`` writes (the
-Item path, `Base64Script`, stays the reference: tests/output/test_base64_lane.py compares them). Forward
+Item path, `Base64Script`, stays the reference: tests/output/base64/test_base64_lane.py compares them). Forward
 and without -v, the XID, MariaDB GTID and ANNOTATE_ROWS events and a statement's TABLE_MAP and rows
 events that pass through the rewriter unchanged, and whose lines need no session setting changed, are
 written here: their ``#`` lines, framing and base64 by `text` (compiled where built), with no
@@ -12,7 +12,7 @@ BINLOG block over as Items first (`script.block`), so that the block is written 
 `sink(script, rewriter)` is the lane's compiled loop (output/base64/_ctext.pyx, `Lane`): given to the reader
 (`read_events(..., sink=)`), it writes most of those events straight from the reader's window, with no
 Event, while this lane holds nothing; its text is handed on here before the next event the lane is given.
-This lane stays its reference (tests/output/test_base64_lane_compiled.py compares them).
+This lane stays its reference (tests/output/base64/test_base64_lane_compiled.py compares them).
 """
 from __future__ import annotations
 

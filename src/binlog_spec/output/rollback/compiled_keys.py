@@ -10,7 +10,7 @@ to the Python path: the TABLE_MAPs it has not met (`learn` tells it those it may
 with an undone key the KeySet lacks (`slow`), statements, damaged events. When the time bounds are the
 only filters, it also takes, while they run, the whole transactions they exclude (ConflictCheck.watch
 `kept_seconds`). The report, the undo and the
-exit code are the same (tests/output/test_conflicts_compiled.py, tests/test_compiled_core.py).
+exit code are the same (tests/output/rollback/test_conflicts_compiled.py, tests/test_compiled_core.py).
 """
 from __future__ import annotations
 

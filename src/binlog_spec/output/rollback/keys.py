@@ -12,7 +12,7 @@ are all of a kind the compiled image decoder steps over without a call (rows/_cd
 `image_keys`), the key values are read straight from the images, the other columns never decoded.
 Anything else (no compiled core, an image not as planned, a NULL key, a layout fault) gives None,
 and the caller decodes the event (`row_keys` of its row changes): the reference, which the fast path
-gives the same keys as (tests/output/test_conflict_keys.py).
+gives the same keys as (tests/output/rollback/test_conflict_keys.py).
 """
 from __future__ import annotations
 

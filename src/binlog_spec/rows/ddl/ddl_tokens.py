@@ -154,7 +154,7 @@ def alter_actions(sql: str, tokens: list[Token]) -> str | None:
 
 
 #: The columns of a sequence's table, as MariaDB defines them (sql/sql_sequence.cc, sequence_structure;
-#: SHOW CREATE TABLE of a sequence prints them so on 10.11, tests/rows/test_sequence_server.py). The
+#: SHOW CREATE TABLE of a sequence prints them so on 10.11, tests/rows/ddl/test_sequence_server.py). The
 #: first four are taken to have the sequence's value type (`AS INT UNSIGNED`, MariaDB 11.5; not checked
 #: on such a server: their names, which are what a rows event needs, are the same), BIGINT by default.
 _SEQUENCE_VALUES = ("next_not_cached_value", "minimum_value", "maximum_value", "start_value")

@@ -22,7 +22,7 @@ from binlog_spec.output.rewriter import Rewriter, WriteOptions
 
 from conftest import CORPUS, FIXTURES, manifest_rows
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fuzz"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fuzz"))
 import mutate  # noqa: E402
 from seeds import seed_files  # noqa: E402
 

@@ -23,7 +23,7 @@ from binlog_spec.stream.filters import FilterOptions
 
 from conftest import FIXTURES
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fuzz"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fuzz"))
 import mutate  # noqa: E402
 
 TYPES = FIXTURES / "types-full" / "mariadb-bin.000001"
