@@ -244,3 +244,21 @@ def test_random_bytes_of_every_precision_decode_as_the_pure_decoder_does(crows):
                 native += 1
                 assert got == reference, (column, buf)
         assert native > 30, column
+
+
+@pytest.mark.parametrize("workload", ["mixed", "mixed-minimal"])
+def test_the_mixed_workload_decodes_the_same_rows_compiled_and_pure(crows, monkeypatch, tmp_path, workload):
+    """benchmarks/workloads.py's mixed-type workload, written by the real MariaDB (FULL metadata: ENUM/SET
+    members known; MINIMAL: their indexes and bitmasks): every row change compiled is the pure one, typed,
+    and its DECIMAL, ENUM, SET, DATETIME(6) and TIMESTAMP(3) columns are decoded in C."""
+    from test_benchmarks import _generate
+    from test_compiled_rows import pipeline_rows
+    path = _generate(tmp_path, workload, "--scale", "0.001")["path"]
+    kinds = []
+    original = image_plan.column_plan
+    monkeypatch.setattr(image_plan, "column_plan", lambda column: kinds.append(original(column)[0]) or original(column))
+    monkeypatch.setattr(image_plan, "crows", crows)
+    fast = pipeline_rows(path)
+    monkeypatch.setattr(image_plan, "crows", None)
+    assert fast == pipeline_rows(path) and len(fast[0]) > 1000 and not fast[1]
+    assert {"decimal", "enum", "set", "datetime2", "timestamp2"} <= set(kinds)
