@@ -13,10 +13,11 @@ import pytest
 
 from binlog_spec.rows import image_plan
 from binlog_spec.rows.column_sizes import LAYOUTS
-from binlog_spec.rows.column_types import (BIT, DATETIME, ENUM, GEOMETRY, NEWDECIMAL, SET, STRING, TIME, TIME2,
-                                           TIMESTAMP)
+from binlog_spec.rows.column_types import (BIT, DATETIME, DATETIME2, ENUM, GEOMETRY, NEWDECIMAL, SET, STRING, TIME,
+                                           TIME2, TIMESTAMP, TIMESTAMP2)
 
-from test_compiled_rows import BINARY, LATIN1, UTF8, be, col, compiled, crows, pure, run_rows, typed  # noqa: F401
+from test_compiled_rows import (BINARY, LATIN1, UTF8, be, col, compiled, crows, datetime2, pure,  # noqa: F401
+                                run_rows, typed)
 
 UTC = dt.timezone.utc
 #: MariaDB's hires TIME zero point (Field_time_hires::zero_point), 838:59:59 + 1 s, in microseconds.
@@ -204,6 +205,11 @@ def random_value(rng, column, size):
                    precision, scale)
     parts = [rng.randrange(0, 10000), rng.randrange(0, 14), rng.randrange(0, 33), rng.randrange(0, 25),
              rng.randrange(0, 61), rng.randrange(0, 61), rng.randrange(0, 1000000) // 10 ** (6 - fsp) * 10 ** (6 - fsp)]
+    stored = parts[6] // (10000 if fsp <= 2 else 100 if fsp <= 4 else 1)      # DATETIME2/TIMESTAMP2's fraction
+    if code == DATETIME2:
+        return datetime2(*parts[:6], stored, fsp)
+    if code == TIMESTAMP2:
+        return be(rng.getrandbits(32), 4) + (be(stored, (fsp + 1) // 2) if fsp else b"")
     if code == DATETIME and fsp:
         return hires_datetime(*parts, fsp, size)
     if code == DATETIME:
@@ -225,12 +231,13 @@ def not_made_in_c(result):
 
 
 def test_random_bytes_of_every_precision_decode_as_the_pure_decoder_does(crows):
-    """Random value bytes of every DECIMAL shape near the group edges and of every TIME2 and old temporal
-    precision: what the C code makes is the pure value; what it hands back is an error or a str."""
+    """Random value bytes of every DECIMAL shape near the group edges and of every precision of TIME2,
+    DATETIME2, TIMESTAMP2 and the old temporal types: what the C code makes is the pure value; what it hands back is an error or a str."""
     rng = random.Random(29)
     columns = [decimal_col(p, s) for p in (1, 2, 8, 9, 10, 17, 18, 19, 27, 28, 64, 65) for s in {0, 1, p // 2, 9, p}
                if s <= p]
-    columns += [col(code, {"fsp": f}) for code in (TIME2, TIME, DATETIME, TIMESTAMP) for f in range(7)]
+    columns += [col(code, {"fsp": f}) for code in (TIME2, TIME, DATETIME, TIMESTAMP, DATETIME2, TIMESTAMP2)
+                for f in range(7)]
     for column in columns:
         assert image_plan.column_plan(column)[0] != "call", column
         size = LAYOUTS[column.type_code](column)[0]
