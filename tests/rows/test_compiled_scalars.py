@@ -137,6 +137,7 @@ NATIVE = [
      frozenset([b"x", b"y"])),
     (col(STRING, {"max_length": 8, "real_type": SET}, charset=UTF8), b"\xff" * 8, 2**64 - 1),     # members unknown
     (col(SET, {"pack_length": 1}, charset=UTF8), b"\x05", 5),
+    (col(SET, {"pack_length": 8}, charset=UTF8, set_values=SET64 + (b"m64",)), be(1 << 63, 8), frozenset(["m7"])),
     (col(GEOMETRY, {"pack_length": 4}), (9).to_bytes(4, "little") + (4326).to_bytes(4, "little") + b"\x01\x01\0\0\0",
      {"srid": 4326, "wkb": b"\x01\x01\x00\x00\x00"}),
     (col(GEOMETRY, {"pack_length": 1}), b"\x04" + b"\xff" * 4, {"srid": 2**32 - 1, "wkb": b""}),

@@ -276,7 +276,7 @@ cdef class ImageDecoder:
                 raise Fallback
             else:
                 members = []
-                for i in range(prm[1]):
+                for i in range(min(prm[1], 64)):      # a bitmask of 8 bytes at most
                     if u >> i & 1:
                         members.append((<tuple>self.objs[k])[i])
                 value = PyFrozenSet_New(members)     # added in member order, as the pure decoder adds them
