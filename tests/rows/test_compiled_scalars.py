@@ -1,5 +1,5 @@
 """The compiled value decoders of rows/_cscalars.pxd (DECIMAL, TIME2, the old TIME/DATETIME/TIMESTAMP, BIT,
-ENUM, SET, GEOMETRY: kinds of rows/_cdecoder.pyx's ImageDecoder) against the pure decoders of rows/scalars.py
+ENUM, SET, GEOMETRY, VECTOR: kinds of rows/_cdecoder.pyx's ImageDecoder) against the pure decoders of rows/scalars.py
 and rows/values.py: byte literals at the edges of each type, decoded in C to the value (and type) the pure
 path gives; what the C code does not make (an error, a str for a zero date) handed back, ending as the pure
 decoder says; and random bytes of every precision compared value for value."""
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import struct
 from decimal import Decimal
 
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from binlog_spec.rows import image_plan
 from binlog_spec.rows.column_sizes import LAYOUTS
 from binlog_spec.rows.column_types import (BIT, DATETIME, DATETIME2, ENUM, GEOMETRY, NEWDECIMAL, SET, STRING, TIME,
-                                           TIME2, TIMESTAMP, TIMESTAMP2)
+                                           TIME2, TIMESTAMP, TIMESTAMP2, VECTOR)
 
 from test_compiled_rows import (BINARY, LATIN1, UTF8, be, col, compiled, crows, datetime2, pure,  # noqa: F401
                                 run_rows, typed)
@@ -141,6 +142,9 @@ NATIVE = [
     (col(GEOMETRY, {"pack_length": 4}), (9).to_bytes(4, "little") + (4326).to_bytes(4, "little") + b"\x01\x01\0\0\0",
      {"srid": 4326, "wkb": b"\x01\x01\x00\x00\x00"}),
     (col(GEOMETRY, {"pack_length": 1}), b"\x04" + b"\xff" * 4, {"srid": 2**32 - 1, "wkb": b""}),
+    (col(VECTOR, {"pack_length": 4}), (12).to_bytes(4, "little") + struct.pack("<3f", 1.5, -0.1, float("inf")),
+     list(struct.unpack("<3f", struct.pack("<3f", 1.5, -0.1, float("inf"))))),
+    (col(VECTOR, {}), bytes(4), []),
 ]
 NATIVE_IDS = [f"{i}-{column.type_code}" for i, (column, _, _) in enumerate(NATIVE)]
 
@@ -186,6 +190,7 @@ def test_every_truncated_value_is_handed_back_to_the_pure_decoder(crows, column,
     (col(STRING, {"max_length": 3, "real_type": ENUM}, charset=UTF8, **ENUM_AB), b"\x01\x00\x00"),  # pack 3: error
     (col(STRING, {"max_length": 1, "real_type": SET}, charset=UTF8, set_values=(b"x", b"y")), b"\x04"),
     (col(GEOMETRY, {"pack_length": 4}), (3).to_bytes(4, "little") + b"abc"),   # no 4-byte SRID: error
+    (col(VECTOR, {"pack_length": 4}), (3).to_bytes(4, "little") + b"abc"),     # no whole float32: error
 ])
 def test_what_the_c_code_does_not_make_ends_as_the_pure_decoder_says(crows, column, data):
     buf = b"\x00" + data

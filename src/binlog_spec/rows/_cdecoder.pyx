@@ -9,7 +9,7 @@ image)`. It is a fast path only, like the generated Python code it replaces: on 
 (bytes short, text not valid in its charset, a date that is no calendar date, ...) it raises, and the
 caller decodes the image again with the pure `decode_image`, which gives the value or the precise
 error. Kinds without a C form call their `COLUMN_TYPES` decoder (the plan's object: (decoder, column)).
-The values of DECIMAL, TIME2, BIT, the old temporal types, ENUM, SET and GEOMETRY are made by
+The values of DECIMAL, TIME2, BIT, the old temporal types, ENUM, SET, GEOMETRY and VECTOR are made by
 rows/_cscalars.pxd (the twins of rows/scalars.py's decoders) and `ImageDecoder._value`.
 """
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
@@ -58,6 +58,7 @@ cdef enum:
     K_ENUM = 16        # b: members, -1 when unknown (the index then); obj: index -> member ('' first)
     K_SET = 17         # b: members, -1 when unknown (the bitmask then); obj: the members
     K_GEOMETRY = 18    # a: length prefix 1-4
+    K_VECTOR = 19      # a: length prefix 1-4
 
 # Codec kinds of K_TEXT, by name in CODECS.
 cdef enum:
@@ -69,7 +70,8 @@ cdef enum:
 KINDS = {"int": K_INT, "year": K_YEAR, "float": K_FLOAT, "double": K_DOUBLE, "text": K_TEXT, "date": K_DATE,
          "datetime2": K_DATETIME2, "timestamp2": K_TIMESTAMP2, "call": K_CALL, "decimal": K_DECIMAL,
          "time2": K_TIME2, "time": K_TIME, "datetime": K_DATETIME, "timestamp": K_TIMESTAMP, "bit": K_BIT,
-         "enum": K_ENUM, "set": K_SET, "geometry": K_GEOMETRY}
+         "enum": K_ENUM, "set": K_SET, "geometry": K_GEOMETRY,
+         "vector": K_VECTOR}
 CODECS = {"bytes": C_BYTES, "utf8": C_UTF8, "latin1": C_LATIN1, "codec": C_CODEC}
 
 
@@ -242,14 +244,17 @@ cdef class ImageDecoder:
         cdef unsigned long long u
         cdef object value
         cdef list members
-        if kind == K_GEOMETRY:
+        if kind == K_GEOMETRY or kind == K_VECTOR:
             size = prm[0]
             if pos + size > end:
                 raise Fallback
             length = <Py_ssize_t>_le(p + pos, <int>size)
             pos += size
-            if length < 4 or length > end - pos:
+            if length > end - pos or (length < 4 if kind == K_GEOMETRY else length % 4):
                 raise Fallback
+            if kind == K_VECTOR:           # values.decode_vector: float32 values, little-endian
+                members = [PyFloat_Unpack4(<const char *>p + i, 1) for i in range(pos, pos + length, 4)]
+                return members, pos + length
             return {"srid": <unsigned long>_le(p + pos, 4),
                     "wkb": PyBytes_FromStringAndSize(<const char *>p + pos + 4, length - 4)}, pos + length
         if pos + size > end:
@@ -356,7 +361,7 @@ cdef Py_ssize_t _key_image(ImageDecoder image, const unsigned char *p, Py_ssize_
         prm = image.params + 3 * k
         if kind == K_INT:
             size = prm[0]
-        elif kind == K_TEXT or kind == K_GEOMETRY:
+        elif kind == K_TEXT or kind == K_GEOMETRY or kind == K_VECTOR:
             size = prm[0]
             if slot[k] >= 0 or pos + size > end:
                 return -1

@@ -24,7 +24,8 @@ from binlog_spec.rows.charsets import BINARY_COLLATION, _mysql_latin1, codec_for
 from binlog_spec.rows.column_types import (DEFAULT_PACK_LENGTH, BIT, BLOB, Column, DATE, DATETIME, DATETIME2,
                                            DOUBLE, ENUM, FLOAT, GEOMETRY, INT24, LONG, LONGLONG, LONG_BLOB,
                                            MEDIUM_BLOB, NEWDATE, NEWDECIMAL, SET, SHORT, STRING, TIME, TIME2,
-                                           TIMESTAMP, TIMESTAMP2, TINY, TINY_BLOB, VARCHAR, VAR_STRING, YEAR)
+                                           TIMESTAMP, TIMESTAMP2, TINY, TINY_BLOB, VARCHAR, VAR_STRING, VECTOR,
+                                           YEAR)
 from binlog_spec.rows.scalars import UTC, _hires_fsp, decimal_binary_size, old_temporal_size
 from binlog_spec.rows.values import COLUMN_TYPES, _member, decode_value
 
@@ -72,7 +73,7 @@ def _members(col: Column, code: int, meta: dict) -> tuple[str, int, int, int, An
 
 
 def _scalar(col: Column, code: int, meta: dict) -> tuple[str, int, int, int, Any] | None:
-    """The plan of a DECIMAL, TIME2, BIT, old temporal or GEOMETRY column, None when the pure decoder
+    """The plan of a DECIMAL, TIME2, BIT, old temporal, GEOMETRY or VECTOR column, None when the pure decoder
     would not read it (bad metadata: its error)."""
     if code == NEWDECIMAL:
         precision, scale = meta.get("precision"), meta.get("scale")
@@ -86,10 +87,10 @@ def _scalar(col: Column, code: int, meta: dict) -> tuple[str, int, int, int, Any
         bits, whole = meta.get("bits"), meta.get("bytes")
         if type(bits) is int and type(whole) is int and 0 <= bits <= 7 and 0 <= whole + (1 if bits else 0) <= 8:
             return "bit", 0, 0, whole + (1 if bits else 0), None
-    elif code == GEOMETRY:
-        prefix = meta.get("pack_length", DEFAULT_PACK_LENGTH[GEOMETRY])
+    elif code in (GEOMETRY, VECTOR):
+        prefix = meta.get("pack_length", DEFAULT_PACK_LENGTH[code])
         if type(prefix) is int and 1 <= prefix <= 4:
-            return "geometry", prefix, 0, 0, None
+            return ("geometry" if code == GEOMETRY else "vector"), prefix, 0, 0, None
     return None
 
 
