@@ -127,10 +127,11 @@ NATIVE = [
     (col(TIMESTAMP2, {"fsp": 2}), be(0, 4) + b"\x63", dt.datetime(1970, 1, 1, 0, 0, 0, 990000, dt.timezone.utc)),
     (col(TIMESTAMP2, {"fsp": 6}), be(2**32 - 1, 4) + be(5, 3),
      dt.datetime(2106, 2, 7, 6, 28, 15, 5, tzinfo=dt.timezone.utc)),
-    # called back through COLUMN_TYPES
+    # rows/_cscalars.pxd (tests/rows/test_compiled_scalars.py has their edges)
     (col(NEWDECIMAL, {"precision": 5, "scale": 2}), bytes([0x80, 0x01, 0x05]), __import__("decimal").Decimal("1.05")),
     (col(STRING, {"max_length": 1, "real_type": ENUM}, charset=UTF8, enum_values=(b"a", b"b")), b"\x02", "b"),
     (col(TIME2, {"fsp": 0}), be(0x800000 + (1 << 12 | 2 << 6 | 3), 3), dt.timedelta(hours=1, minutes=2, seconds=3)),
+    # called back through COLUMN_TYPES
     (col(JSON, {"pack_length": 4}), b"\x00\x00\x00\x00", None),
 ]
 

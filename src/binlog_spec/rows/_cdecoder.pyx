@@ -9,16 +9,21 @@ image)`. It is a fast path only, like the generated Python code it replaces: on 
 (bytes short, text not valid in its charset, a date that is no calendar date, ...) it raises, and the
 caller decodes the image again with the pure `decode_image`, which gives the value or the precise
 error. Kinds without a C form call their `COLUMN_TYPES` decoder (the plan's object: (decoder, column)).
+The values of DECIMAL, TIME2, BIT, the old temporal types, ENUM, SET, GEOMETRY and VECTOR are made by
+rows/_cscalars.pxd (the twins of rows/scalars.py's decoders) and `ImageDecoder._value`.
 """
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.datetime cimport import_datetime, date_new, datetime_new
 from cpython.dict cimport PyDict_SetItem
+from cpython.set cimport PyFrozenSet_New
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.object cimport PyObject_GenericSetAttr
 from cpython.unicode cimport PyUnicode_Decode, PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
 from libc.string cimport memcpy, memset
 
 from binlog_spec.binlog._cbytes cimport le as _le
+from binlog_spec.rows._cscalars cimport (be, decimal_value, old_datetime_value, old_time_value, old_timestamp_value,
+                                         signed_frac, time2_value, utc_datetime, valid_date)
 
 cdef extern from *:
     """
@@ -43,6 +48,17 @@ cdef enum:
     K_DATETIME2 = 7    # a: fsp 0-6
     K_TIMESTAMP2 = 8   # a: fsp 0-6; obj: the UTC tzinfo
     K_CALL = 9         # obj: (decoder, column)
+    # the kinds of a fixed size, c (_key_image steps over them)
+    K_DECIMAL = 10     # a: precision 1-65; b: scale; obj: decimal.Decimal
+    K_TIME2 = 11       # a: fsp 0-6
+    K_TIME = 12        # a: MariaDB hires fsp 1-6, 0: the classic TIME
+    K_DATETIME = 13    # a: as K_TIME
+    K_TIMESTAMP = 14   # a: as K_TIME; obj: the UTC tzinfo
+    K_BIT = 15         # c: 0-8
+    K_ENUM = 16        # b: members, -1 when unknown (the index then); obj: index -> member ('' first)
+    K_SET = 17         # b: members, -1 when unknown (the bitmask then); obj: the members
+    K_GEOMETRY = 18    # a: length prefix 1-4
+    K_VECTOR = 19      # a: length prefix 1-4
 
 # Codec kinds of K_TEXT, by name in CODECS.
 cdef enum:
@@ -52,32 +68,15 @@ cdef enum:
     C_CODEC = 3        # obj: codec name (bytes)
 
 KINDS = {"int": K_INT, "year": K_YEAR, "float": K_FLOAT, "double": K_DOUBLE, "text": K_TEXT, "date": K_DATE,
-         "datetime2": K_DATETIME2, "timestamp2": K_TIMESTAMP2, "call": K_CALL}
+         "datetime2": K_DATETIME2, "timestamp2": K_TIMESTAMP2, "call": K_CALL, "decimal": K_DECIMAL,
+         "time2": K_TIME2, "time": K_TIME, "datetime": K_DATETIME, "timestamp": K_TIMESTAMP, "bit": K_BIT,
+         "enum": K_ENUM, "set": K_SET, "geometry": K_GEOMETRY,
+         "vector": K_VECTOR}
 CODECS = {"bytes": C_BYTES, "utf8": C_UTF8, "latin1": C_LATIN1, "codec": C_CODEC}
 
 
 class Fallback(Exception):
     """The fast path does not take this image: decode it with the pure decoder."""
-
-
-cdef inline unsigned long long _be(const unsigned char *q, int size) noexcept:
-    cdef unsigned long long v = 0
-    cdef int i
-    for i in range(size):
-        v = (v << 8) | q[i]
-    return v
-
-
-cdef inline int _days_in_month(long year, long month) noexcept:
-    if month == 2:
-        return 29 if (year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)) else 28
-    if month == 4 or month == 6 or month == 9 or month == 11:
-        return 30
-    return 31
-
-
-cdef inline bint _valid_date(long year, long month, long day) noexcept:
-    return 1 <= year <= 9999 and 1 <= month <= 12 and 1 <= day <= _days_in_month(year, month)
 
 
 cdef class ImageDecoder:
@@ -198,7 +197,7 @@ cdef class ImageDecoder:
                     raise Fallback
                 u = _le(p + pos, 3)
                 year, month, day = <long>(u >> 9), <long>((u >> 5) & 15), <long>(u & 31)
-                if not _valid_date(year, month, day):
+                if not valid_date(year, month, day):
                     raise Fallback              # '0000-00-00' and the like: str, by the pure decoder
                 value = date_new(year, month, day)
                 pos += 3
@@ -206,14 +205,14 @@ cdef class ImageDecoder:
                 size = 5 + (prm[0] + 1) // 2
                 if pos + size > end:
                     raise Fallback
-                s = <long long>_be(p + pos, 5) - 0x8000000000
-                frac = _signed_frac(p + pos + 5, <int>prm[0])
+                s = <long long>be(p + pos, 5) - 0x8000000000
+                frac = signed_frac(p + pos + 5, <int>prm[0])
                 if s < 0 or frac < 0 or frac > 999999:
                     raise Fallback
                 hms = <long>(s % (1 << 17))
                 s >>= 17                                    # year*13+month << 5 | day
                 year, month, day = <long>((s >> 5) // 13), <long>((s >> 5) % 13), <long>(s % 32)
-                if not _valid_date(year, month, day) or hms >> 12 > 23 or (hms >> 6) % 64 > 59 or hms % 64 > 59:
+                if not valid_date(year, month, day) or hms >> 12 > 23 or (hms >> 6) % 64 > 59 or hms % 64 > 59:
                     raise Fallback
                 value = datetime_new(year, month, day, hms >> 12, (hms >> 6) % 64, hms % 64, <int>frac, None)
                 pos += size
@@ -221,49 +220,82 @@ cdef class ImageDecoder:
                 size = 4 + (prm[0] + 1) // 2
                 if pos + size > end:
                     raise Fallback
-                s = <long long>_be(p + pos, 4)
+                s = <long long>be(p + pos, 4)
                 if prm[0] == 1 or prm[0] == 2:
                     frac = p[pos + 4] * 10000
                 else:
-                    frac = _signed_frac(p + pos + 4, <int>prm[0])
+                    frac = signed_frac(p + pos + 4, <int>prm[0])
                 if frac < 0 or frac > 999999 or (s == 0 and frac == 0):
                     raise Fallback
-                value = _utc_datetime(s, <int>frac, self.objs[k])
+                value = utc_datetime(s, <int>frac, self.objs[k])
                 pos += size
-            else:
+            elif kind == K_CALL:
                 got = self.objs[k]
                 value, pos = got[0](buf, pos, got[1])
+            else:
+                value, pos = self._value(kind, prm, p, pos, end, k)
             PyDict_SetItem(row, self.names[k], value)
         return row, pos
 
-
-cdef inline long long _signed_frac(const unsigned char *q, int fsp) noexcept:
-    """The fraction bytes of DATETIME2/TIMESTAMP2 as microseconds (signed, as MySQL reads them)."""
-    cdef long long v
-    if fsp == 0:
-        return 0
-    if fsp <= 2:
-        return (<signed char>q[0]) * 10000
-    if fsp <= 4:
-        v = <long long>_be(q, 2)
-        return (v - 0x10000 if v & 0x8000 else v) * 100
-    v = <long long>_be(q, 3)
-    return v - 0x1000000 if v & 0x800000 else v
-
-
-cdef object _utc_datetime(long long seconds, int usec, object utc):
-    """datetime.fromtimestamp(seconds, utc) + timedelta(microseconds=usec), for 0 <= seconds < 2**32."""
-    cdef long long days = seconds // 86400, rem = seconds % 86400
-    cdef long long z = days + 719468, era, doe, yoe, doy, mp, year, month, day
-    era = z // 146097
-    doe = z - era * 146097
-    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    day = doy - (153 * mp + 2) // 5 + 1
-    month = mp + 3 if mp < 10 else mp - 9
-    year = yoe + era * 400 + (1 if month <= 2 else 0)
-    return datetime_new(year, month, day, rem // 3600, rem // 60 % 60, rem % 60, usec, utc)
+    cdef tuple _value(self, int kind, const long long *prm, const unsigned char *p, Py_ssize_t pos, Py_ssize_t end,
+                      Py_ssize_t k):
+        """(value, position after it) of a kind from K_DECIMAL on (rows/_cscalars.pxd), or Fallback."""
+        cdef Py_ssize_t size = prm[2], length, i
+        cdef unsigned long long u
+        cdef object value
+        cdef list members
+        if kind == K_GEOMETRY or kind == K_VECTOR:
+            size = prm[0]
+            if pos + size > end:
+                raise Fallback
+            length = <Py_ssize_t>_le(p + pos, <int>size)
+            pos += size
+            if length > end - pos or (length < 4 if kind == K_GEOMETRY else length % 4):
+                raise Fallback
+            if kind == K_VECTOR:           # values.decode_vector: float32 values, little-endian
+                members = [PyFloat_Unpack4(<const char *>p + i, 1) for i in range(pos, pos + length, 4)]
+                return members, pos + length
+            return {"srid": <unsigned long>_le(p + pos, 4),
+                    "wkb": PyBytes_FromStringAndSize(<const char *>p + pos + 4, length - 4)}, pos + length
+        if pos + size > end:
+            raise Fallback
+        if kind == K_DECIMAL:
+            value = decimal_value(p + pos, <int>prm[0], <int>prm[1], self.objs[k])
+        elif kind == K_TIME2:
+            value = time2_value(p + pos, <int>prm[0])
+        elif kind == K_BIT:
+            value = be(p + pos, <int>size)
+        elif kind == K_ENUM:
+            u = _le(p + pos, <int>size)
+            if prm[1] < 0:
+                value = u
+            elif u > <unsigned long long>prm[1]:
+                raise Fallback
+            else:
+                value = (<tuple>self.objs[k])[u]
+        elif kind == K_SET:
+            u = _le(p + pos, <int>size)
+            if prm[1] < 0:
+                value = u
+            elif prm[1] < 64 and u >> prm[1]:
+                raise Fallback
+            else:
+                members = []
+                for i in range(min(prm[1], 64)):      # a bitmask of 8 bytes at most
+                    if u >> i & 1:
+                        members.append((<tuple>self.objs[k])[i])
+                value = PyFrozenSet_New(members)     # added in member order, as the pure decoder adds them
+        elif kind == K_TIME:
+            value = old_time_value(p + pos, <int>prm[0], <int>size)
+        elif kind == K_DATETIME:
+            value = old_datetime_value(p + pos, <int>prm[0], <int>size)
+        elif kind == K_TIMESTAMP:
+            value = old_timestamp_value(p + pos, <int>prm[0], <int>size, self.objs[k])
+        else:
+            raise Fallback
+        if value is None:
+            raise Fallback
+        return value, pos + size
 
 
 cdef tuple _image(ImageDecoder image, fallback, bytes buf, Py_ssize_t pos):
@@ -329,7 +361,7 @@ cdef Py_ssize_t _key_image(ImageDecoder image, const unsigned char *p, Py_ssize_
         prm = image.params + 3 * k
         if kind == K_INT:
             size = prm[0]
-        elif kind == K_TEXT:
+        elif kind == K_TEXT or kind == K_GEOMETRY or kind == K_VECTOR:
             size = prm[0]
             if slot[k] >= 0 or pos + size > end:
                 return -1
@@ -350,6 +382,8 @@ cdef Py_ssize_t _key_image(ImageDecoder image, const unsigned char *p, Py_ssize_
             size = 5 + (prm[0] + 1) // 2
         elif kind == K_TIMESTAMP2:
             size = 4 + (prm[0] + 1) // 2
+        elif K_DECIMAL <= kind <= K_SET:
+            size = prm[2]
         else:
             return -1
         if pos + size > end:

@@ -13,6 +13,7 @@ the caller decodes the image again with the pure `decode_image`.
 """
 from __future__ import annotations
 
+import decimal
 import functools
 from typing import Any, Callable
 
@@ -20,11 +21,13 @@ from binlog_spec import compiled
 from binlog_spec.binlog.event_types import INSERT, UPDATE
 from binlog_spec.errors import ValueDecodeError
 from binlog_spec.rows.charsets import BINARY_COLLATION, _mysql_latin1, codec_for
-from binlog_spec.rows.column_types import (DEFAULT_PACK_LENGTH, BLOB, Column, DATE, DATETIME2, DOUBLE, ENUM,
-                                           FLOAT, INT24, LONG, LONGLONG, LONG_BLOB, MEDIUM_BLOB, NEWDATE, SET,
-                                           SHORT, STRING, TIMESTAMP2, TINY, TINY_BLOB, VARCHAR, VAR_STRING, YEAR)
-from binlog_spec.rows.scalars import UTC
-from binlog_spec.rows.values import COLUMN_TYPES, decode_value
+from binlog_spec.rows.column_types import (DEFAULT_PACK_LENGTH, BIT, BLOB, Column, DATE, DATETIME, DATETIME2,
+                                           DOUBLE, ENUM, FLOAT, GEOMETRY, INT24, LONG, LONGLONG, LONG_BLOB,
+                                           MEDIUM_BLOB, NEWDATE, NEWDECIMAL, SET, SHORT, STRING, TIME, TIME2,
+                                           TIMESTAMP, TIMESTAMP2, TINY, TINY_BLOB, VARCHAR, VAR_STRING, VECTOR,
+                                           YEAR)
+from binlog_spec.rows.scalars import UTC, _hires_fsp, decimal_binary_size, old_temporal_size
+from binlog_spec.rows.values import COLUMN_TYPES, _member, decode_value
 
 #: The compiled module, or None (the generated Python code of codegen.inline_source runs then).
 #: Tests set it to None to run the pure path in the same process.
@@ -32,6 +35,8 @@ crows = compiled.load("binlog_spec.rows._cdecoder")
 
 _INT_SIZES = {TINY: 1, SHORT: 2, INT24: 3, LONG: 4, LONGLONG: 8}
 _BLOBS = (TINY_BLOB, BLOB, MEDIUM_BLOB, LONG_BLOB)
+#: The old TIME, DATETIME and TIMESTAMP (classic, or MariaDB's hires with meta "fsp": scalars.decode_time ...).
+_OLD_TEMPORALS = {TIME: "time", DATETIME: "datetime", TIMESTAMP: "timestamp"}
 
 
 def _text(col: Column, prefix: int, pad: int = 0) -> tuple[str, int, str, int, Any]:
@@ -51,9 +56,53 @@ def _fsp(meta: dict) -> int | None:
     return fsp if isinstance(fsp, int) and 0 <= fsp <= 6 else None
 
 
+def _members(col: Column, code: int, meta: dict) -> tuple[str, int, int, int, Any] | None:
+    """The plan of an ENUM or SET column (values.decode_enum, decode_set): its pack length, and its members
+    decoded once as values._member decodes them on every value (ENUM: index 0, the '' member, first)."""
+    size = meta.get("pack_length", meta.get("max_length", meta.get("byte1")))
+    if type(size) is not int or not 1 <= size <= (2 if code == ENUM else 8):
+        return None
+    raw = col.enum_values if code == ENUM else col.set_values
+    if raw is None:
+        return ("enum" if code == ENUM else "set"), 0, -1, size, None
+    try:
+        members = tuple(_member(m, col, 0) for m in ((b"", *raw) if code == ENUM else raw))
+    except Exception:  # noqa: BLE001 - the pure decoder says what it is, value by value
+        return None
+    return ("enum" if code == ENUM else "set"), 0, len(raw), size, members
+
+
+def _scalar(col: Column, code: int, meta: dict) -> tuple[str, int, int, int, Any] | None:
+    """The plan of a DECIMAL, TIME2, BIT, old temporal, GEOMETRY or VECTOR column, None when the pure decoder
+    would not read it (bad metadata: its error)."""
+    if code == NEWDECIMAL:
+        precision, scale = meta.get("precision"), meta.get("scale")
+        if type(precision) is int and type(scale) is int and 1 <= precision <= 65 and 0 <= scale <= precision:
+            return "decimal", precision, scale, decimal_binary_size(precision, scale), decimal.Decimal
+    elif code == TIME2 and _fsp(meta) is not None:
+        return "time2", _fsp(meta), 0, 3 + (_fsp(meta) + 1) // 2, None
+    elif code in (TIME, DATETIME, TIMESTAMP):
+        return _OLD_TEMPORALS[code], _hires_fsp(col), 0, old_temporal_size(col), UTC
+    elif code == BIT:
+        bits, whole = meta.get("bits"), meta.get("bytes")
+        if type(bits) is int and type(whole) is int and 0 <= bits <= 7 and 0 <= whole + (1 if bits else 0) <= 8:
+            return "bit", 0, 0, whole + (1 if bits else 0), None
+    elif code in (GEOMETRY, VECTOR):
+        prefix = meta.get("pack_length", DEFAULT_PACK_LENGTH[code])
+        if type(prefix) is int and 1 <= prefix <= 4:
+            return ("geometry" if code == GEOMETRY else "vector"), prefix, 0, 0, None
+    return None
+
+
 def column_plan(col: Column) -> tuple[str, int, Any, int, Any]:
     """(kind name, a, b, c, obj) of one column, as _cdecoder.ImageDecoder takes it (by kind name)."""
     code, meta = col.type_code, col.meta if isinstance(col.meta, dict) else {}
+    real = meta.get("real_type", STRING) if code == STRING else code
+    if real in (ENUM, SET) and code in (ENUM, SET, STRING):
+        return _members(col, real, meta) or ("call", 0, 0, 0, (COLUMN_TYPES.get(code, decode_value), col))
+    fixed = _scalar(col, code, meta)
+    if fixed is not None:
+        return fixed
     if code in _INT_SIZES:
         return "int", _INT_SIZES[code], 0 if col.unsigned else 1, 0, None
     if code == YEAR:
