@@ -957,6 +957,7 @@ def test_mariadb_hires_datetime(fsp, hex_bytes, value):
 @pytest.mark.parametrize("fsp,hex_bytes,value", [
     (1, "0000000109", EPOCH + dt.timedelta(seconds=1, microseconds=900000)),
     (3, "0000000103e7", EPOCH + dt.timedelta(seconds=1, microseconds=999000)),
+    (5, "0000000101869f", EPOCH + dt.timedelta(seconds=1, microseconds=999990)),
     (6, "7fffffff0f423f", dt.datetime(2038, 1, 19, 3, 14, 7, 999999, tzinfo=UTC)),
     (6, "3b9aca0001e240", dt.datetime(2001, 9, 9, 1, 46, 40, 123456, tzinfo=UTC)),
     (3, "000000000000", "0000-00-00 00:00:00.000"),
@@ -969,7 +970,8 @@ def test_mariadb_hires_sizes_follow_the_precision():
     from binlog_spec.rows.scalars import old_temporal_size
     assert [old_temporal_size(col(11, {"fsp": n} if n else {})) for n in range(7)] == [3, 4, 4, 5, 5, 5, 6]
     assert [old_temporal_size(col(12, {"fsp": n} if n else {})) for n in range(7)] == [8, 6, 6, 7, 7, 7, 8]
-    assert [old_temporal_size(col(7, {"fsp": n} if n else {})) for n in range(7)] == [4, 5, 5, 6, 6, 6, 7]
+    # TIMESTAMP(n): 4 + sec_part_bytes(n) (MariaDB sql/field.cc, Field_timestamp_hires::pack_length)
+    assert [old_temporal_size(col(7, {"fsp": n} if n else {})) for n in range(7)] == [4, 5, 5, 6, 6, 7, 7]
 
 
 @pytest.mark.parametrize("hex_bytes,value,end", [

@@ -198,8 +198,11 @@ def decode_date(buf: bytes, pos: int, col: Column) -> tuple[dt.date | str, int]:
 # replay or --schema; schema.py puts it in the column's meta as "fsp"). Without it, the column
 # reads as the old type, as mariadb-binlog reads it.
 
-#: old type -> bytes of a MariaDB hires value by precision 0-6 (0: the old type itself).
-_HIRES_SIZES = {TIME: (3, 4, 4, 5, 5, 5, 6), DATETIME: (8, 6, 6, 7, 7, 7, 8), TIMESTAMP: (4, 5, 5, 6, 6, 6, 7)}
+#: old type -> bytes of a MariaDB hires value by precision 0-6 (0: the old type itself). TIME and DATETIME:
+#: sql/field.cc's time_hires_bytes / datetime_hires_bytes; TIMESTAMP: 4 bytes of seconds then the fraction in
+#: sec_part_bytes(n) = 0, 1, 1, 2, 2, 3, 3 bytes (Field_timestamp_hires::pack_length; TIMESTAMP(5) is 7 bytes,
+#: tests/rows/test_hires_temporal_server.py).
+_HIRES_SIZES = {TIME: (3, 4, 4, 5, 5, 5, 6), DATETIME: (8, 6, 6, 7, 7, 7, 8), TIMESTAMP: (4, 5, 5, 6, 6, 7, 7)}
 #: TIME hires values are stored offset by 838:59:59 + 1 s (Field_time_hires::zero_point), in microseconds.
 _HIRES_TIME_ZERO = (838 * 3600 + 59 * 60 + 59 + 1) * 1_000_000
 
