@@ -47,6 +47,11 @@ CHECKED: list[list[str]] = [
     ["sql", "--sql2", "--rollback", "--force", "--start-datetime", "{time:before}", "--stop-datetime", "{time}"],
     # a filtered analysis (the kept transactions' times, the window): the reference path under both cores
     ["analyze", "--format", "json", "--start-datetime", "{time:before}", "--stop-datetime", "{time}"],
+    # the compiled loop under time bounds alone (api.skip_gate): kept transactions taken whole, the others
+    # skipped; a bound alone, one cutting the file's transactions, the top lists, an empty window
+    ["analyze", "--format", "json", "--start-datetime", "{time}"],
+    ["analyze", "--format", "json", "--top", "1", "--big-trx-bytes", "400", "--stop-datetime", "{time}"],
+    ["analyze", "--format", "json", "--start-datetime", "2100-01-01 00:00:00"],
 ]
 
 
