@@ -23,7 +23,7 @@ compiled_only = pytest.mark.skipif(compiled.load("binlog_spec.analysis._ccollect
                                    reason="the pure-Python core has no compiled loop: every event is an Event")
 
 
-def _analyze(filters: FilterOptions, skipping: bool) -> tuple[dict, list]:
+def _analyze(filters: FilterOptions, skipping: bool, buffer_size: int = 1 << 20) -> tuple[dict, list]:
     """The report, and the events the reader yielded (the ones the compiled loop did not take)."""
     options = AnalyzeOptions(filters=filters)
     analyzer, schema, selection = api.analyzer(options), SchemaTracker(), api.Selection()
@@ -35,7 +35,8 @@ def _analyze(filters: FilterOptions, skipping: bool) -> tuple[dict, list]:
         for ev in events:
             yielded.append(ev)
             yield ev
-    read = api.read_events([DEMO], api.ReadOptions(parse_bodies=api.ANALYZE_BODIES), sink=sink)
+    read = api.read_events([DEMO], api.ReadOptions(parse_bodies=api.ANALYZE_BODIES, buffer_size=buffer_size),
+                           sink=sink)
     kept = api.select_events(seen(read), filters, [str(DEMO)], schema, gate=gate, selection=selection)
     return api.analyze(kept, options, analyzer=analyzer), yielded
 
@@ -51,6 +52,18 @@ def test_the_rows_events_a_time_window_drops_are_never_read_as_events():
     outside = [ev for ev in every if ev.type_code in ROW_OPS and not TIMES[1] <= ev.timestamp < TIMES[3]]
     assert outside, "the demo has rows events outside the window"
     assert not [ev for ev in yielded if ev.type_code in ROW_OPS and not TIMES[1] <= ev.timestamp < TIMES[3]]
+
+
+@compiled_only
+@pytest.mark.parametrize("buffer_size", [97, 512, 4096])
+@pytest.mark.parametrize("bounds", [(1, 3), (2, None), (None, 2), (-1, None)])
+def test_small_read_windows_give_the_same_report(bounds, buffer_size):
+    # (the loop meets the window's end inside transactions: it hands them back, or asks for more)
+    from datetime import datetime, timezone
+    lo, hi = (None if k is None else datetime.fromtimestamp(TIMES[k] + (3600 if k == -1 else 0), tz=timezone.utc)
+              for k in bounds)
+    filters = FilterOptions(start_datetime=lo, stop_datetime=hi)
+    assert _analyze(filters, True, buffer_size)[0] == _analyze(filters, False)[0]
 
 
 def test_only_time_bounds_let_a_loop_skip():

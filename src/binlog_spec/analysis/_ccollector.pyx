@@ -20,6 +20,11 @@ it hands an open transaction to the Python tracker (Analyzer._adopt_fast): the r
 event to the reference path. An event is taken whole or not at all: nothing is counted for an event the
 loop leaves. Returns the bytes taken (0: none).
 
+With `window` (time bounds as the only filters, the stream.skipping gate before them) it runs while the
+filters do, between transactions: a transaction the bounds keep only if it takes it whole, one they drop
+skipped (its events checked as above, its TABLE_MAPs parsed once by Analyzer._skip_table), the gate
+dropping what the loop hands back of it.
+
 The pure-Python reference is the reader's events through `Analyzer.feed`; the differential test
 (tests/test_compiled_core.py) runs `analyze` both ways over the corpus, the fixtures and fuzz cases.
 """
@@ -29,7 +34,7 @@ from libc.stdint cimport uint32_t, uint64_t
 
 from binlog_spec.binlog import spec
 from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, GTID_EVENT, LEN_EVENT_HEADER,
-                                         OFS_END_LOG_POS, OFS_FLAGS, OFS_GTID_DOMAIN_ID, OFS_GTID_SEQ_NO,
+                                         OFS_END_LOG_POS, OFS_FLAGS, OFS_GTID_DOMAIN_ID, OFS_LEN_EVENT, OFS_GTID_SEQ_NO,
                                          OFS_SERVER_ID, OFS_TIMESTAMP, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1,
                                          WRITE_ROWS_EVENT_V1, XID_EVENT, Fde, event_at, gtid_xid_reads_agree,
                                          le as _le, opens_plain_transaction, read_fde, u4 as _u4)
@@ -41,18 +46,13 @@ cdef Py_ssize_t H = LEN_EVENT_HEADER
 cdef str COMMIT_EVENT = "commit_event"
 cdef object OPS = (INSERT, UPDATE, DELETE)
 cdef object _rows_offsets = spec.rows_offsets
+#: At most this many bytes of one transaction are asked into the reader's window (window mode).
+cdef Py_ssize_t MAX_WHOLE = 64 << 20
 
 
-def _layout_probe() -> bool:
-    """Whether the loop's reads of a MariaDB GTID_EVENT (seq_no, domain_id, flags2, commit_id) and of an
-    XID_EVENT (xid after the post-header) give what the generated parser gives for the same bytes
-    (binlog/_cbytes.pxd): the spec stays the one source of the layouts, and the loop never runs where
-    they differ."""
-    return gtid_xid_reads_agree()
-
-
-#: The GTID and XID layouts checked against the generated parser (False: the loop never runs).
-LAYOUTS_AGREE = _layout_probe()
+#: The GTID and XID layouts checked against the generated parser (binlog/_cbytes.pxd: the spec stays the one
+#: source of the layouts; False: the loop never runs).
+LAYOUTS_AGREE = gtid_xid_reads_agree()
 
 
 include "_cimages.pxi"
@@ -102,12 +102,9 @@ cdef class Sink:
         self.skip_maps, self.drop_maps, self.overlay = {}, {}, {}
 
     def window(self, lo, hi, gate, selection):
-        """Run while the filters do, when their time bounds are their only filters (FilterOptions.kept_seconds:
-        a transaction is kept when lo <= its first event's timestamp < hi; None: no bound): `gate` (a
-        stream.skipping.SkipGate between the schema stage and the filters) says when the stream is between
-        transactions; a transaction the bounds keep is taken only whole, and counted in `selection` (the
-        filters' stream.selection.Selection, or None) as the filters count it; one they drop is skipped,
-        nothing counted, with the gate dropping what the loop hands back of it."""
+        """Run under time bounds alone (FilterOptions.kept_seconds: kept when lo <= the first event's timestamp
+        < hi), between transactions as `gate` (stream.skipping.SkipGate) says: a transaction they keep is taken
+        whole, counted in `selection` (the filters' Selection) too; one they drop is skipped, uncounted."""
         self.windowed = True
         self.lo = -(1 << 62) if lo is None else lo
         self.hi = (1 << 62) if hi is None else hi
@@ -143,6 +140,7 @@ cdef class Sink:
         bucket = an._bucket
         cdef uint32_t cur_ts = <uint32_t>bucket_ts
         cdef long long acc_events = 0, acc_rows = 0, acc_bytes = 0, rows_events = 0
+        cdef Py_ssize_t whole
         cdef bint windowed = self.windowed, dropping = False
         gate = self.gate
         if windowed:
@@ -173,7 +171,10 @@ cdef class Sink:
                         self.drop_maps.clear()
                         off += len_event
                         continue
-                    if not self._whole(p, off + len_event, n, len_checksum, verify):
+                    whole = self._whole(p, off, n, len_checksum, verify)
+                    if whole < 0 and off == start:
+                        return whole        # (the reader reads that much into its window, and calls again)
+                    if whole <= 0:
                         break
                 if not self.own:
                     if code != GTID_EVENT or not opens_plain_transaction(body, len_body):
@@ -265,17 +266,24 @@ cdef class Sink:
                     self.selection.rows += rows_events
         return off - start
 
-    cdef bint _whole(self, const unsigned char* p, Py_ssize_t off, Py_ssize_t n, int len_checksum,
-                     bint verify) except -1:
-        """Whether the loop takes the transaction whose GTID_EVENT ends at off whole, to its XID_EVENT, in
-        the window: each event one it takes (the checks of __call__, _table_map and _rows), with no effect."""
+    cdef Py_ssize_t _whole(self, const unsigned char* p, Py_ssize_t at, Py_ssize_t n, int len_checksum,
+                           bint verify) except? -1:
+        """1 when the loop takes the transaction whose GTID_EVENT is at `at` whole, to its XID_EVENT, in the
+        window: each event one it takes (the checks of __call__, _table_map and _rows), with no effect; 0 when
+        it does not; minus the bytes it needs from `at` when the transaction runs past the window."""
         cdef int code
         cdef uint32_t len_event
-        cdef Py_ssize_t len_body
+        cdef Py_ssize_t len_body, want
         cdef const unsigned char* body
+        cdef Py_ssize_t off = at + <Py_ssize_t>_u4(p + at + OFS_LEN_EVENT)
         overlay = self.overlay
         overlay.clear()
-        while event_at(p, off, n, len_checksum, verify, &code, &len_event):
+        while True:
+            if not event_at(p, off, n, len_checksum, verify, &code, &len_event):
+                if n - off >= H and <Py_ssize_t>_u4(p + off + OFS_LEN_EVENT) <= n - off:
+                    return 0        # a whole event the loop does not take (its CRC32, its size, its type)
+                want = 2 * (n - at) + (<Py_ssize_t>_u4(p + off + OFS_LEN_EVENT) if n - off >= H else 0)
+                return -want if want <= MAX_WHOLE else 0
             body = p + off + H
             len_body = len_event - H - len_checksum
             if code == ANNOTATE_ROWS_EVENT:
@@ -283,18 +291,17 @@ cdef class Sink:
             elif code == TABLE_MAP_EVENT:
                 got = self._known_map(PyBytes_FromStringAndSize(<const char*>body, len_body))
                 if got is None:
-                    return False
+                    return 0
                 overlay[got[0].table_id] = got
             elif code == WRITE_ROWS_EVENT_V1 or code == UPDATE_ROWS_EVENT_V1 or code == DELETE_ROWS_EVENT_V1:
                 if self._count(code, self.lens.rows[code - WRITE_ROWS_EVENT_V1],
                                PyBytes_FromStringAndSize(<const char*>body, len_body), overlay, True) is None:
-                    return False
+                    return 0
             elif code == XID_EVENT:
                 return len_body == self.lens.xid + 8
             else:
-                return False
+                return 0
             off += len_event
-        return False
 
     cdef bint _skippable(self, int code, const unsigned char* body, Py_ssize_t len_body, const unsigned char* e,
                          uint32_t len_event, str path, Py_ssize_t at) except -1:

@@ -31,7 +31,7 @@ from libc.stdint cimport uint32_t
 
 from binlog_spec.binlog import spec
 from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, GTID_EVENT, LEN_EVENT_HEADER,
-                                         OFS_TIMESTAMP, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1,
+                                         OFS_LEN_EVENT, OFS_TIMESTAMP, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1,
                                          XID_EVENT, Fde, event_at, gtid_xid_reads_agree, opens_plain_transaction,
                                          read_fde, u4 as _u4)
 
@@ -126,9 +126,9 @@ cdef class Skipper:
         off += len_event
         while True:
             if not event_at(p, off, n, len_checksum, verify, &code, &len_event):
-                if n - off >= H and <Py_ssize_t>_u4(p + off + 9) <= n - off:
+                if n - off >= H and <Py_ssize_t>_u4(p + off + OFS_LEN_EVENT) <= n - off:
                     return 0        # a whole event the loop does not take (its CRC32, its size)
-                want = 2 * (n - at) + (<Py_ssize_t>_u4(p + off + 9) if n - off >= H else 0)
+                want = 2 * (n - at) + (<Py_ssize_t>_u4(p + off + OFS_LEN_EVENT) if n - off >= H else 0)
                 return -want if want <= MAX_WHOLE and n - at < want else 0
             if code == XID_EVENT:
                 if not self.tx_maps or not self._skipped(code, p + off, len_event, len_checksum, True):
