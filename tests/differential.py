@@ -59,6 +59,7 @@ CHECKED: list[list[str]] = [
     ["rows", "--format", "jsonl", "--table", "{table}"],
     ["sql", "--sql2", "--exclude-table", "{table}", "--stop-datetime", "{time}"],
     ["rows", "--format", "text", "--database", "no_such_schema"],
+    ["sql", "--sql2", "--exclude-server-id", "2", "--start-datetime", "{time}"],
 ]
 
 

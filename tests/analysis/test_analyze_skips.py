@@ -72,4 +72,6 @@ def test_only_time_bounds_let_a_loop_skip():
     assert api.skip_gate(FilterOptions(start_datetime=at)) is not None
     assert api.skip_gate(FilterOptions()) is None
     assert api.skip_gate(FilterOptions(start_datetime=at, start_position=4)) is None
-    assert api.skip_gate(FilterOptions(start_datetime=at, server_ids=frozenset({1}))) is None
+    with_server = FilterOptions(start_datetime=at, server_ids=frozenset({1}))   # (rows and sql skip by it)
+    assert api.analyzer_sink(api.analyzer(AnalyzeOptions(filters=with_server)), SchemaTracker(),
+                             api.skip_gate(with_server)) is None

@@ -54,6 +54,8 @@ WINDOWS = [
     FilterOptions(start_datetime=utc(TIMES[2]), stop_datetime=utc(TIMES[4])),
     FilterOptions(start_datetime=utc(TIMES[-1] + 3600)),                       # keeps nothing
     FilterOptions(tables=("shop.customers",), stop_datetime=utc(TIMES[3])),
+    FilterOptions(server_ids=frozenset({1}), stop_datetime=utc(TIMES[3])),
+    FilterOptions(exclude_server_ids=frozenset({1}), tables=("shop.orders",)),     # keeps nothing
 ]
 
 
@@ -86,8 +88,10 @@ def test_a_transaction_of_tables_the_filters_drop_is_never_read_as_events():
     assert not [ev for ev in yielded if any(ev.pos in r for r in dropped)]
 
 
-def test_only_time_schema_and_table_filters_are_skipped():
+def test_only_time_server_schema_and_table_filters_are_skipped():
     assert api.skip_gate(FilterOptions(tables=("shop.orders",))) is not None
-    assert api.skip_gate(FilterOptions(tables=("shop.orders",), server_ids=frozenset({1}))) is None
+    assert api.skip_gate(FilterOptions(tables=("shop.orders",), server_ids=frozenset({1}))) is not None
+    assert api.skip_gate(FilterOptions(exclude_server_ids=frozenset({2}))) is not None
+    assert api.skip_gate(FilterOptions(tables=("shop.orders",), start_position=4)) is None
     assert api.skip_gate(FilterOptions(start_datetime=utc(TIMES[1]), stop_position=400)) is None
     assert api.skip_gate(FilterOptions(start_datetime=datetime(2026, 1, 1))) is None     # (no zone)

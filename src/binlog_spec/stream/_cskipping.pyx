@@ -2,13 +2,14 @@
 """The compiled twin of stream/skipping.py: the loop that skips, straight from the reader's window, the
 transactions the filters drop whole, with no Event object and no body parse.
 
-`Skipper(gate, lo, hi, keeps_table, tables, names)` is called by the reader (binlog.reader.BinlogReader,
+`Skipper(gate, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names)` is called by the reader (binlog.reader.BinlogReader,
 `sink=`) with the window's bytes before it walks them, when the filters are time bounds, schema and table
 filters alone (FilterOptions.skippable). It runs while the gate says the stream is between transactions, or
 inside one it began to skip, and takes whole events, with the checks of framing.walk_events (size, CRC32):
 
 * a MariaDB GTID_EVENT that opens a plain transaction (not FL_STANDALONE, no XA, no extra flags) whose
-  timestamp is outside [lo, hi) (FilterOptions.keeps_transaction decides by it): the transaction is
+  timestamp is outside [lo, hi), or whose server id is not in `server_ids` (None: any) or is in
+  `exclude_server_ids` (FilterOptions.keeps_transaction decides by them): the transaction is
   skipped, the gate told (SkipGate.skip_open), and then its ANNOTATE_ROWS_EVENTs, TABLE_MAP_EVENTs (each
   parsed once, by `names`: the filters' table-name watcher learns its names in `tables` as it would),
   WRITE/UPDATE/DELETE_ROWS_EVENT_V1 (spec.rows_offsets reads their layout) and the XID_EVENT that
@@ -31,7 +32,7 @@ from libc.stdint cimport uint32_t
 
 from binlog_spec.binlog import spec
 from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, GTID_EVENT, LEN_EVENT_HEADER,
-                                         OFS_LEN_EVENT, OFS_TIMESTAMP, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1,
+                                         OFS_LEN_EVENT, OFS_SERVER_ID, OFS_TIMESTAMP, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1,
                                          XID_EVENT, Fde, event_at, gtid_xid_reads_agree, opens_plain_transaction,
                                          read_fde, u4 as _u4)
 
@@ -44,14 +45,16 @@ cdef Py_ssize_t MAX_WHOLE = 64 << 20
 
 
 cdef class Skipper:
-    cdef object gate, keeps_table, tables, names, fde
+    cdef object gate, keeps_table, tables, names, fde, server_ids, exclude_server_ids
     cdef long long lo, hi
     cdef Fde lens
     cdef dict maps          # TABLE_MAP body bytes -> (table id, schema, table, dropped) or None (not skipped)
     cdef list tx_maps       # the TABLE_MAPs of the transaction looked at: (table id, schema, table)
 
-    def __init__(self, gate, lo, hi, keeps_table, tables, names):
+    def __init__(self, gate, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names):
         self.gate = gate
+        self.server_ids = server_ids
+        self.exclude_server_ids = exclude_server_ids
         self.lo = -(1 << 62) if lo is None else lo
         self.hi = (1 << 62) if hi is None else hi
         self.keeps_table = keeps_table
@@ -94,7 +97,7 @@ cdef class Skipper:
             if code != GTID_EVENT or not opens_plain_transaction(e + H, len_event - H - len_checksum):
                 break
             ts = _u4(e + OFS_TIMESTAMP)
-            if ts < self.lo or ts >= self.hi:
+            if ts < self.lo or ts >= self.hi or not self._server_kept(_u4(e + OFS_SERVER_ID)):
                 dropping = True
                 gate.skip_open()
                 off += len_event
@@ -111,6 +114,13 @@ cdef class Skipper:
                 excluded.add(table_id)
             off = end
         return off - start
+
+    cdef bint _server_kept(self, uint32_t server_id) except -1:
+        """Whether the server id filters keep a transaction of this server id (FilterOptions.keeps_transaction)."""
+        if self.server_ids is None and not self.exclude_server_ids:
+            return True
+        sid = server_id
+        return (self.server_ids is None or sid in self.server_ids) and sid not in self.exclude_server_ids
 
     cdef Py_ssize_t _dropped_whole(self, const unsigned char* p, Py_ssize_t at, Py_ssize_t n, int len_checksum,
                                    bint verify) except? -1:

@@ -158,12 +158,13 @@ class FilterOptions:
         return bool(self.tables or self.exclude_tables)
 
     def skippable(self) -> bool:
-        """Whether the active filters are time bounds (with a zone), schema and table filters alone: those
-        whose choice of a MariaDB transaction of rows events a compiled loop can make from its events'
-        headers and TABLE_MAPs (stream.skipping)."""
+        """Whether the active filters are time bounds (with a zone), server ids, schema and table filters
+        alone: those whose choice of a MariaDB transaction of rows events a compiled loop can make from its
+        events' headers and TABLE_MAPs (stream.skipping)."""
         return self.active and self.time_seconds() is not None and self == FilterOptions(
             databases=self.databases, exclude_databases=self.exclude_databases, tables=self.tables,
-            exclude_tables=self.exclude_tables, start_datetime=self.start_datetime, stop_datetime=self.stop_datetime)
+            exclude_tables=self.exclude_tables, start_datetime=self.start_datetime, stop_datetime=self.stop_datetime,
+            server_ids=self.server_ids, exclude_server_ids=self.exclude_server_ids)
 
 
 def _table_matches(schema: str, table: str, glob: str) -> bool:

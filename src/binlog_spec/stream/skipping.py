@@ -73,20 +73,20 @@ _cskipping = compiled.load("binlog_spec.stream._cskipping")
 def sink(gate: SkipGate | None, filters, selection=None) -> Any:
     """The compiled loop (stream/_cskipping.pyx) that skips, straight from the reader's window
     (`read_events(..., sink=)`), the MariaDB transactions of rows events the filters (a
-    FilterOptions.skippable) drop whole: one whose first event is outside the time bounds, or whose
-    TABLE_MAPs all name tables the schema and table filters drop; `gate` is the one select_events puts
-    before the filters, `selection` their Selection (the names of the TABLE_MAPs skipped are learnt in it
-    as the filters learn them). None with the pure-Python core (the reference: the filters read every
+    FilterOptions.skippable) drop whole: one whose first event is outside the time bounds or from a
+    server id they drop, or whose TABLE_MAPs all name tables the schema and table filters drop; `gate`
+    is the one select_events puts before the filters, `selection` their Selection (the names of the
+    TABLE_MAPs skipped are learnt in it as the filters learn them). None with the pure-Python core (the reference: the filters read every
     event) or no gate."""
     if _cskipping is None or gate is None:
         return None
-    from binlog_spec.stream.filters import FilterOptions
     from binlog_spec.stream.selection import Selection
     watched = Selection().watcher(filters) is not None
     tables = selection.tables if selection is not None and watched else None
     lo, hi = filters.time_seconds()
-    dropping = filters != FilterOptions(start_datetime=filters.start_datetime, stop_datetime=filters.stop_datetime)
-    return _cskipping.Skipper(gate, lo, hi, filters.keeps_table if dropping else None, tables, _table_names)
+    by_table = bool(filters.databases or filters.exclude_databases or filters.filters_tables)
+    return _cskipping.Skipper(gate, lo, hi, filters.server_ids or None, filters.exclude_server_ids,
+                              filters.keeps_table if by_table else None, tables, _table_names)
 
 
 def _table_names(raw: bytes, fde) -> tuple[int, str, str] | None:
