@@ -47,12 +47,25 @@ CHECKED: list[list[str]] = [
     ["sql", "--sql2", "--rollback", "--force", "--start-datetime", "{time:before}", "--stop-datetime", "{time}"],
     # a filtered analysis (the kept transactions' times, the window): the reference path under both cores
     ["analyze", "--format", "json", "--start-datetime", "{time:before}", "--stop-datetime", "{time}"],
+    # the compiled loop under time bounds alone (api.skip_gate): kept transactions taken whole, the others
+    # skipped; a bound alone, one cutting the file's transactions, the top lists, an empty window
+    ["analyze", "--format", "json", "--start-datetime", "{time}"],
+    ["analyze", "--format", "json", "--top", "1", "--big-trx-bytes", "400", "--stop-datetime", "{time}"],
+    ["analyze", "--format", "json", "--start-datetime", "2100-01-01 00:00:00"],
+    # the loop that skips what the filters drop (stream/_cskipping.pyx): time bounds, tables ("{table}": the
+    # first TABLE_MAP's), schemas, and a selection that keeps nothing
+    ["rows", "--format", "jsonl", "--start-datetime", "{time:before}", "--stop-datetime", "{time}"],
+    ["sql", "--sql2", "--start-datetime", "{time}"],
+    ["rows", "--format", "jsonl", "--table", "{table}"],
+    ["sql", "--sql2", "--exclude-table", "{table}", "--stop-datetime", "{time}"],
+    ["rows", "--format", "text", "--database", "no_such_schema"],
+    ["sql", "--sql2", "--exclude-server-id", "2", "--start-datetime", "{time}"],
 ]
 
 
 def _times(path: str) -> dict[str, str]:
     """{time}: the middle one of the distinct event times of the file (as far as it reads), {time:before}:
-    the one before it (the same when there is one)."""
+    the one before it (the same when there is one); {table}: the first TABLE_MAP's schema.table."""
     from datetime import datetime, timezone
 
     import binlog_spec
@@ -63,9 +76,17 @@ def _times(path: str) -> dict[str, str]:
     except Exception:  # noqa: BLE001 - the times read before the fault
         pass
     ordered = sorted(stamps) or [0]
+    table = "no_such_schema.no_such_table"
+    try:
+        for ev in binlog_spec.read_events([path], binlog_spec.ReadOptions(verify_checksums=False)):
+            if ev.type == "TABLE_MAP_EVENT" and ev.error is None:
+                table = f"{ev.fields['schema']}.{ev.fields['table']}"
+                break
+    except Exception:  # noqa: BLE001 - none before the fault
+        pass
     k = len(ordered) // 2
     shown = lambda ts: datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")  # noqa: E731
-    return {"{time}": shown(ordered[k]), "{time:before}": shown(ordered[max(k - 1, 0)])}
+    return {"{time}": shown(ordered[k]), "{time:before}": shown(ordered[max(k - 1, 0)]), "{table}": table}
 
 
 def _error(exc: BaseException | None) -> str:

@@ -101,7 +101,8 @@ def read_events(paths: list, options: ReadOptions = DEFAULT_OPTIONS, faults: lis
 
 def select_events(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None,
                   notify: Callable[[str, str], None] | None = None,
-                  warn: Callable[[str], None] | None = None, check=None, selection=None) -> Iterable[Event]:
+                  warn: Callable[[str], None] | None = None, check=None, selection=None,
+                  gate=None) -> Iterable[Event]:
     """The events the filters keep; with `schema` (a SchemaTracker), every event is seen by it first, so
     the filters choose what is output, never what is learnt. `files` are the names of the run's files
     (for --start-position / --stop-position), `notify(kind, message)` hears the filters' notes, `warn`
@@ -109,15 +110,37 @@ def select_events(events: Iterable[Event], filters: FilterOptions, files: list[s
     rollback's output.rollback.check.ConflictCheck), every event is seen by it too, the ones the filters
     keep as undone, and the input is read to its end (with no filter, every event is undone: nothing
     comes after them). `selection` (a stream.selection.Selection) counts what the filters keep and
-    learns the names the files have, for the notes of a selection that kept nothing."""
+    learns the names the files have, for the notes of a selection that kept nothing. `gate` (skip_gate's)
+    stands between the schema stage and the filters, for a compiled loop that skips what they drop."""
     if schema is not None:
         events = observe_schema(events, schema, warn)
     if not filters.active:
         return events
+    if gate is not None:
+        events = gate.watch(events)
     if check is not None:
         return check.watch(events, lambda kept: filter_events(kept, filters, files, notify, selection),
                            filters.kept_seconds())
-    return filter_events(events, filters, files, notify, selection)
+    return filter_events(events, filters, files, notify, selection,
+                         gate.excluded_tables if gate is not None else None)
+
+
+def skip_gate(filters: FilterOptions):
+    """What lets a compiled loop in the reader skip the transactions `filters` drop (stream.skipping.SkipGate,
+    for select_events' `gate`, analyzer_sink's and skipping_sink's), when they are time bounds, schema and
+    table filters alone (FilterOptions.skippable); None otherwise. Not with a check (a rollback's)."""
+    if not filters.skippable():
+        return None
+    from binlog_spec.stream.skipping import SkipGate
+    return SkipGate()
+
+
+def skipping_sink(gate, filters: FilterOptions, selection=None):
+    """The compiled loop that skips, straight from the reader's window (read_events' `sink`), the MariaDB
+    transactions of rows events `filters` drop whole, with select_events' `gate` and `selection` (the
+    filters' tally); None with the pure-Python core or no gate (stream.skipping.sink)."""
+    from binlog_spec.stream import skipping
+    return skipping.sink(gate, filters, selection)
 
 
 def conflict_check(schema=None):
@@ -327,11 +350,12 @@ def analyzer(options: AnalyzeOptions | None = None):
     return collector.Analyzer(options if options is not None else AnalyzeOptions())
 
 
-def analyzer_sink(analyzer, schema):
+def analyzer_sink(analyzer, schema, gate=None, selection=None):
     """The compiled loop that counts for `analyzer` straight from the reader (read_events' `sink`), or
-    None; the events must reach it unfiltered, `schema`: the run's SchemaTracker (collector.sink)."""
+    None; the events must reach it unfiltered, or through select_events with `gate` (skip_gate's) and
+    `selection`; `schema`: the run's SchemaTracker (collector.sink)."""
     from binlog_spec.analysis import collector
-    return collector.sink(analyzer, schema)
+    return collector.sink(analyzer, schema, gate, selection)
 
 
 def report_lines(result: dict, fmt: str = "text", tz=None, zone_name: str | None = None) -> Iterator[str]:
@@ -359,7 +383,7 @@ __all__ = ["ROWS_BODIES", "SQL_BODIES", "ANALYZE_BODIES", "EVENT_FORMATS", "ROW_
            "read_events", "select_events", "read_rows", "event_lines", "event_renderer", "row_lines", "row_renderer",
            "Base64Writer", "write_base64", "base64_compiled", "base64_joiner", "write_sql", "sql_header", "not_undone",
            "unwritable", "may_be_unwritable", "write_binlog", "analyze", "analyzer", "analyzer_sink", "report_lines", "write_report_csv", "report_html",
-           "conflict_check", "conflict_check_compiled", "conflict_lines", "check_rollback",
+           "conflict_check", "conflict_check_compiled", "skip_gate", "skipping_sink", "conflict_lines", "check_rollback",
            "ReadOptions", "ScriptOptions", "Base64Options", "WriteOptions", "AnalyzeOptions", "FilterOptions"]
 #: What the command line needs besides (see the module doc).
 __all__ += ["Event", "UNWRITABLE_QUICK_BODIES", "UNWRITABLE_BODIES", "STDIN", "display_name", "events_size",

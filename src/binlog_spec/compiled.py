@@ -31,6 +31,7 @@ MODULES: tuple[str, ...] = (
     "binlog_spec.output.base64._ctext",     # the base64 script's event text and its lane's loop (output/base64/text.py, lane.py)
     "binlog_spec.output.sql._cstatements",  # SQL statements of row changes (output/sql/statements.py formatter)
     "binlog_spec.output.rollback._ccheck",  # a checked rollback's loop past its window (output/rollback/check.py ConflictCheck)
+    "binlog_spec.stream._cskipping",        # the loop that skips what the filters drop (stream/skipping.py's gate)
     "binlog_spec.spark._cvariant",          # row images to Spark VARIANT bytes and Arrow columns (spark/variant.py)
     "binlog_spec.spark._crecords",          # the Spark rows mode's loop over the window (spark/records.py _row_changes)
 )

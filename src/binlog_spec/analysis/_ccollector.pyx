@@ -20,6 +20,11 @@ it hands an open transaction to the Python tracker (Analyzer._adopt_fast): the r
 event to the reference path. An event is taken whole or not at all: nothing is counted for an event the
 loop leaves. Returns the bytes taken (0: none).
 
+With `window` (time bounds as the only filters, the stream.skipping gate before them) it runs while the
+filters do, between transactions: a transaction the bounds keep only if it takes it whole, one they drop
+skipped (its events checked as above, its TABLE_MAPs parsed once by Analyzer._skip_table), the gate
+dropping what the loop hands back of it.
+
 The pure-Python reference is the reader's events through `Analyzer.feed`; the differential test
 (tests/test_compiled_core.py) runs `analyze` both ways over the corpus, the fixtures and fuzz cases.
 """
@@ -29,7 +34,7 @@ from libc.stdint cimport uint32_t, uint64_t
 
 from binlog_spec.binlog import spec
 from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, GTID_EVENT, LEN_EVENT_HEADER,
-                                         OFS_END_LOG_POS, OFS_FLAGS, OFS_GTID_DOMAIN_ID, OFS_GTID_SEQ_NO,
+                                         OFS_END_LOG_POS, OFS_FLAGS, OFS_GTID_DOMAIN_ID, OFS_LEN_EVENT, OFS_GTID_SEQ_NO,
                                          OFS_SERVER_ID, OFS_TIMESTAMP, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1,
                                          WRITE_ROWS_EVENT_V1, XID_EVENT, Fde, event_at, gtid_xid_reads_agree,
                                          le as _le, opens_plain_transaction, read_fde, u4 as _u4)
@@ -41,68 +46,16 @@ cdef Py_ssize_t H = LEN_EVENT_HEADER
 cdef str COMMIT_EVENT = "commit_event"
 cdef object OPS = (INSERT, UPDATE, DELETE)
 cdef object _rows_offsets = spec.rows_offsets
+#: At most this many bytes of one transaction are asked into the reader's window (window mode).
+cdef Py_ssize_t MAX_WHOLE = 64 << 20
 
 
-def _layout_probe() -> bool:
-    """Whether the loop's reads of a MariaDB GTID_EVENT (seq_no, domain_id, flags2, commit_id) and of an
-    XID_EVENT (xid after the post-header) give what the generated parser gives for the same bytes
-    (binlog/_cbytes.pxd): the spec stays the one source of the layouts, and the loop never runs where
-    they differ."""
-    return gtid_xid_reads_agree()
+#: The GTID and XID layouts checked against the generated parser (binlog/_cbytes.pxd: the spec stays the one
+#: source of the layouts; False: the loop never runs).
+LAYOUTS_AGREE = gtid_xid_reads_agree()
 
 
-#: The GTID and XID layouts checked against the generated parser (False: the loop never runs).
-LAYOUTS_AGREE = _layout_probe()
-
-
-cdef class _Image:
-    """One image layout of rows.walker._Plan: per present column its fixed size and length-prefix size."""
-    cdef Py_ssize_t n, n_null
-    cdef long long *fixed
-    cdef int *prefix
-
-    def __cinit__(self, plan):
-        cdef Py_ssize_t k
-        layouts = plan.layouts
-        self.n = len(layouts)
-        self.n_null = plan.n_null
-        self.fixed = <long long *>PyMem_Malloc(max(self.n, 1) * sizeof(long long))
-        self.prefix = <int *>PyMem_Malloc(max(self.n, 1) * sizeof(int))
-        if self.fixed == NULL or self.prefix == NULL:
-            raise MemoryError()
-        for k in range(self.n):
-            f, p = layouts[k]
-            if not 0 <= p <= 8 or f < 0:
-                raise ValueError("layout out of range")
-            self.fixed[k] = f
-            self.prefix[k] = p
-
-    def __dealloc__(self):
-        PyMem_Free(self.fixed)
-        PyMem_Free(self.prefix)
-
-    cdef inline Py_ssize_t skip(self, const unsigned char* p, Py_ssize_t pos, Py_ssize_t end) noexcept:
-        """The position after the image at pos (as _Plan.skip), or -1 where it runs past `end` (the
-        reference then fails too: positions only grow)."""
-        cdef const unsigned char* nulls = p + pos
-        cdef Py_ssize_t k
-        cdef int size
-        if pos + self.n_null > end:
-            return -1
-        pos += self.n_null
-        for k in range(self.n):
-            if (nulls[k >> 3] >> (k & 7)) & 1:
-                continue
-            size = self.prefix[k]
-            if size:
-                if pos + size > end:
-                    return -1
-                pos += size + <Py_ssize_t>_le(p + pos, size)
-            else:
-                pos += self.fixed[k]
-            if pos > end or pos < 0:
-                return -1
-        return pos
+include "_cimages.pxi"
 
 
 cdef class Sink:
@@ -123,6 +76,12 @@ cdef class Sink:
     # event counters, put into the analyzer's dicts when the call ends
     cdef long long type_events[256]
     cdef long long type_bytes[256]
+    # window mode (`window`): the filters' time bounds, the gate between the schema stage and the filters,
+    # their tally, and the tables of the transaction being skipped (table id -> table)
+    cdef bint windowed
+    cdef long long lo, hi
+    cdef object gate, selection, skip_table
+    cdef dict skip_maps, drop_maps, overlay
 
     def __init__(self, analyzer, schema):
         self.an = analyzer
@@ -139,6 +98,19 @@ cdef class Sink:
         self.fde = None
         self.lens.usable = False
         self.own = False
+        self.windowed = False
+        self.skip_maps, self.drop_maps, self.overlay = {}, {}, {}
+
+    def window(self, lo, hi, gate, selection):
+        """Run under time bounds alone (FilterOptions.kept_seconds: kept when lo <= the first event's timestamp
+        < hi), between transactions as `gate` (stream.skipping.SkipGate) says: a transaction they keep is taken
+        whole, counted in `selection` (the filters' Selection) too; one they drop is skipped, uncounted."""
+        self.windowed = True
+        self.lo = -(1 << 62) if lo is None else lo
+        self.hi = (1 << 62) if hi is None else hi
+        self.gate = gate
+        self.selection = selection
+        self.skip_table = self.an._skip_table
 
     cdef _set_fde(self, fde):
         self.fde = fde
@@ -167,7 +139,14 @@ cdef class Sink:
         bucket_ts = an._bucket_ts
         bucket = an._bucket
         cdef uint32_t cur_ts = <uint32_t>bucket_ts
-        cdef long long acc_events = 0, acc_rows = 0, acc_bytes = 0
+        cdef long long acc_events = 0, acc_rows = 0, acc_bytes = 0, rows_events = 0
+        cdef Py_ssize_t whole
+        cdef bint windowed = self.windowed, dropping = False
+        gate = self.gate
+        if windowed:
+            dropping = gate.dropping
+            if not dropping and not gate.between:
+                return 0
         try:
             while event_at(p, off, n, len_checksum, verify, &code, &len_event):
                 e = p + off
@@ -175,6 +154,28 @@ cdef class Sink:
                 len_body = len_event - H - len_checksum
                 ts = _u4(e + OFS_TIMESTAMP)
                 count = 0
+                if dropping:        # a transaction the filters drop: skipped, nothing counted
+                    if not self._skippable(code, body, len_body, e, len_event, path, pos + (off - start)):
+                        break
+                    off += len_event
+                    if code == XID_EVENT:
+                        dropping = False
+                        gate.skip_done()
+                    continue
+                if windowed and not self.own:
+                    if code != GTID_EVENT or not opens_plain_transaction(body, len_body):
+                        break
+                    if ts < self.lo or ts >= self.hi:
+                        dropping = True
+                        gate.skip_open()
+                        self.drop_maps.clear()
+                        off += len_event
+                        continue
+                    whole = self._whole(p, off, n, len_checksum, verify)
+                    if whole < 0 and off == start:
+                        return whole        # (the reader reads that much into its window, and calls again)
+                    if whole <= 0:
+                        break
                 if not self.own:
                     if code != GTID_EVENT or not opens_plain_transaction(body, len_body):
                         break
@@ -203,6 +204,7 @@ cdef class Sink:
                                        PyBytes_FromStringAndSize(<const char*>body, len_body), len_event)
                     if count < 0:
                         break
+                    rows_events += 1
                 elif code == XID_EVENT:
                     if len_body != self.lens.xid + 8:
                         break
@@ -259,18 +261,99 @@ cdef class Sink:
                 self._hand_over()
             if taken_events:
                 self._flush(path, taken_events, taken_bytes, taken_rows)
+                if self.selection is not None:      # (windowed: every event taken is kept by the filters)
+                    self.selection.kept += taken_events
+                    self.selection.rows += rows_events
         return off - start
 
-    cdef bint _table_map(self, bytes body) except -1:
-        """A TABLE_MAP the analyzer mapped before under this schema: mapped again (Analyzer._table_map)."""
+    cdef Py_ssize_t _whole(self, const unsigned char* p, Py_ssize_t at, Py_ssize_t n, int len_checksum,
+                           bint verify) except? -1:
+        """1 when the loop takes the transaction whose GTID_EVENT is at `at` whole, to its XID_EVENT, in the
+        window: each event one it takes (the checks of __call__, _table_map and _rows), with no effect; 0 when
+        it does not; minus the bytes it needs from `at` when the transaction runs past the window."""
+        cdef int code
+        cdef uint32_t len_event
+        cdef Py_ssize_t len_body, want
+        cdef const unsigned char* body
+        cdef Py_ssize_t off = at + <Py_ssize_t>_u4(p + at + OFS_LEN_EVENT)
+        overlay = self.overlay
+        overlay.clear()
+        while True:
+            if not event_at(p, off, n, len_checksum, verify, &code, &len_event):
+                if n - off >= H and <Py_ssize_t>_u4(p + off + OFS_LEN_EVENT) <= n - off:
+                    return 0        # a whole event the loop does not take (its CRC32, its size, its type)
+                want = 2 * (n - at) + (<Py_ssize_t>_u4(p + off + OFS_LEN_EVENT) if n - off >= H else 0)
+                return -want if want <= MAX_WHOLE else 0
+            body = p + off + H
+            len_body = len_event - H - len_checksum
+            if code == ANNOTATE_ROWS_EVENT:
+                pass
+            elif code == TABLE_MAP_EVENT:
+                got = self._known_map(PyBytes_FromStringAndSize(<const char*>body, len_body))
+                if got is None:
+                    return 0
+                overlay[got[0].table_id] = got
+            elif code == WRITE_ROWS_EVENT_V1 or code == UPDATE_ROWS_EVENT_V1 or code == DELETE_ROWS_EVENT_V1:
+                if self._count(code, self.lens.rows[code - WRITE_ROWS_EVENT_V1],
+                               PyBytes_FromStringAndSize(<const char*>body, len_body), overlay, True) is None:
+                    return 0
+            elif code == XID_EVENT:
+                return len_body == self.lens.xid + 8
+            else:
+                return 0
+            off += len_event
+
+    cdef bint _skippable(self, int code, const unsigned char* body, Py_ssize_t len_body, const unsigned char* e,
+                         uint32_t len_event, str path, Py_ssize_t at) except -1:
+        """Whether an event of a transaction the filters drop is skipped: one the reference path reads
+        without a fault (what __call__ takes, its TABLE_MAPs checked by parsing them once)."""
+        if code == ANNOTATE_ROWS_EVENT:
+            return True
+        if code == TABLE_MAP_EVENT:
+            raw = PyBytes_FromStringAndSize(<const char*>body, len_body)
+            got = self._known_map(raw)
+            if got is not None:
+                table = got[0]
+            else:
+                schema = self.schema
+                entry = self.skip_maps.get(raw)
+                if entry is None or entry[1] != schema.generation or entry[2] != schema.server_collation:
+                    table = self.skip_table(PyBytes_FromStringAndSize(<const char*>e, len_event), self.fde, path, at)
+                    if len(self.skip_maps) > 4096:
+                        self.skip_maps.clear()
+                    self.skip_maps[raw] = (table, schema.generation, schema.server_collation)
+                else:
+                    table = entry[0]
+                if table is None:
+                    return False
+            self.drop_maps[table.table_id] = (table, None)
+            return True
+        if code == WRITE_ROWS_EVENT_V1 or code == UPDATE_ROWS_EVENT_V1 or code == DELETE_ROWS_EVENT_V1:
+            return self._count(code, self.lens.rows[code - WRITE_ROWS_EVENT_V1],
+                               PyBytes_FromStringAndSize(<const char*>body, len_body), self.drop_maps,
+                               False) is not None
+        if code == XID_EVENT:
+            return len_body == self.lens.xid + 8
+        return False
+
+    cdef object _known_map(self, bytes body):
+        """(table, name) of a TABLE_MAP the analyzer mapped before under this schema, or None."""
         got = self.fast_maps.get(body)
         if got is None:
-            return False
+            return None
         table, name, generation, collation = got
         schema = self.schema
         if schema.generation != generation or schema.server_collation != collation:
+            return None
+        return table, name
+
+    cdef bint _table_map(self, bytes body) except -1:
+        """A TABLE_MAP the analyzer mapped before under this schema: mapped again (Analyzer._table_map)."""
+        got = self._known_map(body)
+        if got is None:
             return False
-        self.maps[table.table_id] = (table, name)
+        table, name = got
+        self.maps[table.table_id] = got
         if name not in self.tx_tables:
             self.tx_tables.append(name)
         return True
@@ -278,61 +361,11 @@ cdef class Sink:
     cdef long long _rows(self, int code, int len_post_header, bytes body, uint32_t len_event) except -2:
         """The rows of a rows event counted (Analyzer._rows), or -1 where the reference path must count
         them (its error, or a layout the spec reads otherwise)."""
-        cdef const unsigned char* p
-        cdef Py_ssize_t pos, end, k, n, ofs_rows, at
-        cdef long long count = 0
-        cdef _Image b, a
-        cdef bint update = code == UPDATE_ROWS_EVENT_V1
-        try:
-            o = _rows_offsets(code, len_post_header, body)
-        except Exception:
+        cdef long long count
+        got = self._count(code, len_post_header, body, self.maps, False)
+        if got is None:
             return -1
-        mapped = self.maps.get(o.table_id)
-        if mapped is None:
-            return -1
-        table, name = mapped
-        n = o.num_columns
-        if n > len(table.columns):
-            return -1
-        before = body[o.ofs_columns_before_image:o.ofs_columns_before_image + o.len_columns_bitmap]
-        after = body[o.ofs_columns_after_image:o.ofs_columns_after_image + o.len_columns_bitmap] if update else None
-        key = (o.table_id, n, before, after)
-        entry = self.plans.get(key)
-        if entry is None or entry[0] is not table:
-            try:
-                made = self.walker.plans(table, n, before, after, update)
-                entry = (table, _Image(made[1]), _Image(made[2]) if update else None)
-            except Exception:
-                return -1
-            if len(self.plans) > 4096:
-                self.plans.clear()
-            self.plans[key] = entry
-        b = entry[1]
-        ofs_rows = o.ofs_rows
-        p = <const unsigned char*>PyBytes_AS_STRING(body) + ofs_rows
-        end = PyBytes_GET_SIZE(body) - ofs_rows
-        if end:     # rows.walker.check_rows: a row image has a column present
-            if not _any_bit(before, n) or (update and not _any_bit(after, n)):
-                return -1
-        pos = 0
-        if update:
-            a = entry[2]
-            while pos < end:
-                at = pos
-                pos = b.skip(p, pos, end)
-                if pos < 0:
-                    return -1
-                pos = a.skip(p, pos, end)
-                if pos <= at:       # -1, or images of no byte (check_rows above leaves none)
-                    return -1
-                count += 1
-        else:
-            while pos < end:
-                at = pos
-                pos = b.skip(p, pos, end)
-                if pos <= at:
-                    return -1
-                count += 1
+        count, name = got
         op = OPS[code - WRITE_ROWS_EVENT_V1]
         st = self.tables.get(name)
         if st is None:
@@ -343,6 +376,68 @@ cdef class Sink:
         self.rows += count
         self.ops[code - WRITE_ROWS_EVENT_V1] += count
         return count
+
+    cdef object _count(self, int code, int len_post_header, bytes body, dict maps, bint then_mapped):
+        """(rows, table name) of a rows event whose table `maps` has by its table id (then_mapped: or
+        the analyzer's maps), the rows walked, nothing counted; None where the reference path must read it."""
+        cdef const unsigned char* p
+        cdef Py_ssize_t pos, end, k, n, ofs_rows, at
+        cdef long long count = 0
+        cdef _Image b, a
+        cdef bint update = code == UPDATE_ROWS_EVENT_V1
+        try:
+            o = _rows_offsets(code, len_post_header, body)
+        except Exception:
+            return None
+        mapped = maps.get(o.table_id)
+        if mapped is None and then_mapped:
+            mapped = self.maps.get(o.table_id)
+        if mapped is None:
+            return None
+        table, name = mapped
+        n = o.num_columns
+        if n > len(table.columns):
+            return None
+        before = body[o.ofs_columns_before_image:o.ofs_columns_before_image + o.len_columns_bitmap]
+        after = body[o.ofs_columns_after_image:o.ofs_columns_after_image + o.len_columns_bitmap] if update else None
+        key = (o.table_id, n, before, after)
+        entry = self.plans.get(key)
+        if entry is None or entry[0] is not table:
+            try:
+                made = self.walker.plans(table, n, before, after, update)
+                entry = (table, _Image(made[1]), _Image(made[2]) if update else None)
+            except Exception:
+                return None
+            if len(self.plans) > 4096:
+                self.plans.clear()
+            self.plans[key] = entry
+        b = entry[1]
+        ofs_rows = o.ofs_rows
+        p = <const unsigned char*>PyBytes_AS_STRING(body) + ofs_rows
+        end = PyBytes_GET_SIZE(body) - ofs_rows
+        if end:     # rows.walker.check_rows: a row image has a column present
+            if not _any_bit(before, n) or (update and not _any_bit(after, n)):
+                return None
+        pos = 0
+        if update:
+            a = entry[2]
+            while pos < end:
+                at = pos
+                pos = b.skip(p, pos, end)
+                if pos < 0:
+                    return None
+                pos = a.skip(p, pos, end)
+                if pos <= at:       # -1, or images of no byte (check_rows above leaves none)
+                    return None
+                count += 1
+        else:
+            while pos < end:
+                at = pos
+                pos = b.skip(p, pos, end)
+                if pos <= at:
+                    return None
+                count += 1
+        return count, name
 
     cdef _commit(self):
         """The transaction's XID taken: its figures (Analyzer._close), or the reference's close when the
@@ -403,12 +498,3 @@ cdef class Sink:
         an.total_events += events
         an.total_bytes += nbytes
         an.total_rows += rows
-
-
-cdef inline bint _any_bit(bytes bitmap, Py_ssize_t n):
-    cdef const unsigned char* q = <const unsigned char*>PyBytes_AS_STRING(bitmap)
-    cdef Py_ssize_t k
-    for k in range(n):
-        if (q[k >> 3] >> (k & 7)) & 1:
-            return True
-    return False

@@ -360,6 +360,20 @@ class Analyzer:
             self._tx_ops[op] += count
             self._tx_rows += count
 
+    def _skip_table(self, raw: bytes, fde: spec.FormatDescription, file: str, pos: int) -> TableDef | None:
+        """The compiled loop's window mode: the table of a TABLE_MAP_EVENT (`raw`: its bytes) in a
+        transaction the filters drop, as the schema stage makes it (rows.decoder.table_def), for the loop
+        to step over its rows; None when its body does not parse or its fields do not fit (the reference
+        path then reads it)."""
+        from binlog_spec.binlog.fields import bodies
+        from binlog_spec.rows.decoder import table_def
+        try:
+            ev = Event(file, pos, spec.parse_header(raw[:spec.LEN_EVENT_HEADER]), raw,
+                       bodies.parse_event(raw, fde))
+            return table_def(ev, self._mariadb, self._fast_schema, {})
+        except Exception:       # (whatever it is, the reference path meets it at this event)
+            return None
+
     def finish(self) -> None:
         for tx in self._summarizer.finish():
             self._close(tx)
@@ -373,15 +387,24 @@ class Analyzer:
 _ccollector = compiled.load("binlog_spec.analysis._ccollector")
 
 
-def sink(analyzer: Analyzer, schema) -> Any:
+def sink(analyzer: Analyzer, schema, gate=None, selection=None) -> Any:
     """The compiled loop (analysis/_ccollector.pyx) that counts most of a MariaDB binlog's transactions
     for `analyzer` straight from the reader's window (`read_events(..., sink=)`), or None with the
     pure-Python core: every event then goes through `Analyzer.feed`, the reference. `schema`: the
     SchemaTracker of the schema stage (rows.observe_schema) that completes the TABLE_MAPs the analyzer
-    is fed; the events must reach the analyzer unfiltered and in order."""
+    is fed; the events must reach the analyzer unfiltered and in order, or, with `gate` (a
+    stream.skipping.SkipGate that select_events puts before the filters), filtered by time bounds alone
+    (the analyzer's options.filters.kept_seconds()): the loop then takes the transactions those keep
+    whole, counted in `selection` (the filters' Selection) too, and skips the ones they drop."""
     if _ccollector is None or getattr(schema, "generation", None) is None:
         return None
-    return _ccollector.Sink(analyzer, schema)
+    window = analyzer.options.filters.kept_seconds() if gate is not None else None
+    if gate is not None and window is None:
+        return None
+    loop = _ccollector.Sink(analyzer, schema)
+    if window is not None:
+        loop.window(*window, gate, selection)
+    return loop
 
 
 def analyze(events: Iterable[Event], options: AnalyzeOptions = AnalyzeOptions(),

@@ -71,7 +71,8 @@ class _State:
 Opener = Callable[[], "tuple[BinaryIO, int | None]"]
 #: A consumer of whole events straight from the framing loop (analysis.collector.sink):
 #: (window bytes, offset in them, file position, FDE, verify CRC32, file name) -> the bytes it took, whole
-#: events it counted itself, with the checks of framing.walk_events; those events are never yielded.
+#: events it counted itself, with the checks of framing.walk_events; those events are never yielded; or
+#: minus the bytes it wants from the file position in the window (read into it, then it is called again).
 #: Called before each walk of the window; the events it leaves are read as always, one walk at a time.
 Sink = Callable[[bytes, int, int, "spec.FormatDescription", bool, str], int]
 
@@ -177,6 +178,11 @@ class BinlogReader:
                         and pos >= window.base:
                     if sink is not None:
                         taken = sink(window.buf, pos - window.base, pos, fde, verify, path)
+                        while taken < 0:    # it wants that many bytes from pos in the window
+                            if len(window.take(pos, -taken)) < -taken:
+                                taken = 0   # (the stream ends first)
+                                break
+                            taken = sink(window.buf, pos - window.base, pos, fde, verify, path)
                         if taken:
                             pos += taken
                             self.position = pos

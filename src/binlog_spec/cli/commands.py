@@ -32,14 +32,15 @@ ROW_FORMATS = api.ROW_FORMATS
 
 
 def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: list[BinlogError] | None = None,
-            schema=None, bodies: frozenset[int] | None = None, sink=None, check=None):
+            schema=None, bodies: frozenset[int] | None = None, sink=None, check=None, gate=None, selection=None):
     """The filtered events of the run's files; malformed bodies are counted and named on stderr. With
     `faults`, a broken file's error is appended to it and the next file is read (reader.read_events).
     With `schema` (a SchemaTracker), every event is seen by it before the filters (rows.decoder.observe_schema):
     the filters choose what is output, never what is learnt. `bodies`: the event types whose bodies the
     run reads (ReadOptions.parse_bodies; None: all). `sink`: what takes events straight from the reader
     (reader.BinlogReader), never seen here. `check`: a rollback's conflict check
-    (rollback_check.conflict_check), which sees every event and reads the files to their end."""
+    (rollback_check.conflict_check), which sees every event and reads the files to their end. `gate`: the
+    sink's api.skip_gate, `selection`: the filters' api.Selection it counts in too (a new one by default)."""
     options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, args.filters))
     if check is not None and sink is None:
         sink = check.sink()     # the check's compiled loop past the window (output/rollback/_ccheck.pyx), or None
@@ -58,9 +59,22 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
         for note in schema.notes:       # what --schema FILE could not give
             err.write(f"binlog-spec: warning: --schema {getattr(args, 'schema', '')}: {note}\n")
         schema.notes.clear()
-    args.selection = api.Selection() if args.filters.active else None      # reported by _command at the end
+    if selection is None and args.filters.active:
+        selection = api.Selection()
+    args.selection = selection      # reported by _command at the end
     return api.select_events(read(), args.filters, [api.display_name(f) for f in args.files], schema, notify,
-                             warn=warner(err), check=check, selection=args.selection)
+                             warn=warner(err), check=check, selection=args.selection, gate=gate)
+
+
+def _skipping(args: argparse.Namespace, check=None) -> tuple:
+    """(gate, selection, sink) of a run whose filters a compiled loop decides (api.skip_gate,
+    api.skipping_sink: it skips the transactions they drop), or (None, None, None)."""
+    if check is not None or args.filters.start_position is not None or getattr(args, "piece", None) is not None:
+        return None, None, None
+    gate = api.skip_gate(args.filters)
+    selection = api.Selection() if gate is not None else None
+    sink = api.skipping_sink(gate, args.filters, selection)
+    return (gate, selection, sink) if sink is not None else (None, None, None)
 
 
 def _read(args: argparse.Namespace, faults, options, sink=None):
@@ -222,7 +236,9 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     header = f"# binlog-spec rows: {_times_header(args)}" if args.format == "text" else None
     tracker = schema_tracker(args)
     warnings = [0]
-    changes = api.read_rows(_events(args, err, warnings, schema=tracker, bodies=api.ROWS_BODIES), warn=warner(err))
+    gate, selection, sink = _skipping(args)
+    changes = api.read_rows(_events(args, err, warnings, schema=tracker, bodies=api.ROWS_BODIES, sink=sink,
+                                    gate=gate, selection=selection), warn=warner(err))
     lines: Iterable[str] = (render(rc) for rc in changes)
     _write_lines(_headed(header, lines) if header else lines, out)
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
@@ -252,11 +268,16 @@ def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     faults: list[BinlogError] = []
     schema = schema_tracker(args)
     analyzer = api.analyzer(options)
-    # The compiled loop takes the events no filter, seek or piece needs to see.
-    plain = not args.filters.active and args.filters.start_position is None and getattr(args, "piece", None) is None
+    # The compiled loop takes the events no filter, seek or piece needs to see; with time bounds alone, it
+    # takes the transactions they keep and skips the others (api.skip_gate).
+    whole = args.filters.start_position is None and getattr(args, "piece", None) is None
+    gate = api.skip_gate(args.filters) if whole and args.filters.active else None
+    selection = api.Selection() if gate is not None else None
+    sink = api.analyzer_sink(analyzer, schema, gate, selection) if whole and (gate or not args.filters.active) \
+        else None
     try:
-        events = _events(args, err, warnings, faults, schema=schema, bodies=api.ANALYZE_BODIES,
-                         sink=api.analyzer_sink(analyzer, schema) if plain else None)
+        events = _events(args, err, warnings, faults, schema=schema, bodies=api.ANALYZE_BODIES, sink=sink,
+                         gate=gate if sink is not None else None, selection=selection)
         result = api.analyze(events, options, faults, analyzer)
         if html is not None:
             html.write(api.report_html(result))
@@ -392,7 +413,9 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     opts = script_options(args)
     warnings = [0]
     check = rollback_check.conflict_check(args, True) if args.rollback else None
-    events = _events(args, err, warnings, schema=tracker, bodies=api.SQL_BODIES, check=check)
+    gate, selection, sink = _skipping(args, check)
+    events = _events(args, err, warnings, schema=tracker, bodies=api.SQL_BODIES, check=check, sink=sink, gate=gate,
+                     selection=selection)
 
     def refused(exc: BinlogError) -> None:     # a row left out of the script (a comment in its place)
         warnings[0] += 1

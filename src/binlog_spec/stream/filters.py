@@ -125,6 +125,11 @@ class FilterOptions:
         if not self.active or self != FilterOptions(start_datetime=self.start_datetime,
                                                     stop_datetime=self.stop_datetime):
             return None
+        return self.time_seconds()
+
+    def time_seconds(self) -> tuple[int | None, int | None] | None:
+        """(lo, hi) of kept_seconds for the time bounds whatever the other filters; None when a bound
+        has no zone."""
         if any(b is not None and b.tzinfo is None for b in (self.start_datetime, self.stop_datetime)):
             return None
 
@@ -151,6 +156,15 @@ class FilterOptions:
     @property
     def filters_tables(self) -> bool:
         return bool(self.tables or self.exclude_tables)
+
+    def skippable(self) -> bool:
+        """Whether the active filters are time bounds (with a zone), server ids, schema and table filters
+        alone: those whose choice of a MariaDB transaction of rows events a compiled loop can make from its
+        events' headers and TABLE_MAPs (stream.skipping)."""
+        return self.active and self.time_seconds() is not None and self == FilterOptions(
+            databases=self.databases, exclude_databases=self.exclude_databases, tables=self.tables,
+            exclude_tables=self.exclude_tables, start_datetime=self.start_datetime, stop_datetime=self.stop_datetime,
+            server_ids=self.server_ids, exclude_server_ids=self.exclude_server_ids)
 
 
 def _table_matches(schema: str, table: str, glob: str) -> bool:
@@ -237,16 +251,19 @@ Notify = Callable[[str, str], None]
 
 
 def filter_events(events: Iterable[Event], options: FilterOptions,
-                  files: list[str] | None = None, notify: Notify | None = None, selection=None) -> Iterator[Event]:
+                  files: list[str] | None = None, notify: Notify | None = None, selection=None,
+                  excluded_tables: set[int] | None = None) -> Iterator[Event]:
     """The events the filters keep, in order. `files`: the names of the run's files (as the events
     name them), for the position filters; `notify`: where notes and warnings go (none when None);
-    `selection`: a stream.selection.Selection that counts what they keep and learns the names read."""
-    kept = _filter_events(events, options, files, notify, selection)
+    `selection`: a stream.selection.Selection that counts what they keep and learns the names read;
+    `excluded_tables`: the set of the table ids whose rows the table filters drop (a new one by
+    default; stream.skipping.SkipGate's, which a compiled loop adds to)."""
+    kept = _filter_events(events, options, files, notify, selection, excluded_tables)
     return kept if selection is None or not options.active else selection.count(kept)
 
 
 def _filter_events(events: Iterable[Event], options: FilterOptions, files: list[str] | None,
-                   notify: Notify | None, selection) -> Iterator[Event]:
+                   notify: Notify | None, selection, excluded: set[int] | None = None) -> Iterator[Event]:
     if not options.active:
         yield from events
         return
@@ -263,7 +280,7 @@ def _filter_events(events: Iterable[Event], options: FilterOptions, files: list[
     tx = Transactions()
     keep_tx = True
     unparsed_warned = False
-    excluded_tables: set[int] = set()
+    excluded_tables: set[int] = set() if excluded is None else excluded
     held = _Held()
     see = selection.watcher(options) if selection is not None else None
     for ev in events:
