@@ -237,7 +237,102 @@ def test_event_and_row_lines_equal_the_reference_encoders_on_every_corpus_and_fi
 def _reference_row_line(rc):
     saved = jsonenc.dumps
     try:
-        row_text.jsonenc.dumps = lambda v, floats=True: jsonenc.reference(v)
+        row_text.jsonenc.dumps = lambda v, **options: jsonenc.reference(v)
         return row_text.row_line(rc)
     finally:
         row_text.jsonenc.dumps = saved
+
+
+# --- decoded row values: orjson writes datetimes itself (`decoded=True`), the text stays the table's ----------
+# Expected texts: docs/output.md ("DATETIME `2026-01-31T09:00:00.125000` (no time zone)", "TIMESTAMP
+# `2038-01-19T03:14:07.999999+00:00` (UTC)", TIME "[-]HH:MM:SS[.ffffff]", SET "sorted list", DECIMAL "string,
+# exact, never exponent") and the module's table (datetime/date/time: ISO 8601 by `isoformat()`).
+
+UTC = dt.timezone.utc
+
+
+@pytest.mark.parametrize("value, text", [
+    (dt.datetime(2026, 1, 31, 9, 0, 0, 125000), '"2026-01-31T09:00:00.125000"'),
+    (dt.datetime(2038, 1, 19, 3, 14, 7, 999999, tzinfo=UTC), '"2038-01-19T03:14:07.999999+00:00"'),
+    (dt.datetime(2024, 2, 29, 23, 59, 59), '"2024-02-29T23:59:59"'),                  # no fraction when 0
+    (dt.datetime(2024, 2, 29, 23, 59, 59, tzinfo=UTC), '"2024-02-29T23:59:59+00:00"'),
+    (dt.datetime(2024, 1, 2, 3, 4, 5, 6), '"2024-01-02T03:04:05.000006"'),             # six digits always
+    (dt.datetime(1970, 1, 1, 0, 0, 1, 100000, tzinfo=UTC), '"1970-01-01T00:00:01.100000+00:00"'),
+    (dt.datetime(1, 1, 1), '"0001-01-01T00:00:00"'),                                   # four-digit year
+    (dt.datetime(999, 12, 31, 23, 59, 59, 1), '"0999-12-31T23:59:59.000001"'),
+    (dt.datetime(9999, 12, 31, 23, 59, 59, 999999), '"9999-12-31T23:59:59.999999"'),
+    (dt.date(1, 1, 1), '"0001-01-01"'), (dt.date(999, 1, 31), '"0999-01-31"'), (dt.date(9999, 12, 31), '"9999-12-31"'),
+    (dt.time(0, 0), '"00:00:00"'), (dt.time(23, 59, 59, 500000), '"23:59:59.500000"'),
+    (dt.time(1, 0, tzinfo=UTC), '"01:00:00+00:00"'),                                  # orjson refuses it
+    ("0000-00-00 00:00:00.000", '"0000-00-00 00:00:00.000"'),                          # zero dates are str
+    ("2024-02-00", '"2024-02-00"'),
+])
+def test_decoded_times_are_isoformat_to_the_byte(value, text):
+    assert jsonenc.dumps(value, decoded=True) == text
+    assert jsonenc.dumps({"v": [value]}, floats=False, decoded=True) == f'{{"v":[{text}]}}'
+    assert jsonenc.dumps(value) == jsonenc.reference(value) == text
+
+
+def test_an_offset_with_seconds_keeps_them_when_the_caller_promises_nothing():
+    # isoformat writes "-05:00:07"; orjson would drop the seconds, so only decoded (naive or UTC) values
+    # are left to orjson.
+    odd = dt.datetime(1900, 1, 1, tzinfo=dt.timezone(-dt.timedelta(hours=5, seconds=7)))
+    assert jsonenc.dumps(odd) == jsonenc.dumps([odd], floats=False)[1:-1] == '"1900-01-01T00:00:00-05:00:07"'
+
+
+def test_decoded_datetimes_equal_the_reference_at_random():
+    rng = random.Random(29)
+    values = [dt.datetime(rng.randint(1, 9999), rng.randint(1, 12), rng.randint(1, 28), rng.randint(0, 23),
+                          rng.randint(0, 59), rng.randint(0, 59), rng.choice([0, rng.randint(0, 999999)]),
+                          tzinfo=rng.choice([None, UTC])) for _ in range(5000)]
+    assert jsonenc.dumps(values, decoded=True) == jsonenc.reference(values)
+    assert jsonenc.dumps(values, decoded=True) == "[" + ",".join(f'"{v.isoformat()}"' for v in values) + "]"
+
+
+@pytest.mark.parametrize("value, text", [
+    (Decimal("1.05"), '"1.05"'), (Decimal("-1.05"), '"-1.05"'), (Decimal("0.00"), '"0.00"'),
+    (Decimal("-0.00"), '"-0.00"'), (Decimal("-0"), '"-0"'), (Decimal("0"), '"0"'),
+    (Decimal("0.000001"), '"0.000001"'), (Decimal("-0.0000001"), '"-0.0000001"'),           # str says -1E-7
+    (Decimal("1E-30"), '"0.' + "0" * 29 + '1"'), (Decimal("0E-30"), '"0.' + "0" * 30 + '"'),
+    (Decimal("1E+3"), '"1000"'), (Decimal("-0E+2"), '"-0"'),
+    (Decimal("-99999999999999999999999999999999999.999999999999999999999999999999"),
+     '"-99999999999999999999999999999999999.999999999999999999999999999999"'),
+    (type("Dec", (Decimal,), {"__str__": lambda self: "x"})("1.5"), '"1.5"'),            # a subclass: format
+])
+def test_decimals_are_plain_exact_strings_to_the_byte(value, text):
+    assert jsonenc.dumps(value, decoded=True) == jsonenc.dumps(value) == jsonenc.reference(value) == text
+
+
+@pytest.mark.parametrize("value, text", [
+    (dt.timedelta(0), '"00:00:00"'), (dt.timedelta(seconds=1), '"00:00:01"'), (dt.timedelta(seconds=-1), '"-00:00:01"'),
+    (dt.timedelta(hours=-838, minutes=-59, seconds=-59), '"-838:59:59"'),
+    (dt.timedelta(hours=838, minutes=59, seconds=59), '"838:59:59"'),
+    (dt.timedelta(days=-1), '"-24:00:00"'), (dt.timedelta(hours=25, microseconds=10), '"25:00:00.000010"'),
+    (dt.timedelta(microseconds=-1), '"-00:00:00.000001"'), (dt.timedelta(seconds=-1, microseconds=500000),
+                                                             '"-00:00:00.500000"'),
+])
+def test_time_durations_to_the_byte(value, text):
+    assert jsonenc.dumps(value, decoded=True) == jsonenc.dumps(value) == jsonenc.reference(value) == text
+
+
+def test_sets_bytes_and_opaque_values_to_the_byte():
+    value = [frozenset({"sms", "b2b", "email", ""}), frozenset(), {"b", "a"}, frozenset({b"\x02", b"\x01"}),
+             b"\x00\xff", bytearray(b"\x01"), JsonOpaque(246, b"\x00")]
+    text = '[["","b2b","email","sms"],[],["a","b"],[{"hex":"01"},{"hex":"02"}],{"hex":"00ff"},{"hex":"01"},' \
+           '"base64:type246:AA=="]'
+    assert jsonenc.dumps(value, decoded=True) == jsonenc.dumps(value) == jsonenc.reference(value) == text
+
+
+def test_a_row_of_every_kind_of_value_is_one_exact_json_line():
+    after = {"id": 1, "balance": Decimal("-0.50"), "tags": frozenset({"vip", "b2b"}),
+             "created": dt.datetime(2020, 7, 14, 0, 2, 6, 888584), "ts": dt.datetime(2026, 1, 1, tzinfo=UTC),
+             "d": "0000-00-00", "t": dt.timedelta(hours=-30), "bin": b"\x0a", "n": None}
+    rc = _row_change(list(after), after)
+    assert row_text.row_json(rc) == (
+        '{"file":"f","pos":4,"timestamp":"1970-01-01T00:00:00Z","server_id":1,"gtid":null,"schema":"db",'
+        '"table":"t","op":"insert","before":null,"after":{"id":1,"balance":"-0.50","tags":["b2b","vip"],'
+        '"created":"2020-07-14T00:02:06.888584","ts":"2026-01-01T00:00:00+00:00","d":"0000-00-00",'
+        '"t":"-30:00:00","bin":{"hex":"0a"},"n":null}}')
+    assert row_text.row_line(rc).endswith(' INSERT `db`.`t` {"id":1,"balance":"-0.50","tags":["b2b","vip"],'
+                                          '"created":"2020-07-14T00:02:06.888584","ts":"2026-01-01T00:00:00+00:00",'
+                                          '"d":"0000-00-00","t":"-30:00:00","bin":{"hex":"0a"},"n":null}')

@@ -20,6 +20,8 @@ the text) for that one value: integers beyond 64 bits (orjson refuses them), flo
 magnitude (orjson writes `1e-7` and `0.00001`), and NaN/±infinity (orjson writes `null`). The first two
 show in orjson's own error or output; NaN needs a look at the floats of the value (`has_nonfinite`). A
 caller that knows its value holds no float says so (`floats=False`) and skips both looks.
+Datetimes go to `default` too, unless the caller knows them to be naive or in UTC (`decoded=True`, the
+row decoder's values): orjson's own text is then `isoformat()`'s.
 """
 from __future__ import annotations
 
@@ -36,15 +38,24 @@ from binlog_spec.rows.json.json_binary import JsonOpaque
 
 
 def _timedelta(value: dt.timedelta) -> str:
-    sign = "-" if value < dt.timedelta(0) else ""
-    value = abs(value)
+    sign = ""
+    if value.days < 0:              # days carry the sign: seconds and microseconds are never negative
+        sign, value = "-", -value
     seconds = value.days * 86400 + value.seconds
     text = f"{sign}{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
-    return text + (f".{value.microseconds:06d}" if value.microseconds else "")
+    return f"{text}.{value.microseconds:06d}" if value.microseconds else text
 
 
 def default(value: Any) -> Any:
     """The JSON form of a value the encoders have no form for (the table above)."""
+    t = type(value)
+    if t is decimal.Decimal:        # the common types of rows first, by their exact type
+        text = str(value)           # format(value, "f") unless it says "1E-30" or "1E+3", in a third of the time
+        return format(value, "f") if "E" in text else text
+    if t is frozenset:
+        return sorted(value)
+    if t is dt.datetime:
+        return value.isoformat()
     if isinstance(value, (bytes, bytearray, memoryview)):
         return {"hex": bytes(value).hex()}
     if isinstance(value, decimal.Decimal):
@@ -68,6 +79,11 @@ def reference(obj: Any) -> str:
 #: orjson hands datetimes and dataclasses to `default` as json.dumps does (orjson would write its own
 #: datetime text, and a dataclass json.dumps refuses).
 _OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+#: orjson's own datetime, date and time text is `isoformat()`'s (years below 1000 padded to four digits,
+#: microseconds as six digits and only when not zero, "+00:00"), except for a UTC offset with seconds
+#: ("-05:00:07": orjson drops the seconds) and a time with a tzinfo (orjson refuses it, so it goes to
+#: `reference`). `dumps(decoded=True)` lets orjson write them: decoded row values are naive or in UTC.
+_DECODED_OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS
 _orjson = orjson.dumps
 
 #: A number orjson writes unlike `repr`: an exponent -6..-9 without its leading zero ("1e-7"), or one in
@@ -97,18 +113,21 @@ def has_nonfinite(obj: Any) -> bool:
     return not _LEAVES.issuperset(map(type, values)) and any(map(has_nonfinite, values))
 
 
-def dumps(obj: Any, *, floats: bool = True) -> str:
+def dumps(obj: Any, *, floats: bool = True, decoded: bool = False) -> str:
     """`reference(obj)`, by orjson where it writes the same. `floats=False` says the caller knows `obj`
     holds no float at all (a row of a table without FLOAT, DOUBLE, VECTOR or JSON columns; an event),
-    which skips the look for NaN and for small floats."""
+    which skips the look for NaN and for small floats. `decoded=True` says every datetime in `obj` is
+    naive or has a UTC offset in whole minutes (the row decoder's values: naive, or in UTC), which
+    orjson then writes itself, as `isoformat()` does."""
+    options = _DECODED_OPTIONS if decoded else _OPTIONS
     if not floats:
         try:
-            return _orjson(obj, default, _OPTIONS).decode("utf-8")
+            return _orjson(obj, default, options).decode("utf-8")
         except TypeError:           # an integer beyond 64 bits, a lone surrogate, a non-str key
             return reference(obj)
     if not has_nonfinite(obj):
         try:
-            data = _orjson(obj, default, _OPTIONS)
+            data = _orjson(obj, default, options)
         except TypeError:
             return reference(obj)
         if (b"e-" not in data and b"0.0000" not in data) or not _SMALL_FLOAT.search(data):

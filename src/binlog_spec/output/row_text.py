@@ -14,11 +14,11 @@ from binlog_spec.rows.decoder import RowChange
 
 def row_json(rc: RowChange) -> str:
     """The JSON line of the `rows` command: `RowChange.to_dict` in the lossless JSON form."""
-    return jsonenc.dumps(rc.to_dict(), floats=rc.table_def.holds_floats)
+    return jsonenc.dumps(rc.to_dict(), floats=rc.table_def.holds_floats, decoded=True)
 
 
 def _fmt(values_: dict[str, Any] | None, floats: bool) -> str:
-    return jsonenc.dumps(values_, floats=floats)
+    return jsonenc.dumps(values_, floats=floats, decoded=True)
 
 
 def row_line(rc: RowChange, tz: tzinfo = timezone.utc) -> str:
