@@ -13,9 +13,12 @@ column. Per value it writes in C what `sql_text.literal` gives for the commonest
 - a str outside JSON columns: `sql_text.string_literal` (printable ASCII but the backslash quoted,
   quotes doubled; anything else `_utf8mb4 X'...'`, its UTF-8 bytes, surrogates passed);
 - bytes outside JSON and BIT columns: `sql_text.hex_literal`;
-- a finite float outside JSON and BIT columns: its repr.
+- a finite float outside JSON and BIT columns: its repr;
+- a Decimal, a date, a datetime (naive, or aware in UTC), a timedelta (TIME), a frozenset of text (SET,
+  in the column's member order the formatter is given) outside JSON and BIT columns, and an int of a BIT
+  column (its width given): the text of `sql_text.literal` (_cliterals.pxi).
 
-Any other value, and every value of a JSON or BIT column, is written by the Python callback the
+Any other value, and every value of a JSON column, is written by the Python callback the
 formatter holds (`literal(i, value)`, or `set_value(i, value)` for a SET clause: the reference
 functions). Its methods return None when the row is not the common case (an image that lacks a column,
 a key column NULL or missing, a callback's text not ASCII): the caller then builds the statement with the
@@ -38,9 +41,12 @@ cdef extern from "Python.h":
 # Column kinds (statements.formatter chooses one per column).
 cdef enum:
     K_VALUE = 0        # the values above in C, any other by the callback
-    K_CALL = 1         # NULL in C, any other value by the callback (JSON, BIT)
+    K_CALL = 1         # NULL in C, any other value by the callback (JSON)
+    K_BIT = 2          # NULL and ints in C (the column's width: its extra), any other by the callback
 
-KINDS = {"value": K_VALUE, "call": K_CALL}
+KINDS = {"value": K_VALUE, "call": K_CALL, "bit": K_BIT}
+
+include "_cliterals.pxi"
 
 cdef const char *HEX = b"0123456789ABCDEF"
 #: The buffer's size, and the size above which it is given back after a statement.
@@ -56,6 +62,7 @@ cdef class RowFormatter:
     cdef Py_ssize_t len, cap
     cdef tuple insert_names, insert_slots, key_names, key_slots, key_eq
     cdef dict set_slots
+    cdef tuple extras
     cdef int *kinds
     cdef Py_ssize_t n_kinds
     cdef bytes insert_prefix, delete_prefix, update_prefix
@@ -67,13 +74,14 @@ cdef class RowFormatter:
         self.kinds = NULL
 
     def __init__(self, kinds, str insert_prefix, insert_columns, str delete_prefix, key_columns,
-                 str update_prefix, set_columns, literal, set_value):
+                 str update_prefix, set_columns, literal, set_value, extras=None):
         """`kinds`: the kind code of every column of the table (by index). `insert_columns`: (index,
         name) of the columns an INSERT writes, in order; `key_columns`: (index, name, "`name`=") of the
         row key (empty: no key; DELETE and UPDATE are not the common case then); `set_columns`: name ->
         (index, "`name`=") of the columns a SET clause can name. The prefixes end where the values
         begin; every text given must be ASCII. `literal(i, value)` and `set_value(i, name, value)`:
-        the text of any value of column i."""
+        the text of any value of column i. `extras`: per column, the width in bits of a K_BIT column, the
+        SET member order (member -> index, text.set_order; empty: alphabetical) of a K_VALUE one."""
         cdef Py_ssize_t k
         self.n_kinds = len(kinds)
         self.kinds = <int *>PyMem_Malloc(max(self.n_kinds, 1) * sizeof(int))
@@ -82,9 +90,17 @@ cdef class RowFormatter:
         if self.kinds == NULL or self.buf == NULL:
             raise MemoryError()
         for k in range(self.n_kinds):
-            if kinds[k] not in (K_VALUE, K_CALL):
+            if kinds[k] not in (K_VALUE, K_CALL, K_BIT):
                 raise ValueError(f"unknown kind {kinds[k]}")
             self.kinds[k] = kinds[k]
+        self.extras = tuple(extras) if extras is not None else (None,) * self.n_kinds
+        if len(self.extras) != self.n_kinds:
+            raise ValueError("one extra per column")
+        for k in range(self.n_kinds):
+            if self.kinds[k] == K_BIT and type(self.extras[k]) is not int:
+                raise ValueError("a BIT column's extra is its width")
+            if self.kinds[k] == K_VALUE and self.extras[k] is not None and type(self.extras[k]) is not dict:
+                raise ValueError("a column's extra is its SET member order")
         self.insert_prefix = _ascii(insert_prefix)
         self.insert_names = tuple(n for _i, n in insert_columns)
         self.insert_slots = tuple(_slot(i, self.n_kinds) for i, _n in insert_columns)
@@ -212,9 +228,16 @@ cdef class RowFormatter:
     cdef int _put_value(self, Py_ssize_t i, object value, object name) except -1:
         """The literal of `value` of column i (name: not None in a SET clause, for set_value)."""
         cdef type cls
+        cdef char tmp[LITERAL_ROOM]
+        cdef Py_ssize_t n = -1
+        cdef object text
         if value is None:
             return self._put(b"NULL", 4)
-        if self.kinds[i] == K_VALUE:
+        if self.kinds[i] == K_BIT:
+            n = literal_bit(tmp, value, <int>self.extras[i])
+            if n >= 0:
+                return self._put(tmp, n)
+        elif self.kinds[i] == K_VALUE:
             cls = type(value)
             if cls is int:
                 return self._put_int(value)
@@ -228,6 +251,20 @@ cdef class RowFormatter:
                 return self._put(b"'", 1)
             if cls is float and isfinite(PyFloat_AS_DOUBLE(value)):
                 return self._put_ascii(repr(value))
+            if cls is DECIMAL:
+                n = literal_decimal(tmp, value)
+            elif cls is DATETIME:
+                n = literal_datetime(tmp, value)
+            elif cls is DATE:
+                n = literal_date(tmp, value)
+            elif cls is TIMEDELTA:
+                n = literal_time(tmp, value)
+            elif cls is frozenset:
+                text = set_text(value, self.extras[i] or {})
+                if text is not None:
+                    return self._put_str(<str>text)
+            if n >= 0:
+                return self._put(tmp, n)
         if name is None:
             return self._put_ascii(self.literal(i, value))
         return self._put_ascii(self.set_value(i, name, value))

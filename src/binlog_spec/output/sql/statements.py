@@ -12,7 +12,7 @@ from typing import Any
 from binlog_spec import compiled
 from binlog_spec.rows.decoder import DELETE, INSERT, UPDATE
 from binlog_spec.rows.decoder import RowChange
-from binlog_spec.output.sql.text import InexactMatch, json_diff_sql, literal, match
+from binlog_spec.output.sql.text import InexactMatch, json_diff_sql, literal, match, set_order
 from binlog_spec.rows.statement_text import quote_identifier, quote_table
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.rows.json.json_binary import JsonDiffs
@@ -132,7 +132,7 @@ def _refuse_diff_rollback(rc: RowChange) -> None:
 
 #: Columns whose every non-NULL value the compiled formatter hands to `_lit` (sql_text.literal writes
 #: their ints and texts its own way).
-_CALLED_TYPES = frozenset({spec.ColumnType.json, spec.ColumnType.bit})
+_CALLED_TYPES = frozenset({spec.ColumnType.json})
 #: (id(table), id(options)) -> (table, options, its compiled formatter or None); bounded.
 _FORMATTERS: dict[tuple[int, int], tuple[TableDef, SqlOptions, Any]] = {}
 _MAX_FORMATTERS = 1024
@@ -163,13 +163,21 @@ def _make_formatter(module: Any, t: TableDef, opts: SqlOptions):
         insert = f"{verb} INTO {target} ({', '.join(quote_identifier(n) for _, n in writable)}) VALUES ("
     else:
         insert = f"{verb} INTO {target} VALUES ("
-    kinds = [module.KINDS["call" if c.type_code in _CALLED_TYPES else "value"] for c in t.columns]
+    kinds, extras = [], []
+    for c in t.columns:     # BIT: its width as sql_text.literal takes it; else a SET's member order
+        if c.type_code == spec.ColumnType.bit:
+            kinds.append(module.KINDS["bit"])
+            extras.append(c.meta.get("bytes", 0) * 8 + c.meta.get("bits", 0))
+        else:
+            kinds.append(module.KINDS["call" if c.type_code in _CALLED_TYPES else "value"])
+            extras.append(set_order(c) if c.set_values else None)
     try:
         return module.RowFormatter(
             kinds, insert, writable, f"DELETE FROM {target} WHERE ",
             [(i, names[i], f"{quote_identifier(names[i])}=") for i in t.row_key], f"UPDATE {target} SET ",
             {n: (i, f"{quote_identifier(n)}=") for i, n in writable},
-            lambda i, value: _lit(t, i, value, opts), lambda i, name, value: _set_value(t, i, name, value, opts))
+            lambda i, value: _lit(t, i, value, opts), lambda i, name, value: _set_value(t, i, name, value, opts),
+            extras)
     except ValueError:      # a name that is not ASCII: the builders write it
         return None
 

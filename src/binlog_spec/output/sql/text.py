@@ -144,15 +144,22 @@ def literal(value: Any, col: Column | None = None, mysql: bool = True) -> str:
     raise TypeError(f"no SQL literal for {type(value).__name__}")
 
 
-def _set_order(col: Column | None):
-    """Sort key of SET members in the column's order: a member is its text (in the column's
-    charset) or, when it did not decode, its stored bytes."""
+def set_order(col: Column | None) -> dict[str | bytes, int]:
+    """The index of every member of a SET column, by its stored bytes and by its text in the
+    column's charset (empty where the members are unknown)."""
     raw = col.set_values or () if col is not None else ()
     codec = (codec_for(col.charset) if col is not None else None) or "utf-8"
     order: dict[str | bytes, int] = {}
     for i, m in enumerate(raw):
         order.setdefault(m, i)
         order.setdefault(m.decode(codec, "replace"), i)
+    return order
+
+
+def _set_order(col: Column | None):
+    """Sort key of SET members in the column's order (set_order; the members it does not know
+    after, by text): a member is its text or, when it did not decode, its stored bytes."""
+    order = set_order(col)
 
     def key(m: str | bytes) -> tuple[int, str]:
         return order.get(m, len(order)), m if isinstance(m, str) else m.decode("utf-8", "replace")
