@@ -137,6 +137,18 @@ def _spark_rows(path: str, options: dict[str, str]) -> list[str]:
     return lines
 
 
+def canonical(obj):
+    """`obj` with every set as a sorted, tagged list: a SET value is a frozenset, whose iteration order is
+    its insertion order and the process's hash seed, not part of the value (the outputs sort it)."""
+    if isinstance(obj, (set, frozenset)):
+        return (type(obj).__name__, sorted(repr(canonical(v)) for v in obj))
+    if isinstance(obj, dict):
+        return {k: canonical(v) for k, v in obj.items()}
+    if type(obj) in (list, tuple):
+        return type(obj)(canonical(v) for v in obj)
+    return obj
+
+
 def transcript(path: str) -> list[str]:
     import binlog_spec
     from binlog_spec.cli import main
@@ -147,10 +159,10 @@ def transcript(path: str) -> list[str]:
     warn = lines.append
     for options in (binlog_spec.ReadOptions(verify_checksums=False), binlog_spec.ReadOptions()):
         lines.append(f"# events {options.verify_checksums}")
-        _drain(lines, binlog_spec.read_events([path], options), lambda ev: repr(ev.to_dict()))
+        _drain(lines, binlog_spec.read_events([path], options), lambda ev: repr(canonical(ev.to_dict())))
     lines.append("# rows")
     events = observe_schema(binlog_spec.read_events([path]), SchemaTracker(), warn=warn)
-    _drain(lines, read_rows(events, warn=warn), lambda rc: repr(rc.to_dict()))
+    _drain(lines, read_rows(events, warn=warn), lambda rc: repr(canonical(rc.to_dict())))
     for options in SPARK_ROWS:
         lines.append(f"# spark rows {options}")
         lines += _spark_rows(path, options)
