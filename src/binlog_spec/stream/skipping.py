@@ -25,8 +25,11 @@ from typing import Any, Iterable, Iterator
 
 from binlog_spec import compiled
 
+from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import CONTROL_EVENTS
+from binlog_spec.binlog.fields import bodies
+from binlog_spec.stream.selection import Selection
 from binlog_spec.stream.transactions import Transactions
 
 
@@ -80,7 +83,6 @@ def sink(gate: SkipGate | None, filters, selection=None) -> Any:
     event) or no gate."""
     if _cskipping is None or gate is None:
         return None
-    from binlog_spec.stream.selection import Selection
     watched = Selection().watcher(filters) is not None
     tables = selection.tables if selection is not None and watched else None
     lo, hi = filters.time_seconds()
@@ -92,9 +94,6 @@ def sink(gate: SkipGate | None, filters, selection=None) -> Any:
 def _table_names(raw: bytes, fde) -> tuple[int, str, str] | None:
     """(table id, schema, table) of a TABLE_MAP_EVENT's bytes as the filters read its fields, or None when
     its body does not parse (the reference path then reads it)."""
-    from binlog_spec.binlog.fields import bodies
-    from binlog_spec.binlog import spec
-    from binlog_spec.binlog.event import Event
     try:
         ev = Event("", 0, spec.parse_header(raw[:spec.LEN_EVENT_HEADER]), raw, bodies.parse_event(raw, fde))
         fields = ev.fields
