@@ -213,6 +213,24 @@ def row_renderer(fmt: str = "text", tz=None) -> Callable:
     raise ValueError(f"not a rows format: {fmt!r} (one of {', '.join(ROW_FORMATS)})")
 
 
+def row_lane(fmt: str, schema, filters: FilterOptions, piece=None):
+    """The compiled lane of the `rows` lines (output.row_text.json_lane): a sink for read_events of the run's
+    files, whose lines `row_lines_with(lane, lines)` puts among the others; None where the ordinary path
+    writes every line (the text format, filters, a --jobs piece, the pure-Python core)."""
+    if fmt != "jsonl" or filters.active or piece is not None:
+        return None
+    from binlog_spec.output import row_text
+    return row_text.json_lane(schema)
+
+
+def row_lines_with(lane, lines: Iterable[str]) -> Iterable[str]:
+    """The lines, with the text of `lane` (row_lane's, or None) before each in file order."""
+    if lane is None:
+        return lines
+    from binlog_spec.output import row_text
+    return row_text.lane_lines(lane, lines)
+
+
 class Base64Writer:
     """The base64 script of events, as mysqlbinlog writes it (output.base64.script over an
     output.rewriter.Rewriter, which writes the events under the BINLOG blocks; a context manager: it

@@ -24,6 +24,7 @@ from binlog_spec.errors import (BinlogError, ChecksumError, DecompressionError, 
                                 EventSizeError,
                                 MalformedEventError, NotABinlogError, TruncatedEventError)
 from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.replay import with_replay
 from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
 
 ET = spec.EventType
@@ -473,11 +474,12 @@ def read_events(paths: list[str | os.PathLike], options: ReadOptions = DEFAULT_O
     `sink`: see BinlogReader."""
     for p in paths:
         with BinlogReader(p, options, sink=sink) as reader:
+            events = reader if getattr(sink, "replay", None) is None else with_replay(reader, sink)
             if faults is None:
-                yield from reader
+                yield from events
                 continue
             try:
-                yield from reader
+                yield from events
             except BinlogError as exc:
                 faults.append(exc)
 

@@ -5,6 +5,7 @@ Exit codes: binlog_spec.cli.exit_codes (their one home, with what each means).
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from typing import TextIO
 
@@ -142,6 +143,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
 
 
 def entry() -> None:
+    gc.freeze()     # the modules' objects are never garbage: the collector of a long run skips them
     code = main()
     try:
         sys.stdout.flush()

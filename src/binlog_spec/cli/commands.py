@@ -189,6 +189,8 @@ def _headed(header: str, lines: Iterable[str]) -> Iterator[str]:
 
 #: Lines joined into one write (a write call per line was the largest own cost of the base64 script).
 _WRITE_BATCH = 256
+#: A line this long (a compiled lane's text: many lines in one string) is written with the batch before it.
+_WRITE_WHOLE = 1 << 16
 
 
 def _write_lines(lines: Iterable[str], out: TextIO) -> None:
@@ -204,7 +206,7 @@ def _write_lines(lines: Iterable[str], out: TextIO) -> None:
     try:
         for line in lines:
             batch.append(line)
-            if len(batch) >= _WRITE_BATCH:
+            if len(batch) >= _WRITE_BATCH or len(line) >= _WRITE_WHOLE:
                 batch.append("")
                 out.write("\n".join(batch))
                 batch = []
@@ -237,9 +239,10 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     tracker = schema_tracker(args)
     warnings = [0]
     gate, selection, sink = _skipping(args)
-    changes = api.read_rows(_events(args, err, warnings, schema=tracker, bodies=api.ROWS_BODIES, sink=sink,
+    lane = api.row_lane(args.format, tracker, args.filters, getattr(args, "piece", None)) if sink is None else None
+    changes = api.read_rows(_events(args, err, warnings, schema=tracker, bodies=api.ROWS_BODIES, sink=sink or lane,
                                     gate=gate, selection=selection), warn=warner(err))
-    lines: Iterable[str] = (render(rc) for rc in changes)
+    lines: Iterable[str] = api.row_lines_with(lane, (render(rc) for rc in changes))
     _write_lines(_headed(header, lines) if header else lines, out)
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
 

@@ -1,15 +1,26 @@
 """The lines of the `rows` command: the human line (one row change per line, its time in a zone, images as
-JSON) and the JSON line."""
+JSON) and the JSON line, and the JSON lines' compiled lane.
+
+`row_json` is the reference of the JSON line. `json_lane(schema)` is its compiled twin (output/_crow_text.pyx
+`RowLane`), a reader sink that writes the lines of the common MariaDB transactions straight from the bytes;
+`lane_lines(lane, lines)` puts its text in file order among the lines of what it leaves to `row_json`.
+"""
 from __future__ import annotations
 
 from datetime import timezone, tzinfo
-from typing import Any
+from typing import Any, Iterable, Iterator
 
-from binlog_spec.binlog.event_types import DELETE, INSERT
+from binlog_spec import compiled
+from binlog_spec.binlog import spec
+from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.event_types import DELETE, INSERT, ROW_OPS, UPDATE, is_mariadb
+from binlog_spec.binlog.fields import bodies
 from binlog_spec.binlog.timezones import local_text
 from binlog_spec.output import jsonenc
+from binlog_spec.rows.decoder import RowChange, table_def
+from binlog_spec.rows.image_plan import column_plan
 from binlog_spec.rows.statement_text import quote_identifier
-from binlog_spec.rows.decoder import RowChange
+from binlog_spec.rows.walker import present_columns
 
 
 def row_json(rc: RowChange) -> str:
@@ -32,3 +43,134 @@ def row_line(rc: RowChange, tz: tzinfo = timezone.utc) -> str:
     if rc.op == DELETE:
         return f"{where} DELETE {target} {_fmt(rc.before, floats)}"
     return f"{where} UPDATE {target} {_fmt(rc.before, floats)} -> {_fmt(rc.after, floats)}"
+
+
+_crow_text = compiled.load("binlog_spec.output._crow_text")
+
+
+def json_lane(schema: Any) -> Any:
+    """The compiled lane of the JSON lines (output/_crow_text.pyx `RowLane`), a sink for the reader of the
+    events whose row changes `row_json` writes, given unfiltered and in order (rows.observe_schema with
+    `schema`, then rows.read_rows); None with the pure-Python core (the reference)."""
+    if _crow_text is None:
+        return None
+    ops = {code: f',"op":"{op}","before":'.encode() for code, op in ROW_OPS.items()}
+    return _crow_text.RowLane(_LaneTables(schema), ops)
+
+
+def lane_lines(lane: Any, lines: Iterable[str]) -> Iterator[str]:
+    """The lines, each after the text the lane wrote before it (the lane's lines precede, in the file, the
+    event the ordinary path made the line of); what the lane wrote before a fault comes before the fault."""
+    taken = lane.taken
+    lines = iter(lines)
+    while True:
+        try:
+            line = next(lines)
+        except StopIteration:
+            break
+        except Exception:
+            yield from taken
+            taken.clear()
+            raise
+        if taken:
+            yield from taken
+            taken.clear()
+        yield line
+    yield from taken
+    taken.clear()
+
+
+class _LaneTables:
+    """What RowLane asks of the Python side, each once per TABLE_MAP body (per schema generation), per rows
+    event layout, per image layout of a table."""
+
+    def __init__(self, schema: Any):
+        self.schema = schema
+        self.made: dict = {}        # (table_def's, as observe_schema keeps its own)
+        self._json: dict[str, bytes] = {}
+
+    def json(self, text: str) -> bytes:
+        got = self._json.get(text)
+        if got is None:
+            got = self._json[text] = jsonenc.dumps(text, floats=False).encode()
+        return got
+
+    def generation(self) -> Any:
+        return getattr(self.schema, "generation", None), getattr(self.schema, "server_collation", None)
+
+    def table(self, raw: bytes, fde: spec.FormatDescription, file: str, pos: int) -> Any:
+        """The TableText of a TABLE_MAP_EVENT's bytes, made as observe_schema makes its table; None where the
+        lane leaves its rows to the ordinary path (a body that does not parse, a table with notes to tell)."""
+        try:
+            ev = Event(file, pos, spec.parse_header(raw[:spec.LEN_EVENT_HEADER]), raw, bodies.parse_event(raw, fde))
+            table = table_def(ev, is_mariadb(len(fde.post_header_lens)), self.schema, self.made)
+        except Exception:       # (the ordinary path meets it at this event)
+            return None
+        if table.extra.get("notes") or type(table.schema) is not str or type(table.table) is not str:
+            return None
+        head = b'"schema":' + self.json(table.schema) + b',"table":' + self.json(table.table)
+        return _crow_text.TableText(table.table_id, len(table.columns), head, table, _images)
+
+    @staticmethod
+    def shape(code: int, len_post_header: int, body: bytes) -> tuple | None:
+        """A rows event's layout (spec.rows_offsets): (offset of its column count, length of the table id,
+        column count, bitmap length, offsets of the bitmaps (-1: none) and of the rows), where the count is
+        one byte; None otherwise."""
+        try:
+            o = spec.rows_offsets(code, len_post_header, body)
+        except Exception:
+            return None
+        at = o.ofs_columns_before_image - 1
+        if o.num_columns >= 251 or body[at] != o.num_columns or \
+                int.from_bytes(body[:o.ofs_rows_flags], "little") != o.table_id:
+            return None
+        after = o.ofs_columns_after_image if o.ofs_columns_after_image is not None else -1
+        return (at, o.ofs_rows_flags, o.num_columns, o.len_columns_bitmap, o.ofs_columns_before_image, after,
+                o.ofs_rows)
+
+
+def _images(table: Any, code: int, layout: bytes) -> tuple | None:
+    """(before, after or None) TextImages of a table's rows events whose column count and bitmaps are
+    `layout`; None where the lane leaves them (a column with no text form in the lane, ...)."""
+    n, size = layout[0], (layout[0] + 7) >> 3
+    bitmaps = [layout[1:1 + size]] + ([layout[1 + size:1 + 2 * size]] if ROW_OPS[code] == UPDATE else [])
+    images = []
+    for bitmap in bitmaps:
+        present = present_columns(bitmap, n)
+        plan = _plan(table, present) if present and len(bitmap) == size else None
+        if plan is None:
+            return None
+        images.append(_crow_text.TextImage(plan))
+    return images[0], (images[1] if len(images) > 1 else None)
+
+
+def _plan(table: Any, present: list[int]) -> list[tuple] | None:
+    """TextImage's plan of these present columns: their keys and rows.image_plan's column plans."""
+    names = [table.names[i] for i in present]
+    if not all(type(name) is str for name in names) or len(set(names)) != len(names):
+        return None
+    kinds, codecs = _crow_text.KINDS, _crow_text.CODECS
+    plan = []
+    for k, i in enumerate(present):
+        kind, a, b, c, obj = column_plan(table.columns[i])
+        if kind == "text" and b == "codec" and obj == b"ascii":
+            b = "latin1"        # (both read as ASCII in the lane: a byte past 0x7f leaves the image)
+        if kind not in kinds or (kind == "text" and b not in codecs):
+            return None
+        if kind == "text":
+            b = codecs[b]
+        elif kind in ("enum", "set") and obj is not None:
+            texts = tuple(jsonenc.dumps(m, floats=False).encode() for m in obj)
+            if kind == "set":
+                try:        # (the members as the value's sorted list has them)
+                    order = tuple(sorted(range(len(obj)), key=obj.__getitem__))
+                except TypeError:
+                    return None
+                if len(set(obj)) != len(obj):
+                    return None
+                obj = (texts, order)
+            else:
+                obj = texts
+        key = (b"{" if k == 0 else b",") + jsonenc.dumps(names[k], floats=False).encode() + b":"
+        plan.append((key, kinds[kind], a, b, c, obj))
+    return plan

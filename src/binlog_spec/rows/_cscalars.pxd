@@ -9,7 +9,9 @@ image back to the pure decoder. The caller has checked that the value's bytes ar
 * `time2_value`, `old_time_value`: TIME2 (my_time_packed_from_binary) and the old TIME, classic or MariaDB
   hires (Field_time, Field_time_hires), as datetime.timedelta;
 * `old_datetime_value`, `old_timestamp_value`: the old DATETIME and TIMESTAMP, classic or hires;
-* `utc_datetime`, `signed_frac`, `valid_date`, `be`: what the DATETIME2/TIMESTAMP2 kinds use too.
+* `utc_datetime`, `signed_frac`, `valid_date`, `be`: what the DATETIME2/TIMESTAMP2 kinds use too;
+* `decimal_text`, `time2_packed`, `civil`: the digits, parts and dates those values are made of, which
+  output/_crow_text.pyx writes as text without making the value.
 """
 from cpython.datetime cimport datetime_new, timedelta_new
 from cpython.unicode cimport PyUnicode_DecodeASCII
@@ -64,27 +66,33 @@ cdef inline long long signed_frac(const unsigned char *q, int fsp) noexcept:
     return v - 0x1000000 if v & 0x800000 else v
 
 
-cdef inline object utc_datetime(long long seconds, int usec, object utc):
-    """datetime.fromtimestamp(seconds, utc) + timedelta(microseconds=usec), for 0 <= seconds < 2**32."""
-    cdef long long days = seconds // 86400, rem = seconds % 86400
-    cdef long long z = days + 719468, era, doe, yoe, doy, mp, year, month, day
+cdef inline void civil(long long days, long long *year, long long *month, long long *day) noexcept:
+    """The proleptic Gregorian date `days` after 1970-01-01 (days >= 0)."""
+    cdef long long z = days + 719468, era, doe, yoe, doy, mp
     era = z // 146097
     doe = z - era * 146097
     yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
     doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
     mp = (5 * doy + 2) // 153
-    day = doy - (153 * mp + 2) // 5 + 1
-    month = mp + 3 if mp < 10 else mp - 9
-    year = yoe + era * 400 + (1 if month <= 2 else 0)
+    day[0] = doy - (153 * mp + 2) // 5 + 1
+    month[0] = mp + 3 if mp < 10 else mp - 9
+    year[0] = yoe + era * 400 + (1 if month[0] <= 2 else 0)
+
+
+cdef inline object utc_datetime(long long seconds, int usec, object utc):
+    """datetime.fromtimestamp(seconds, utc) + timedelta(microseconds=usec), for 0 <= seconds < 2**32."""
+    cdef long long rem = seconds % 86400, year, month, day
+    civil(seconds // 86400, &year, &month, &day)
     return datetime_new(year, month, day, rem // 3600, rem // 60 % 60, rem % 60, usec, utc)
 
 
-cdef inline object decimal_value(const unsigned char *q, int precision, int scale, object decimal_type):
-    """scalars._bin2decimal: 9-digit groups in 4 big-endian bytes (1-8 digits in 1-4 bytes at either end),
-    sign bit inverted, a negative number with every byte inverted; None when a group has more digits than
-    it holds (the pure decoder's error)."""
+cdef inline int decimal_text(const unsigned char *q, int precision, int scale, char *text) noexcept:
+    """scalars._bin2decimal's digit text into `text` (72 bytes at least): 9-digit groups in 4 big-endian bytes
+    (1-8 digits in 1-4 bytes at either end), sign bit inverted, a negative number with every byte inverted;
+    an optional '-', the integer digits without leading zeros (one 0 at least), then '.' and `scale` digits.
+    Its length, or -1 when a group has more digits than it holds (the pure decoder's error). The text is the
+    Decimal's (and the JSON and SQL forms' digits: output/_crow_text.pyx)."""
     cdef char digits[72]
-    cdef char text[72]
     cdef int intg = precision - scale, ngroups, g, nd, nbytes, n = 0, t = 0, i, offset = 0
     cdef unsigned char mask = 0 if q[0] & 0x80 else 0xFF
     cdef unsigned long long group
@@ -102,7 +110,7 @@ cdef inline object decimal_value(const unsigned char *q, int precision, int scal
         for i in range(offset, offset + nbytes):
             group = (group << 8) | ((q[i] ^ mask ^ 0x80) if i == 0 else (q[i] ^ mask))
         if group >= pow10(nd):
-            return None
+            return -1
         offset += nbytes
         for i in range(n + nd - 1, n - 1, -1):
             digits[i] = <char>(48 + group % 10)
@@ -131,6 +139,15 @@ cdef inline object decimal_value(const unsigned char *q, int precision, int scal
         for i in range(intg, n):
             text[t] = digits[i]
             t += 1
+    return t
+
+
+cdef inline object decimal_value(const unsigned char *q, int precision, int scale, object decimal_type):
+    """scalars._bin2decimal: the decimal.Decimal of `decimal_text`, None where it has none."""
+    cdef char text[72]
+    cdef int t = decimal_text(q, precision, scale, text)
+    if t < 0:
+        return None
     return decimal_type(PyUnicode_DecodeASCII(text, t, NULL))
 
 
@@ -149,24 +166,29 @@ cdef inline object _timedelta(bint negative, long long hour, long long minute, l
     return timedelta_new(<int>days, <int>(total // 1000000), <int>(total % 1000000))
 
 
-cdef inline object time2_value(const unsigned char *q, int fsp):
-    """scalars.decode_time2: 3 bytes big-endian offset by 0x800000, then the fraction in (fsp+1)//2 bytes; a
-    negative value with a fraction is the next lower second plus the complement of the fraction."""
-    cdef long long intpart = <long long>be(q, 3) - 0x800000, frac, packed, magnitude, hms
+cdef inline long long time2_packed(const unsigned char *q, int fsp) noexcept:
+    """scalars.decode_time2's packed value: 3 bytes big-endian offset by 0x800000, then the fraction in
+    (fsp+1)//2 bytes; a negative value with a fraction is the next lower second plus the complement of the
+    fraction. Its magnitude's bits: hours << 36 | minutes << 30 | seconds << 24 | microseconds."""
+    cdef long long intpart = <long long>be(q, 3) - 0x800000, frac
     if fsp == 0:
-        packed = intpart * 16777216
-    elif fsp <= 2:
+        return intpart * 16777216
+    if fsp <= 2:
         frac = q[3]
         if intpart < 0 and frac:
             intpart, frac = intpart + 1, frac - 0x100
-        packed = intpart * 16777216 + frac * 10000
-    elif fsp <= 4:
+        return intpart * 16777216 + frac * 10000
+    if fsp <= 4:
         frac = <long long>be(q + 3, 2)
         if intpart < 0 and frac:
             intpart, frac = intpart + 1, frac - 0x10000
-        packed = intpart * 16777216 + frac * 100
-    else:
-        packed = <long long>be(q, 6) - 0x800000000000
+        return intpart * 16777216 + frac * 100
+    return <long long>be(q, 6) - 0x800000000000
+
+
+cdef inline object time2_value(const unsigned char *q, int fsp):
+    """scalars.decode_time2, as datetime.timedelta (time2_packed)."""
+    cdef long long packed = time2_packed(q, fsp), magnitude, hms
     magnitude = -packed if packed < 0 else packed
     hms = magnitude >> 24
     return _timedelta(packed < 0, (hms >> 12) % 1024, (hms >> 6) % 64, hms % 64, magnitude % 16777216)

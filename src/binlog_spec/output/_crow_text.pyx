@@ -1,0 +1,297 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The compiled twin of output/row_text.py's `row_json`: the JSON lines of the `rows` command written straight
+from the reader's window, with no Event, no RowChange and no Python object per value.
+
+`RowLane(tables, ops)` is a reader sink (binlog.reader.Sink). It takes whole MariaDB transactions of the
+common shape, event by event: a GTID_EVENT that opens a plain transaction (`opens_plain_transaction`), then
+ANNOTATE_ROWS_EVENTs, TABLE_MAP_EVENTs, WRITE/UPDATE/DELETE_ROWS_EVENT_V1s and the XID_EVENT that ends it.
+Each rows event's lines go to its text as soon as the event is read (the text of a reader call is one
+string of `taken`, lines joined by newlines), so a large transaction is never held. It stops at any other
+event, and at any value it cannot write exactly as `row_json` writes it (`TextImage.encode` says -1: a
+DATE that is no calendar date, text that is not valid UTF-8, a kind with no text form here ...); that event
+and the rest of its transaction go the ordinary way (rows.read_rows).
+
+What the ordinary path must know of the events the lane took (the open transaction's GTID_EVENT, the last
+TABLE_MAP_EVENT of each table id, the last XID_EVENT) is handed back as `replay`, (file, position, event
+bytes, FDE), whenever the lane gives the reader an event to read; `row_text.replayed` yields them as Events
+before it, so the RowDecoder's state is what it would be had it read every event.
+
+`tables` is row_text's `_LaneTables`: `table(event bytes, fde, file, position)` (a TABLE_MAP's `TableText`,
+or None where the lane leaves the table to the ordinary path), `shape(code, len_post_header, body)` (a rows
+event's layout from spec.rows_offsets) and `generation()` (the schema's: a DDL replayed drops the tables
+made). The plans of the images (`TextImage`) are made by row_text from rows.image_plan's column plans, the
+one home of how a column's bytes read.
+"""
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdint cimport uint32_t
+from libc.string cimport memcpy, strlen
+
+from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, GTID_EVENT, LEN_EVENT_HEADER,
+                                         LEN_GTID_FIXED, OFS_GTID_DOMAIN_ID, OFS_GTID_SEQ_NO, OFS_LEN_EVENT,
+                                         OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE, TABLE_MAP_EVENT,
+                                         UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1, XID_EVENT, Fde, event_at,
+                                         gtid_xid_reads_agree, le, opens_plain_transaction, read_fde, u4)
+from binlog_spec.rows._cscalars cimport be, civil, decimal_text, signed_frac, time2_packed, valid_date
+
+cdef extern from *:
+    """
+    #if PY_VERSION_HEX < 0x030B0000
+    #define PyFloat_Unpack4 _PyFloat_Unpack4
+    #define PyFloat_Unpack8 _PyFloat_Unpack8
+    #endif
+    """
+    double PyFloat_Unpack4(const char *p, int le) except? -1.0
+    double PyFloat_Unpack8(const char *p, int le) except? -1.0
+
+cdef extern from "Python.h":
+    char* PyOS_double_to_string(double val, char format_code, int precision, int flags, int *ptype) except NULL
+    int Py_DTSF_ADD_DOT_0
+
+include "_crow_values.pxi"
+
+
+cdef class TableText:
+    """A TABLE_MAP's table as the lane writes it: its id, its column count, `head` (the line's JSON text of
+    schema and table: '"schema":...,"table":...') and, by `image`, the TextImages of its rows events' layouts."""
+    cdef public object table_id, table, head, images, make
+    cdef public Py_ssize_t n_columns
+
+    def __init__(self, table_id, n_columns, head, table, make):
+        self.table_id, self.n_columns, self.head, self.table, self.make = table_id, n_columns, head, table, make
+        self.images = {}
+
+    cdef object image(self, int code, bytes layout):
+        """(before TextImage, after TextImage or None) of a rows event whose count and bitmaps are `layout`, or
+        None where the lane leaves such events."""
+        key = (code, layout)
+        got = self.images.get(key, False)
+        if got is False:
+            got = self.images[key] = self.make(self.table, code, layout)
+        return got
+
+
+cdef class RowLane:
+    cdef object tables, fde, path, generation, file_head
+    cdef public list taken, replay
+    cdef Fde lens
+    cdef dict maps, heads, shapes, ops, tx_tables, recent
+    cdef bint in_tx, handed
+    cdef Py_ssize_t held, resume_at
+    cdef bytes gtid_text
+    cdef object gtid_event, last_xid
+    cdef Buf out, head
+
+    def __init__(self, tables, dict ops not None):
+        self.tables, self.ops = tables, ops
+        self.taken, self.replay = [], []
+        self.fde = self.path = self.generation = None
+        self.lens.usable = False
+        self.maps, self.heads, self.shapes, self.tx_tables, self.recent = {}, {}, {}, {}, {}
+        self.in_tx = self.handed = False
+        self.held, self.resume_at = 0, -1
+        self.gtid_event = self.last_xid = None
+        self.out.p = self.head.p = NULL
+        self.out.n = self.out.cap = self.head.n = self.head.cap = 0
+
+    def __dealloc__(self):
+        PyMem_Free(self.out.p)
+        PyMem_Free(self.head.p)
+
+    def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
+        """Take whole events of buf from off (file position pos); the bytes taken, or minus the bytes wanted
+        from pos in the window."""
+        cdef const unsigned char *p = <const unsigned char *>PyBytes_AS_STRING(buf)
+        cdef Py_ssize_t n = PyBytes_GET_SIZE(buf), start = off, want = 0
+        cdef int code
+        cdef uint32_t len_event
+        if not self.taken:          # (its consumer took the text)
+            self.held = 0
+        if self.handed:             # what the lane handed back: still there (the reader read no event), or read
+            self.handed = False
+            if self.replay:
+                self.replay = []
+            elif pos == self.resume_at:     # the one rows event it left for its text to be taken: read
+                self.recent.clear()
+                self.last_xid = None
+            else:
+                self._forget()
+        self.resume_at = -1
+        if fde is not self.fde or path != self.path:
+            self._forget()
+            self.fde, self.path = fde, path
+            read_fde(fde, LAYOUTS_AGREE, &self.lens)
+            self.heads.clear()
+            self.shapes.clear()
+            self.file_head = b'{"file":' + self.tables.json(path) + b',"pos":'
+        generation = self.tables.generation()
+        if generation != self.generation:
+            self.generation = generation
+            self.maps.clear()
+        if not self.lens.usable:
+            return 0
+        try:
+            while True:
+                if n - off < H:
+                    want = H
+                    break
+                code = p[off + OFS_TYPE_CODE]
+                len_event = u4(p + off + OFS_LEN_EVENT)
+                if not (code == GTID_EVENT if not self.in_tx else
+                        code == ANNOTATE_ROWS_EVENT or code == TABLE_MAP_EVENT or code == XID_EVENT or
+                        WRITE_ROWS_EVENT_V1 <= code <= DELETE_ROWS_EVENT_V1):
+                    break
+                if self.held >= CHUNK and self.in_tx and WRITE_ROWS_EVENT_V1 <= code <= DELETE_ROWS_EVENT_V1:
+                    if off == start:    # its text waits to be taken: the ordinary path reads this rows event
+                        self.resume_at = pos + len_event
+                    break
+                if <Py_ssize_t>len_event > n - off:
+                    if len_event <= MAX_EVENT:
+                        want = len_event
+                    break
+                if not event_at(p, off, n, self.lens.len_checksum, verify, &code, &len_event):
+                    break
+                if not self._take(buf, p + off, code, len_event, pos + off - start):
+                    break
+                off += len_event
+                if self.out.n >= CHUNK:
+                    self._hand_text()
+        finally:
+            self._hand_text()
+        if off > start:
+            return off - start
+        self._hand_back()
+        return -want if want else 0
+
+    cdef void _forget(self):
+        """The ordinary path has read events since the lane took its last: it knows what the lane took."""
+        self.in_tx = False
+        self.tx_tables.clear()
+        self.recent.clear()
+        self.gtid_event = self.last_xid = None
+
+    cdef int _hand_text(self) except -1:
+        if self.out.n:
+            self.taken.append(PyUnicode_DecodeUTF8(self.out.p, self.out.n - 1, NULL))   # (its last newline)
+            self.held += self.out.n
+            self.out.n = 0
+        return 0
+
+    cdef int _hand_back(self) except -1:
+        """What the ordinary path must read before its next event, in file order."""
+        events = list(self.recent.values())
+        if self.in_tx:
+            events.append(self.gtid_event)
+        elif self.last_xid is not None:
+            events.append(self.last_xid)
+        if events:
+            events.sort(key=_position)
+            self.replay = [(self.path, at, raw, self.fde) for at, raw in events]
+        self.handed = True
+        return 0
+
+    cdef bint _take(self, bytes buf, const unsigned char *e, int code, uint32_t len_event, Py_ssize_t at) except -1:
+        """Whether the lane takes the event at e (file position at), its lines written."""
+        cdef const unsigned char *body = e + H
+        cdef Py_ssize_t len_body = len_event - H - self.lens.len_checksum
+        cdef object raw
+        if code == GTID_EVENT:
+            if not opens_plain_transaction(body, len_body):
+                return False
+            self.gtid_text = (b"%d-%d-%d" % (u4(body + OFS_GTID_DOMAIN_ID), u4(e + OFS_SERVER_ID),
+                                             le(body + OFS_GTID_SEQ_NO, 8)))
+            self.in_tx = True
+            self.tx_tables.clear()
+            self.gtid_event = (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
+            return True
+        if code == ANNOTATE_ROWS_EVENT:
+            return len_body >= self.lens.annotate
+        if code == XID_EVENT:
+            if len_body != self.lens.xid + 8:
+                return False
+            self.in_tx = False
+            self.tx_tables.clear()
+            self.gtid_event = None
+            self.last_xid = (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
+            return True
+        if code == TABLE_MAP_EVENT:
+            body_bytes = PyBytes_FromStringAndSize(<const char *>body, len_body)
+            table = self.maps.get(body_bytes, False)
+            raw = None
+            if table is False:
+                raw = PyBytes_FromStringAndSize(<const char *>e, len_event)
+                table = self.tables.table(raw, self.fde, self.path, at)
+                if len(self.maps) > 4096:
+                    self.maps.clear()
+                self.maps[body_bytes] = table
+            if table is None:
+                return False
+            self.tx_tables[(<TableText>table).table_id] = table
+            self.recent[(<TableText>table).table_id] = (at, raw if raw is not None else
+                                                        PyBytes_FromStringAndSize(<const char *>e, len_event))
+            return True
+        return self._rows(e, code, len_body, at)
+
+    cdef bint _rows(self, const unsigned char *e, int code, Py_ssize_t len_body, Py_ssize_t at) except -1:
+        """Whether the lane writes the lines of this rows event (nothing written when it does not)."""
+        cdef const unsigned char *body = e + H
+        cdef int lph = self.lens.rows[code - WRITE_ROWS_EVENT_V1]
+        cdef long key = code << 8 | lph
+        cdef Py_ssize_t ofs_count, ofs_rows, pos, mark = self.out.n, n_columns, len_bitmap, i
+        cdef TextImage before, after
+        ofs_count = self.heads.get(key, -1)
+        if ofs_count < 0 or ofs_count >= len_body:
+            shape = self.tables.shape(code, lph, PyBytes_FromStringAndSize(<const char *>body, len_body))
+            if shape is None:
+                return False
+            ofs_count = self.heads[key] = shape[0]
+            self.shapes[key << 8 | body[ofs_count]] = shape
+        shape = self.shapes.get(key << 8 | body[ofs_count], False)
+        if shape is False:
+            shape = self.shapes[key << 8 | body[ofs_count]] = \
+                self.tables.shape(code, lph, PyBytes_FromStringAndSize(<const char *>body, len_body))
+        if shape is None or shape[0] != ofs_count:
+            return False
+        _, len_table_id, n_columns, len_bitmap, ofs_before, ofs_after, ofs_rows = shape
+        if ofs_rows > len_body:
+            return False
+        table = self.tx_tables.get(le(body, <int>len_table_id))
+        if table is None or n_columns > (<TableText>table).n_columns:
+            return False
+        images = (<TableText>table).image(code, PyBytes_FromStringAndSize(<const char *>body + ofs_count,
+                                                                          ofs_rows - ofs_count))
+        if images is None:
+            return False
+        before, after = images
+        self.head.n = 0
+        put_bytes(&self.head, self.file_head)
+        put_u(&self.head, at)
+        put(&self.head, ',"timestamp":"', 14)
+        put_epoch(&self.head, u4(e + OFS_TIMESTAMP))
+        put(&self.head, 'Z","server_id":', 15)
+        put_u(&self.head, u4(e + OFS_SERVER_ID))
+        put(&self.head, ',"gtid":"', 9)
+        put_bytes(&self.head, self.gtid_text)
+        put(&self.head, '",', 2)
+        put_bytes(&self.head, (<TableText>table).head)
+        put_bytes(&self.head, <bytes>self.ops[code])
+        pos = ofs_rows
+        while pos < len_body:
+            put(&self.out, self.head.p, self.head.n)
+            if code == WRITE_ROWS_EVENT_V1:
+                put(&self.out, 'null,"after":', 13)
+            pos = before._encode(&self.out, body, pos, len_body)
+            if pos >= 0 and code == UPDATE_ROWS_EVENT_V1:
+                put(&self.out, ',"after":', 9)
+                pos = after._encode(&self.out, body, pos, len_body)
+            if pos < 0:
+                self.out.n = mark
+                return False
+            put(&self.out, ',"after":null}\n' if code == DELETE_ROWS_EVENT_V1 else '}\n',
+                15 if code == DELETE_ROWS_EVENT_V1 else 2)
+        return True
+
+
+def _position(event):
+    return event[0]

@@ -1,0 +1,159 @@
+"""The compiled lane of the `rows` JSON lines (output/_crow_text.pyx) against its reference, `row_json` over
+the pure decoder: each column kind's text is the JSON of the pure value (byte literals and seeded random
+bytes); what the lane cannot write exactly (an invalid date, text that is not UTF-8, a kind it has no text
+for) is left to the reference; and on binlogs written by the real MariaDB (a transaction that mixes tables
+the lane writes and one it leaves, a transaction of several MB, a DDL between two shapes of a table), the
+output is byte for byte the reference's, most of it written by the lane."""
+from __future__ import annotations
+
+import io
+import random
+import struct
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from binlog_spec.output import jsonenc, row_text
+from binlog_spec.rows.column_types import (BIT, DATE, DATETIME2, DOUBLE, ENUM, FLOAT, GEOMETRY, INT24, LONG, LONGLONG,
+                                           NEWDECIMAL, SET, SHORT, STRING, TIME2, TIMESTAMP2, TINY, VARCHAR, YEAR)
+from binlog_spec.rows.decoder import decode_image
+
+from conftest import ROOT
+from test_compiled_rows import NATIVE, UTF8, LATIN1, BINARY, col  # noqa: F401
+
+sys.path.insert(0, str(ROOT / "fixtures"))
+import mariadb_server  # noqa: E402
+
+ctext = row_text._crow_text
+pytestmark = pytest.mark.skipif(ctext is None, reason="the compiled core is not built (make build)")
+
+
+def lane_text(cols, buf):
+    """The lane's (JSON text, end) of the image buf (null bitmap first), None where it leaves it; or
+    "no plan" where it leaves these columns altogether."""
+    names = [f"c{k}" for k in range(len(cols))]
+    plan = row_text._plan(SimpleNamespace(columns=cols, names=names), list(range(len(cols))))
+    if plan is None:
+        return "no plan"
+    return ctext.TextImage(plan).encode(buf, 0)
+
+
+def reference_text(cols, buf):
+    """row_json's text of the same image (jsonenc over the pure decoder), and its end; None on its error."""
+    names = [f"c{k}" for k in range(len(cols))]
+    try:
+        row, end = decode_image(buf, 0, SimpleNamespace(columns=cols), list(range(len(cols))), names)
+    except Exception:  # noqa: BLE001 - the lane must leave such an image
+        return None
+    return jsonenc.dumps(row, decoded=True), end
+
+
+#: The kinds the lane writes itself (the NATIVE cases of rows/test_compiled_rows.py of these types).
+WRITTEN = {TINY, SHORT, INT24, LONG, LONGLONG, YEAR, FLOAT, DOUBLE, DATE, DATETIME2, TIMESTAMP2, NEWDECIMAL, TIME2,
+           VARCHAR, STRING}
+
+
+@pytest.mark.parametrize("column, data, value", NATIVE, ids=[f"{i}-{c.type_code}" for i, (c, _, _) in enumerate(NATIVE)])
+def test_each_kind_is_the_json_of_the_pure_value_or_left(column, data, value):
+    buf = b"\x00" + data
+    got = lane_text([column], buf)
+    if got not in ("no plan", None):      # (what the lane writes: the next test)
+        assert got == reference_text([column], buf)
+
+
+def test_the_common_kinds_are_written_by_the_lane_not_left():
+    written = [c.type_code for c, data, _ in NATIVE if lane_text([c], b"\x00" + data) not in ("no plan", None)]
+    assert WRITTEN - {STRING} <= set(written)
+
+
+def test_json_strings_escape_as_the_reference_and_invalid_utf8_is_left():
+    column = col(VARCHAR, {"max_length": 400}, charset=UTF8)
+    texts = [bytes([c]) for c in range(128)] + ["é€😀\u2028\x7f".encode(), b'"\\/', b"a" * 300]
+    for text in texts:
+        buf = b"\x00" + struct.pack("<H", len(text)) + text
+        assert lane_text([column], buf) == reference_text([column], buf), text
+    for bad in (b"\xff", b"\xc0\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe2\x82", b"a\x80"):
+        assert lane_text([column], b"\x00" + bytes([len(bad), 0]) + bad) is None, bad
+
+
+def test_a_geometry_is_its_srid_and_wkb_bytes():
+    column = col(GEOMETRY, {"pack_length": 4})
+    buf = b"\x00" + struct.pack("<I", 9) + struct.pack("<I", 4326) + b"\x01\x02\xff\x00\x10"
+    assert lane_text([column], buf) == reference_text([column], buf) == \
+        ('{"c0":{"srid":4326,"wkb":{"hex":"0102ff0010"}}}', len(buf))
+    assert lane_text([column], b"\x00" + struct.pack("<I", 3) + b"abc") is None     # no SRID: the reference's error
+
+
+def test_random_bytes_of_every_kind_are_written_as_the_reference_writes_them_or_left():
+    rng = random.Random(29)
+    columns = [
+        (col(NEWDECIMAL, {"precision": 30, "scale": 10}), 14), (col(NEWDECIMAL, {"precision": 65, "scale": 30}), 30),
+        (col(NEWDECIMAL, {"precision": 5, "scale": 0}), 3),
+        *[(col(TIME2, {"fsp": f}), 3 + (f + 1) // 2) for f in range(7)],
+        *[(col(DATETIME2, {"fsp": f}), 5 + (f + 1) // 2) for f in range(7)],
+        *[(col(TIMESTAMP2, {"fsp": f}), 4 + (f + 1) // 2) for f in range(7)],
+        (col(DATE), 3), (col(YEAR), 1), (col(FLOAT), 4), (col(DOUBLE), 8), (col(BIT, {"bits": 3, "bytes": 2}), 3),
+        (col(LONGLONG, unsigned=True), 8), (col(INT24), 3), (col(GEOMETRY, {"pack_length": 1}), 6),
+        (col(STRING, {"max_length": 1, "real_type": ENUM}, charset=UTF8, enum_values=(b"x", b"y\"z")), 1),
+        (col(STRING, {"max_length": 1, "real_type": SET}, charset=UTF8, set_values=(b"b", b"a", b"\xc3\xa9")), 1),
+    ]
+    written = 0
+    for column, size in columns:
+        for _ in range(300):
+            data = bytes(rng.getrandbits(8) for _ in range(size))
+            if rng.random() < 0.3:      # near the valid values: the high bits of a packed value set as the server sets them
+                data = bytes([0x80 | data[0] & 0x0F]) + data[1:]
+            buf = b"\x00" + data
+            got = lane_text([column], buf)
+            assert got != "no plan", column
+            if got is not None:
+                assert got == reference_text([column], buf), (column, data.hex())
+                written += 1
+            for cut in (0, size - 1):   # an image cut short: left (the reference says why)
+                assert lane_text([column], buf[:1 + cut]) is None
+    assert written > 3000
+
+
+def _rows_output(log: str, lane: bool) -> tuple[str, str, int]:
+    from binlog_spec.cli import main
+    saved = row_text._crow_text
+    if not lane:
+        row_text._crow_text = None
+    try:
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["rows", "--format", "jsonl", log], out, err)
+    finally:
+        row_text._crow_text = saved
+    return out.getvalue(), err.getvalue(), code
+
+
+@pytest.mark.skipif(not mariadb_server.available(), reason="needs Debian's mariadb-server")
+def test_server_binlog_lines_are_the_reference_lines_most_written_by_the_lane(monkeypatch):
+    with mariadb_server.MariaDBServer() as srv:
+        srv.sql("CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, name VARCHAR(40) CHARSET utf8mb4, "
+                "price DECIMAL(10,2), at DATETIME(3), day DATE, kind ENUM('a','b'), tags SET('x','y','z')); "
+                "CREATE TABLE d.g (id INT PRIMARY KEY, spot POINT)")
+        srv.sql("INSERT INTO d.t VALUES (1, 'tab\\there \"q\"', -1.05, '2024-01-02 03:04:05.678', '2024-02-29', "
+                "'b', 'x,z'), (2, NULL, 0, NULL, '0000-00-00', 'a', ''); "
+                "BEGIN; INSERT INTO d.t VALUES (3, 'ä', 3, NULL, NULL, NULL, NULL); "
+                "INSERT INTO d.g VALUES (1, POINT(1, 2)); UPDATE d.t SET price = price + 1; COMMIT")
+        srv.sql("INSERT INTO d.t SELECT seq + 10, REPEAT('n', 30), seq / 100, NOW(3), CURDATE(), 'a', 'y' "
+                "FROM d.seq_1_to_40000")
+        srv.sql("ALTER TABLE d.t ADD COLUMN extra INT FIRST; UPDATE d.t SET extra = id WHERE id < 20; "
+                "DELETE FROM d.t WHERE id > 30000")
+        log = str(srv.binlogs()[-1])
+        by_lane = []
+        lines_of = row_text.lane_lines
+
+        def counted(lane, lines):       # the lane's text: many lines in one string (a JSON line holds no newline)
+            for line in lines_of(lane, lines):
+                by_lane.append(line.count("\n") + 1 if "\n" in line else 0)
+                yield line
+        monkeypatch.setattr(row_text, "lane_lines", counted)
+        reference = _rows_output(log, lane=False)
+        out, err, code = _rows_output(log, lane=True)
+    assert (out, err, code) == reference
+    assert out.count("\n") > 50000 and code == 0
+    assert sum(by_lane) > 0.9 * out.count("\n")
+    assert '"spot":{"srid":0' in out and '"day":"0000-00-00"' in out and '"extra":11' in out
