@@ -231,6 +231,24 @@ def row_lines_with(lane, lines: Iterable[str]) -> Iterable[str]:
     return row_text.lane_lines(lane, lines)
 
 
+def sql_lane(schema, options, filters: FilterOptions, piece=None):
+    """The compiled lane of a forward `sql --sql2` script (output.sql.lane.sql_lane): a sink for read_events
+    of the run's files, whose text `sql_lines_with(lane, lines)` puts among write_sql's lines; None where
+    write_sql writes every line (filters, a --jobs piece, --sql, --replace, the pure-Python core)."""
+    if filters.active or piece is not None:
+        return None
+    from binlog_spec.output.sql import lane
+    return lane.sql_lane(schema, options)
+
+
+def sql_lines_with(lane, lines: Iterable[str]) -> Iterable[str]:
+    """The script's lines, with the text of `lane` (sql_lane's, or None) before each in file order."""
+    if lane is None:
+        return lines
+    from binlog_spec.output.sql.lane import lane_lines
+    return lane_lines(lane, lines)
+
+
 class Base64Writer:
     """The base64 script of events, as mysqlbinlog writes it (output.base64.script over an
     output.rewriter.Rewriter, which writes the events under the BINLOG blocks; a context manager: it

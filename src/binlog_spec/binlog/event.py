@@ -21,7 +21,7 @@ class Event:
     """
 
     __slots__ = ("file", "pos", "header", "raw", "payload_pos", "payload_offset", "error", "checksum",
-                 "_body", "_fields", "_overrides", "table_def", "_late")
+                 "_body", "_fields", "_overrides", "table_def", "_late", "replayed")
 
     def __init__(self, file: str, pos: int, header: spec.EventHeader, raw: bytes, body: Any,
                  payload_pos: int | None = None, payload_offset: int | None = None,
@@ -45,6 +45,9 @@ class Event:
         self.table_def = None
         #: A body not parsed yet: (parse(event, fde) -> (body, overrides, error), fde), see _parsed.
         self._late = late
+        #: An event a reader sink took and wrote, handed back for what it tells (binlog/replay.py): its
+        #: consumers learn from it (a GTID, a table) but write nothing of it.
+        self.replayed = False
 
     # header ------------------------------------------------------------
     @property

@@ -35,5 +35,7 @@ def _replayed(sink: Any) -> Iterator[Event]:
     handed, sink.replay = sink.replay, []
     for file, pos, raw, fde in handed:
         checksum = int.from_bytes(raw[-4:], "little") if fde.len_checksum == 4 else None
-        yield Event(file, pos, spec.parse_header(raw[:spec.LEN_EVENT_HEADER]), raw, bodies.parse_event(raw, fde),
-                    checksum=checksum)
+        ev = Event(file, pos, spec.parse_header(raw[:spec.LEN_EVENT_HEADER]), raw, bodies.parse_event(raw, fde),
+                   checksum=checksum)
+        ev.replayed = True
+        yield ev

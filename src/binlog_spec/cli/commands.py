@@ -417,8 +417,10 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     warnings = [0]
     check = rollback_check.conflict_check(args, True) if args.rollback else None
     gate, selection, sink = _skipping(args, check)
-    events = _events(args, err, warnings, schema=tracker, bodies=api.SQL_BODIES, check=check, sink=sink, gate=gate,
-                     selection=selection)
+    lane = None if sink is not None or args.rollback else \
+        api.sql_lane(tracker, opts, args.filters, getattr(args, "piece", None))
+    events = _events(args, err, warnings, schema=tracker, bodies=api.SQL_BODIES, check=check, sink=sink or lane,
+                     gate=gate, selection=selection)
 
     def refused(exc: BinlogError) -> None:     # a row left out of the script (a comment in its place)
         warnings[0] += 1
@@ -432,5 +434,6 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             _report_not_undone(not_undone, err)
         return rollback_check.finish_check(args, check, err, EXIT_WARNINGS if warnings[0] else EXIT_OK)
     else:
-        _write_lines(api.write_sql(events, opts, warn=warner(err), refused=refused), _text_output(out))
+        _write_lines(api.sql_lines_with(lane, api.write_sql(events, opts, warn=warner(err), refused=refused)),
+                     _text_output(out))
     return EXIT_WARNINGS if warnings[0] else EXIT_OK

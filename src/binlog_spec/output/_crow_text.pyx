@@ -50,6 +50,7 @@ cdef extern from "Python.h":
     int Py_DTSF_ADD_DOT_0
 
 include "_crow_values.pxi"
+include "_crow_sql.pxi"
 
 
 cdef class TableText:
@@ -77,14 +78,14 @@ cdef class RowLane:
     cdef public list taken, replay
     cdef Fde lens
     cdef dict maps, heads, shapes, ops, tx_tables, recent
-    cdef bint in_tx, handed
+    cdef bint in_tx, handed, sql
     cdef Py_ssize_t held, resume_at
     cdef bytes gtid_text
     cdef object gtid_event, last_xid
     cdef Buf out, head
 
-    def __init__(self, tables, dict ops not None):
-        self.tables, self.ops = tables, ops
+    def __init__(self, tables, dict ops not None, bint sql=False):
+        self.tables, self.ops, self.sql = tables, ops, sql
         self.taken, self.replay = [], []
         self.fde = self.path = self.generation = None
         self.lens.usable = False
@@ -203,6 +204,8 @@ cdef class RowLane:
                                              le(body + OFS_GTID_SEQ_NO, 8)))
             self.in_tx = True
             self.tx_tables.clear()
+            if self.sql:
+                put(&self.out, "BEGIN;\n", 7)
             self.gtid_event = (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
             return True
         if code == ANNOTATE_ROWS_EVENT:
@@ -213,6 +216,8 @@ cdef class RowLane:
             self.in_tx = False
             self.tx_tables.clear()
             self.gtid_event = None
+            if self.sql:
+                put(&self.out, "COMMIT;\n", 8)
             self.last_xid = (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
             return True
         if code == TABLE_MAP_EVENT:
@@ -263,6 +268,8 @@ cdef class RowLane:
                                                                           ofs_rows - ofs_count))
         if images is None:
             return False
+        if self.sql:
+            return self._statements(images, code, body, ofs_rows, len_body, mark)
         before, after = images
         self.head.n = 0
         put_bytes(&self.head, self.file_head)
@@ -290,6 +297,19 @@ cdef class RowLane:
                 return False
             put(&self.out, ',"after":null}\n' if code == DELETE_ROWS_EVENT_V1 else '}\n',
                 15 if code == DELETE_ROWS_EVENT_V1 else 2)
+        return True
+
+    cdef bint _statements(self, tuple images, int code, const unsigned char *body, Py_ssize_t pos,
+                          Py_ssize_t len_body, Py_ssize_t mark) except -1:
+        """The SQL lane's statements of a rows event (SqlImage), one a line; nothing written when it leaves one."""
+        cdef SqlImage before = images[0], after = images[1]
+        cdef int op = 0 if code == WRITE_ROWS_EVENT_V1 else (1 if code == DELETE_ROWS_EVENT_V1 else 2)
+        while pos < len_body:
+            pos = before.write(&self.out, op, body, pos, len_body, after)
+            if pos < 0:
+                self.out.n = mark
+                return False
+            put(&self.out, "\n", 1)
         return True
 
 

@@ -38,6 +38,7 @@ cdef Py_ssize_t MAX_EVENT = 16 << 20
 #: The lane's text is handed on in strings of about this size.
 cdef Py_ssize_t CHUNK = 1 << 20
 cdef const char *HEX = b"0123456789abcdef"
+cdef const char *HEX_UPPER = b"0123456789ABCDEF"
 
 
 ctypedef struct Buf:

@@ -84,8 +84,10 @@ class _LaneTables:
     """What RowLane asks of the Python side, each once per TABLE_MAP body (per schema generation), per rows
     event layout, per image layout of a table."""
 
-    def __init__(self, schema: Any):
+    def __init__(self, schema: Any, make: Any = None):
         self.schema = schema
+        #: (TableDef, rows event type code, layout) -> the lane's images of that layout, or None.
+        self.make = make if make is not None else _images
         self.made: dict = {}        # (table_def's, as observe_schema keeps its own)
         self._json: dict[str, bytes] = {}
 
@@ -109,7 +111,7 @@ class _LaneTables:
         if table.extra.get("notes") or type(table.schema) is not str or type(table.table) is not str:
             return None
         head = b'"schema":' + self.json(table.schema) + b',"table":' + self.json(table.table)
-        return _crow_text.TableText(table.table_id, len(table.columns), head, table, _images)
+        return _crow_text.TableText(table.table_id, len(table.columns), head, table, self.make)
 
     @staticmethod
     def shape(code: int, len_post_header: int, body: bytes) -> tuple | None:

@@ -99,6 +99,9 @@ def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None, wa
         if ev.error is not None:
             yield f"-- skipped malformed {ev.type} at {ev.file}:{ev.pos}"
             continue
+        if ev.replayed:     # written by the compiled lane (output/sql/lane.py): known, not written again
+            observe(ev)
+            continue
         op = row_ops.get(code)
         if op is None:       # what decoder.feed does, one generator less per event
             observe(ev)
