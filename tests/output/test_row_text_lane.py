@@ -19,7 +19,7 @@ from binlog_spec.rows.column_types import (BIT, DATE, DATETIME2, DOUBLE, ENUM, F
                                            NEWDECIMAL, SET, SHORT, STRING, TIME2, TIMESTAMP2, TINY, VARCHAR, YEAR)
 from binlog_spec.rows.decoder import decode_image
 
-from conftest import ROOT
+from conftest import CORPUS, ROOT, manifest_rows
 from test_compiled_rows import NATIVE, UTF8, LATIN1, BINARY, col  # noqa: F401
 
 sys.path.insert(0, str(ROOT / "fixtures"))
@@ -115,14 +115,14 @@ def test_random_bytes_of_every_kind_are_written_as_the_reference_writes_them_or_
     assert written > 3000
 
 
-def _rows_output(log: str, lane: bool) -> tuple[str, str, int]:
+def _rows_output(log: str, lane: bool, *options: str) -> tuple[str, str, int]:
     from binlog_spec.cli import main
     saved = row_text._crow_text
     if not lane:
         row_text._crow_text = None
     try:
         out, err = io.StringIO(), io.StringIO()
-        code = main(["rows", "--format", "jsonl", log], out, err)
+        code = main(["rows", "--format", "jsonl", *options, log], out, err)
     finally:
         row_text._crow_text = saved
     return out.getvalue(), err.getvalue(), code
@@ -157,3 +157,78 @@ def test_server_binlog_lines_are_the_reference_lines_most_written_by_the_lane(mo
     assert out.count("\n") > 50000 and code == 0
     assert sum(by_lane) > 0.9 * out.count("\n")
     assert '"spot":{"srid":0' in out and '"day":"0000-00-00"' in out and '"extra":11' in out
+
+
+#: The MySQL binlogs of the corpus (every server but MariaDB).
+MYSQL = [row["file"] for row in manifest_rows() if "MariaDB" not in row["server_version"]]
+
+
+def _lane_share(monkeypatch, log: str, *options: str) -> tuple[tuple[str, str, int], int]:
+    """The rows output with the lane (stdout, stderr, exit), and how many of its lines the lane wrote (those
+    the ordinary path did not)."""
+    ordinary = [0]
+    lines_of = row_text.lane_lines
+
+    def counted(lane, lines):
+        def of_the_ordinary_path():
+            for line in lines:
+                ordinary[0] += 1
+                yield line
+        return lines_of(lane, of_the_ordinary_path())
+    monkeypatch.setattr(row_text, "lane_lines", counted)
+    got = _rows_output(log, True, *options)
+    return got, got[0].count("\n") - ordinary[0]
+
+
+@pytest.mark.parametrize("name", MYSQL)
+def test_mysql_binlog_lines_are_the_reference_lines(name):
+    log = str(CORPUS / name)
+    assert _rows_output(log, lane=True) == _rows_output(log, lane=False)
+
+
+#: MySQL binlogs whose columns the lane writes, and the share of their lines it writes: ANONYMOUS_GTID_LOG_EVENTs
+#: and MINIMAL metadata, its names from the DDL of the file (8.0.31, 5.7.20 with no checksum), GTID_LOG_EVENTs
+#: (5.7.32, 8.0.28), v2 rows events of each kind (8.2.0), BEGIN with no GTID (5.1; its old TIMESTAMPs are left).
+#: What is left: each file's transactions until its first QUERY_EVENT was read by the ordinary path.
+WRITTEN_BY_LANE = {"mysql-cdc-rs/binlog.000693": 0.95, "mysql-cdc-rs/binlog.000694": 0.95,
+                   "mbcj_osheroff/mysql-bin.checksum-none": 0.95,
+                   "zalora_binlog-parser/data__gtid-fixtures__mysql-bin.01": 0.9,
+                   "rust_mysql_common/mysql-enum-string-set.000001": 1.0,
+                   "mysql-cdc-rs/tests__events__8.0__32_delete_rows_v2__binlog.000001": 1.0,
+                   "canal/dbsync__src__test__resources__binlog__mysql-bin.000001": 0.3}
+
+
+@pytest.mark.parametrize("name", sorted(WRITTEN_BY_LANE))
+def test_mysql_transactions_are_written_by_the_lane(monkeypatch, name):
+    got, by_lane = _lane_share(monkeypatch, str(CORPUS / name))
+    assert got == _rows_output(str(CORPUS / name), lane=False)
+    assert by_lane >= WRITTEN_BY_LANE[name] * got[0].count("\n") > 0
+
+
+def _repeated(tmp_path, name: str, start: int, end: int) -> str:
+    """A copy of a corpus binlog with its transaction at [start, end) twice (the lane leaves a transaction
+    whose BEGIN is the file's first QUERY_EVENT to the ordinary path)."""
+    raw = (CORPUS / name).read_bytes()
+    out = tmp_path / (name.replace("/", "_") + ".twice")
+    out.write_bytes(raw[:end] + raw[start:end] + raw[end:])
+    return str(out)
+
+
+def test_a_tagged_gtid_is_the_gtid_the_ordinary_path_writes(monkeypatch, tmp_path):
+    """MySQL 9.6: GTID_TAGGED_LOG_EVENT (sid:tag:gno), BEGIN, TABLE_MAP, WRITE_ROWS_EVENT, XID; the names from a
+    schema file (the binlog has MINIMAL metadata)."""
+    log = _repeated(tmp_path, "rust_mysql_common/binlog_transaction_with_GTID_TAG.000001", 245, 541)
+    schema = tmp_path / "schema.sql"
+    schema.write_text("CREATE TABLE test.orders (id INT, qty INT, price DECIMAL(10,2));\n")
+    got, by_lane = _lane_share(monkeypatch, log, "--schema", str(schema))
+    assert got == _rows_output(log, False, "--schema", str(schema))
+    assert by_lane == 1 and got[0].count('"gtid":"55778904-0299-11f1-b1b8-4ef0c4956feb:mytag:3"') == 2
+
+
+def test_rows_query_events_are_taken_in_a_mysql_transaction(monkeypatch, tmp_path):
+    """MySQL 5.7.30 with binlog_rows_query_log_events: GTID, BEGIN, ROWS_QUERY_LOG_EVENT, TABLE_MAP,
+    WRITE_ROWS_EVENT, XID."""
+    log = _repeated(tmp_path, "mysql-cdc-rs/tests__events__5.7__29_row_query__log.bin", 662, 1023)
+    got, by_lane = _lane_share(monkeypatch, log)
+    assert got == _rows_output(log, lane=False)
+    assert by_lane == 2 and got[0].count('"gtid":"80549ecc-d2f2-11ea-b790-0242ac130002:3"') == 2
