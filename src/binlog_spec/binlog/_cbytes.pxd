@@ -255,16 +255,21 @@ cdef inline bint mysql_reads_agree():
     for len_post_header in (25, 26, 42, 45):
         lens[GTID - 1] = len_post_header
         fde = spec.FormatDescription(4, "probe", 0, H, bytes(lens), None, None, 0)
-        for bits in range(16):      # 1: an original commit timestamp; 6: the packed_int's size; 8: an original version
-            full = bytearray(range(7, 7 + len_post_header + 7 + 7 + 9 + 4 + 4 + 8 + 3))
+        for bits in (0, 1, 2, 4, 6, 8, 15):     # 1: an original commit timestamp; 6: the packed_int's size; 8: an
+            full = bytearray(range(7, 7 + len_post_header + 7 + 7 + 9 + 4 + 4 + 8 + 3))    # original version
             at = len_post_header if len_post_header >= 26 else 25
+            cuts = {at}
             full[at + 6] = 0x80 if bits & 1 else 0x01
             full[at + 7 + 6] = 0x80 if bits & 1 else 0x02
+            cuts.add(at + 7)
             at += 7 + (7 if bits & 1 else 0)
+            cuts.add(at)
             full[at] = (0x33, 0xfc, 0xfd, 0xfe)[bits >> 1 & 3]
             at += (1, 3, 4, 9)[bits >> 1 & 3]
+            cuts.add(at)
             full[at + 3] = 0x80 if bits & 8 else 0x04
-            for size in range(len(full) + 1):
+            cuts.update((at + 4, at + 4 + (4 if bits & 8 else 0), at + 12 + (4 if bits & 8 else 0), len(full)))
+            for size in sorted({c + d for c in cuts for d in (-1, 0, 1) if 0 <= c + d <= len(full)}):
                 body = bytes(full[:size])
                 event = spec.HEADER_STRUCT.pack(1, GTID, 2, H + size, 0, 0) + body
                 try:

@@ -64,5 +64,18 @@ def _empty_extra_data_agrees():
     return list(got.extra_data.items) == [] and got.num_columns.value == 1 and o.ofs_columns_before_image == 11
 
 
-#: The MySQL reads checked against the generated parser (False: the lane takes MariaDB's transactions alone).
-MYSQL_AGREE = mysql_reads_agree() and _empty_extra_data_agrees()
+cdef int _mysql_agree = -1
+
+
+cdef inline bint mysql_ok() except -1:
+    """Whether the MySQL reads agree with the generated parser (False: the lane takes MariaDB's transactions
+    alone); checked once, when the lane first meets a MySQL event (a MariaDB run never pays for it)."""
+    global _mysql_agree
+    if _mysql_agree < 0:
+        _mysql_agree = mysql_reads_agree() and _empty_extra_data_agrees()
+    return _mysql_agree
+
+
+def mysql_layouts_agree():
+    """mysql_ok(), for the tests."""
+    return mysql_ok()

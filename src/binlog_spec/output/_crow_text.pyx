@@ -2,17 +2,21 @@
 """The compiled twin of output/row_text.py's `row_json`: the JSON lines of the `rows` command written straight
 from the reader's window, with no Event, no RowChange and no Python object per value.
 
-`RowLane(tables, ops)` is a reader sink (binlog.reader.Sink). It takes whole MariaDB transactions of the
-common shape, event by event: a GTID_EVENT that opens a plain transaction (`opens_plain_transaction`), then
-ANNOTATE_ROWS_EVENTs, TABLE_MAP_EVENTs, WRITE/UPDATE/DELETE_ROWS_EVENT_V1s and the XID_EVENT that ends it.
+`RowLane(tables, ops)` is a reader sink (binlog.reader.Sink). It takes whole transactions of the common
+shape, event by event: MariaDB's, a GTID_EVENT that opens a plain transaction (`opens_plain_transaction`),
+then ANNOTATE_ROWS_EVENTs, TABLE_MAP_EVENTs, WRITE/UPDATE/DELETE_ROWS_EVENT_V1s and the XID_EVENT that ends
+it; MySQL's (_crow_mysql.pxi), a GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT or GTID_TAGGED_LOG_EVENT and a BEGIN
+QUERY_EVENT (or that BEGIN alone where no GTID is open), then ROWS_QUERY_LOG_EVENTs, TABLE_MAP_EVENTs, rows
+events (v1, or v2 with no extra data) and the XID_EVENT.
 Each rows event's lines go to its text as soon as the event is read (the text of a reader call is one
 string of `taken`, lines joined by newlines), so a large transaction is never held. It stops at any other
 event, and at any value it cannot write exactly as `row_json` writes it (`TextImage.encode` says -1: a
 DATE that is no calendar date, text that is not valid UTF-8, a kind with no text form here ...); that event
 and the rest of its transaction go the ordinary way (rows.read_rows).
 
-What the ordinary path must know of the events the lane took (the open transaction's GTID_EVENT, the last
-TABLE_MAP_EVENT of each table id, the last XID_EVENT) is handed back as `replay`, (file, position, event
+What the ordinary path must know of the events the lane took (the open transaction's GTID event, the last
+TABLE_MAP_EVENT of each table id, the last XID_EVENT; a BEGIN tells it nothing once the file's first
+QUERY_EVENT was read, and the lane takes none before) is handed back as `replay`, (file, position, event
 bytes, FDE), whenever the lane gives the reader an event to read; `row_text.replayed` yields them as Events
 before it, so the RowDecoder's state is what it would be had it read every event.
 
@@ -225,24 +229,26 @@ cdef class RowLane:
         lane leaves to it (LEARN_*)."""
         cdef int code = p[off + OFS_TYPE_CODE]
         cdef uint32_t len_event = 0
-        cdef bint sound = event_at(p, off, n, self.lens.len_checksum, verify, &code, &len_event)
-        cdef Py_ssize_t len_body = <Py_ssize_t>len_event - H - self.lens.len_checksum
+        cdef bint sound
+        cdef Py_ssize_t len_body
         if code == FORMAT_DESCRIPTION_EVENT:
             return LEARN_FDE
+        if code == GTID_LOG_EVENT or code == GTID_TAGGED_LOG_EVENT or code == GTID_EVENT or \
+                code == TRANSACTION_PAYLOAD_EVENT:
+            return LEARN_GTID_UNKNOWN
+        if not (code == XID_EVENT or code == ANONYMOUS_GTID_LOG_EVENT or code == QUERY_EVENT and not self.settled):
+            return LEARN_NOTHING
+        sound = event_at(p, off, n, self.lens.len_checksum, verify, &code, &len_event)
+        len_body = <Py_ssize_t>len_event - H - self.lens.len_checksum
         if code == QUERY_EVENT:
-            if self.settled or not sound or \
+            if not sound or \
                     self.tables.reads(PyBytes_FromStringAndSize(<const char *>p + off, len_event), self.fde) is None:
                 return LEARN_NOTHING
             return LEARN_SETTLED
         if code == XID_EVENT:
             return LEARN_GTID_NULL if sound and len_body == self.lens.xid + 8 else LEARN_GTID_UNKNOWN
-        if code == ANONYMOUS_GTID_LOG_EVENT:
-            return LEARN_GTID_NULL if sound and MYSQL_AGREE and \
-                mysql_gtid_reads(p + off + H, len_body, self.lens.anonymous) else LEARN_GTID_UNKNOWN
-        if code == GTID_LOG_EVENT or code == GTID_TAGGED_LOG_EVENT or code == GTID_EVENT or \
-                code == TRANSACTION_PAYLOAD_EVENT:
-            return LEARN_GTID_UNKNOWN
-        return LEARN_NOTHING
+        return LEARN_GTID_NULL if sound and mysql_ok() and \
+            mysql_gtid_reads(p + off + H, len_body, self.lens.anonymous) else LEARN_GTID_UNKNOWN
 
     cdef int _opens(self, const unsigned char *e, uint32_t len_event, Py_ssize_t at, bint begin_wanted) except -1:
         """A transaction opens at e (its GTID event; NULL: none, at its BEGIN)."""
@@ -261,7 +267,7 @@ cdef class RowLane:
             if gtid is None:
                 return False
             self.gtid_json = gtid
-        elif not (MYSQL_AGREE and mysql_gtid_reads(body, len_body, self.lens.gtid if code == GTID_LOG_EVENT else
+        elif not (mysql_ok() and mysql_gtid_reads(body, len_body, self.lens.gtid if code == GTID_LOG_EVENT else
                                                    self.lens.anonymous)):
             return False
         elif code == ANONYMOUS_GTID_LOG_EVENT:
@@ -277,7 +283,7 @@ cdef class RowLane:
         says, once per such body past its thread id and time), after a MySQL GTID event or opening a
         transaction where no GTID is open."""
         cdef const unsigned char *body = e + H
-        if not (MYSQL_AGREE and query_is_begin(body, len_body, self.lens.query)):
+        if not (mysql_ok() and query_is_begin(body, len_body, self.lens.query)):
             return False
         key = PyBytes_FromStringAndSize(<const char *>body + OFS_QUERY_LEN_DB, len_body - OFS_QUERY_LEN_DB)
         reads = self.begins.get(key)
@@ -354,7 +360,8 @@ cdef class RowLane:
             extra = self.extra_at.get(key, -2)
             if extra == -2:
                 extra = self.extra_at[key] = self.tables.extra_at(code, lph)
-            if not MYSQL_AGREE or extra < 0 or extra + 2 > len_body or body[extra] | body[extra + 1] << 8 != EMPTY_EXTRA_DATA:
+            if not mysql_ok() or extra < 0 or extra + 2 > len_body or \
+                    body[extra] | body[extra + 1] << 8 != EMPTY_EXTRA_DATA:
                 return False
             key = key << 16 | EMPTY_EXTRA_DATA
         ofs_count = self.heads.get(key, -1)

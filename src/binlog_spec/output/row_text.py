@@ -2,7 +2,8 @@
 JSON) and the JSON line, and the JSON lines' compiled lane.
 
 `row_json` is the reference of the JSON line. `json_lane(schema)` is its compiled twin (output/_crow_text.pyx
-`RowLane`), a reader sink that writes the lines of the common MariaDB transactions straight from the bytes;
+`RowLane`), a reader sink that writes the lines of the common MariaDB and MySQL transactions straight from the
+bytes;
 `lane_lines(lane, lines)` puts its text in file order among the lines of what it leaves to `row_json`.
 """
 from __future__ import annotations
