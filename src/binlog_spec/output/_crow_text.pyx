@@ -251,8 +251,9 @@ cdef class RowLane:
             mysql_gtid_reads(p + off + H, len_body, self.lens.anonymous) else LEARN_GTID_UNKNOWN
 
     cdef int _opens(self, const unsigned char *e, uint32_t len_event, Py_ssize_t at, bint begin_wanted) except -1:
-        """A transaction opens at e (its GTID event; NULL: none, at its BEGIN)."""
+        """A transaction opens at e (its GTID event; NULL: none, at its BEGIN), its GTID's JSON text set."""
         self.in_tx, self.begin_wanted = True, begin_wanted
+        self.gtid_null = self.gtid_json == NULL_JSON       # (the RowDecoder's GTID once it read e)
         self.tx_tables.clear()
         self.gtid_event = None if e == NULL else (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
         return 0
@@ -275,7 +276,6 @@ cdef class RowLane:
         else:
             self.gtid_json = b'"%s:%d"' % (uuid_text(body + OFS_MYSQL_GTID_SID), le(body + OFS_MYSQL_GTID_GNO, 8))
         self._opens(e, len_event, at, True)
-        self.gtid_null = self.gtid_json == NULL_JSON
         return True
 
     cdef bint _begin(self, const unsigned char *e, Py_ssize_t len_body, uint32_t len_event, Py_ssize_t at) except -1:
