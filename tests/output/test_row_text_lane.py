@@ -303,3 +303,17 @@ def test_a_begin_with_no_gtid_after_a_commit_keeps_the_open_gtid(monkeypatch, tm
     lines = [json.loads(line) for line in got[0].splitlines()]
     assert [line["op"] for line in lines] == ["insert", "update", "delete"]
     assert lines[0]["gtid"] == lines[1]["gtid"] != lines[2]["gtid"] and by_lane == 2
+
+
+def test_the_first_begin_of_a_file_gives_the_server_collation_to_the_schema(tmp_path):
+    """MySQL 5.7.21, ANONYMOUS_GTID_LOG_EVENTs: the file's first QUERY_EVENT is a BEGIN, and the text columns of
+    the table the schema file gives have no charset: rows.observe_schema takes the server's collation
+    (Q_CHARSET_CODE) of that BEGIN for them (and says so), so the lane leaves that BEGIN to it."""
+    log = str(CORPUS / "mbcj_osheroff/mysql-bin.checksum-crc32")
+    schema = tmp_path / "schema.sql"
+    schema.write_text("CREATE TABLE simu_file_dev.folder (id INT, name VARCHAR(255), path VARCHAR(255), owner BIGINT, "
+                      "created TIMESTAMP, a BIGINT, b BIGINT, c TINYINT, d TINYINT, updated TIMESTAMP, e BIGINT, "
+                      "f BIGINT);\n")
+    got = _rows_output(log, True, "--schema", str(schema))
+    assert got == _rows_output(log, False, "--schema", str(schema))
+    assert '"name":"test2","path":"/"' in got[0] and "guessed latin1, the server's (Q_CHARSET_CODE)" in got[1]
