@@ -3,7 +3,10 @@ the pure decoder: each column kind's text is the JSON of the pure value (byte li
 bytes); what the lane cannot write exactly (an invalid date, text that is not UTF-8, a kind it has no text
 for) is left to the reference; and on binlogs written by the real MariaDB (a transaction that mixes tables
 the lane writes and one it leaves, a transaction of several MB, a DDL between two shapes of a table), the
-output is byte for byte the reference's, most of it written by the lane."""
+output is byte for byte the reference's, most of it written by the lane. On every MySQL binlog of the corpus
+too (anonymous, plain and tagged GTIDs, BEGIN with no GTID, ROWS_QUERY_LOG_EVENTs, v2 rows events, MINIMAL
+metadata), and on copies of them recomposed where what the lane learns of the ordinary path matters (a file's
+first BEGIN, a GTID left open by a COMMIT, v2 extra data)."""
 from __future__ import annotations
 
 import io
