@@ -69,11 +69,12 @@ _FLAG_BIT = re.compile(r"^\(value & (0x[0-9a-fA-F]+|[0-9]+)\) != 0$")
 
 
 def _fixed_offsets(seq: list[dict]) -> tuple[list[tuple[str, int]], int]:
-    """(field id, offset) of a seq's leading fields of fixed size, and the length they cover."""
+    """(field id, offset) of a seq's leading fields of fixed size (an integer type, or raw bytes of a
+    constant size), and the length they cover."""
     at, found = 0, []
     for field in seq:
-        size = _SIZES.get(field.get("type"))
-        if size is None or "if" in field or "repeat" in field:
+        size = _SIZES.get(field.get("type")) if "type" in field else field.get("size")
+        if type(size) is not int or "if" in field or "repeat" in field:
             break
         found.append((field["id"], at))
         at += size
@@ -82,7 +83,8 @@ def _fixed_offsets(seq: list[dict]) -> tuple[list[tuple[str, int]], int]:
 
 def cython_constants(ksy: dict | None = None) -> str:
     """The text of src/binlog_spec/binlog/_cspec.pxd, made from the spec's declarations: the event_type
-    enum, event_header's fields, mariadb_gtid_event's fixed part and the mariadb_gtid_flags2 bits."""
+    enum, event_header's fields, mariadb_gtid_event's fixed part and the mariadb_gtid_flags2 bits, the fixed
+    parts of gtid_log_event (MySQL's) and of query_event."""
     if ksy is None:
         ksy = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
     types, enums = ksy["types"], ksy["enums"]
@@ -104,6 +106,14 @@ def cython_constants(ksy: dict | None = None) -> str:
     lines += [f"    OFS_GTID_{name.upper()} = {at}" for name, at in gtid]
     lines.append(f"    LEN_GTID_FIXED = {len_fixed}")
     lines.append(f"    LEN_COMMIT_ID = {_SIZES[commit_id['type']]}")
+    mysql_gtid, len_mysql_fixed = _fixed_offsets(types["gtid_log_event"]["seq"])
+    lines.append("    # types/gtid_log_event (MySQL's GTID and ANONYMOUS_GTID): offsets in the body of its fixed part")
+    lines += [f"    OFS_MYSQL_GTID_{name.upper()} = {at}" for name, at in mysql_gtid]
+    lines.append(f"    LEN_MYSQL_GTID_FIXED = {len_mysql_fixed}")
+    query, len_query_fixed = _fixed_offsets(types["query_event"]["seq"])
+    lines.append("    # types/query_event: offsets in the body of its fixed part (len_status_vars, u2, follows it)")
+    lines += [f"    OFS_QUERY_{name.upper()} = {at}" for name, at in query]
+    lines.append(f"    LEN_QUERY_FIXED = {len_query_fixed}")
     lines.append("    # types/mariadb_gtid_flags2: the flags2 bits, named as MariaDB's sql/log_event.h names them")
     for name, instance in types["mariadb_gtid_flags2"]["instances"].items():
         orig = instance.get("-orig-id")

@@ -22,7 +22,12 @@ CRC32s, from a window cimports it):
 * `event_at`: the next event of the window, framed (type code, size) and checked before a loop takes it;
 * `gtid_xid_reads_agree()`: whether those reads give what the generated parser gives for the same bytes
   (as spec._FAST_HEADER checks the header), so that the spec stays the one source of the layouts and a
-  loop that reads them never runs where they differ.
+  loop that reads them never runs where they differ;
+* MySQL's transactions: `mysql_gtid_reads` (whether a GTID_LOG_EVENT / ANONYMOUS_GTID_LOG_EVENT body reads
+  whole as gtid_log_event lays it out: its fixed part, the post-header fields its length holds, then the
+  8.0 fields, each present while bytes remain), `uuid_text` (its sid as the UUID's text), `query_is_begin`
+  (whether a QUERY_EVENT body's statement is exactly BEGIN, as query_event lays it out) and
+  `mysql_reads_agree()`, which checks both against the generated parser as gtid_xid_reads_agree does.
 """
 from cpython.bytes cimport PyBytes_AS_STRING
 from libc.stdint cimport uint32_t, uint64_t
@@ -85,6 +90,11 @@ ctypedef struct Fde:
     int xid             # the post-header lengths of XID_EVENT, ANNOTATE_ROWS_EVENT
     int annotate
     int rows[3]         # ... and of WRITE/UPDATE/DELETE_ROWS_EVENT_V1 (index: code - WRITE_ROWS_EVENT_V1)
+    int rows2[3]        # ... of WRITE/UPDATE/DELETE_ROWS_EVENT (v2; index: code - WRITE_ROWS_EVENT)
+    int query           # ... of QUERY_EVENT, ROWS_QUERY_LOG_EVENT, GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT
+    int rows_query
+    int gtid
+    int anonymous
 
 
 cdef inline int read_fde(object fde, bint agree, Fde* into) except -1:
@@ -97,6 +107,13 @@ cdef inline int read_fde(object fde, bint agree, Fde* into) except -1:
     into.rows[0] = fde.post_header_len(WRITE_ROWS_EVENT_V1)
     into.rows[1] = fde.post_header_len(UPDATE_ROWS_EVENT_V1)
     into.rows[2] = fde.post_header_len(DELETE_ROWS_EVENT_V1)
+    into.rows2[0] = fde.post_header_len(WRITE_ROWS_EVENT)
+    into.rows2[1] = fde.post_header_len(UPDATE_ROWS_EVENT)
+    into.rows2[2] = fde.post_header_len(DELETE_ROWS_EVENT)
+    into.query = fde.post_header_len(QUERY_EVENT)
+    into.rows_query = fde.post_header_len(ROWS_QUERY_LOG_EVENT)
+    into.gtid = fde.post_header_len(GTID_LOG_EVENT)
+    into.anonymous = fde.post_header_len(ANONYMOUS_GTID_LOG_EVENT)
     return 0
 
 
@@ -153,4 +170,136 @@ cdef inline bint gtid_xid_reads_agree():
         p = <const unsigned char*>PyBytes_AS_STRING(body)
         if got.xid != le(p + len_post_header, 8):
             return False
+    return True
+
+
+cdef inline bint mysql_gtid_reads(const unsigned char* body, Py_ssize_t len_body, int len_post_header) noexcept:
+    """Whether gtid_log_event(len_post_header) (formats/binlog.ksy) reads whole in `len_body` bytes: its fixed
+    part (flags, sid, gno), lt_type where the post-header has 26 bytes, last_committed and sequence_number
+    where it has 42, the rest of the post-header, then while bytes remain: immediate_commit_timestamp (7
+    bytes, its top bit: original_commit_timestamp follows), transaction_length (a packed_int),
+    immediate_server_version (4 bytes, its top bit: original_server_version follows), commit_group_ticket
+    (8 bytes). mysql_reads_agree() checks this against the generated parser."""
+    cdef Py_ssize_t at = LEN_MYSQL_GTID_FIXED, size
+    cdef int first
+    if len_post_header >= 26:
+        at += 1
+    if len_post_header >= 42:
+        at += 16 + (len_post_header - 42)
+    if len_body < at:
+        return False
+    if at < len_body:
+        if len_body - at < 7:
+            return False
+        at += 7
+        if at < len_body and body[at - 1] & 0x80:
+            if len_body - at < 7:
+                return False
+            at += 7
+    if at < len_body:
+        first = body[at]
+        size = 3 if first == 0xfc else 4 if first == 0xfd else 9 if first == 0xfe else 1
+        if len_body - at < size:
+            return False
+        at += size
+    if at < len_body:
+        if len_body - at < 4:
+            return False
+        at += 4
+        if at < len_body and body[at - 1] & 0x80:
+            if len_body - at < 4:
+                return False
+            at += 4
+    return at == len_body or len_body - at >= 8
+
+
+cdef inline bytes uuid_text(const unsigned char* p):
+    """The 16 bytes at p as a UUID's text (8-4-4-4-12 lowercase hex digits), as str(uuid.UUID(bytes=...))."""
+    cdef char out[36]
+    cdef int i, k = 0
+    cdef const char* hexd = b"0123456789abcdef"
+    for i in range(16):
+        if i == 4 or i == 6 or i == 8 or i == 10:
+            out[k] = 45     # '-'
+            k += 1
+        out[k] = hexd[p[i] >> 4]
+        out[k + 1] = hexd[p[i] & 15]
+        k += 2
+    return out[:36]
+
+
+cdef inline bint query_is_begin(const unsigned char* body, Py_ssize_t len_body, int len_post_header) noexcept:
+    """Whether the statement of a QUERY_EVENT body (query_event(len_post_header, false)) is exactly BEGIN: a
+    post-header with len_status_vars (a u2 after the fixed part), the status variables, the database name
+    (len_db bytes), its zero byte, then the statement to the end. Says nothing of whether the status
+    variables read (the generated parser says that)."""
+    cdef Py_ssize_t at
+    if len_post_header < LEN_QUERY_FIXED + 2 or len_body < len_post_header:
+        return False
+    at = len_post_header + (<Py_ssize_t>body[LEN_QUERY_FIXED] | (<Py_ssize_t>body[LEN_QUERY_FIXED + 1] << 8)) + \
+        body[OFS_QUERY_LEN_DB]
+    return len_body == at + 6 and body[at] == 0 and body[at + 1] == 66 and body[at + 2] == 69 and \
+        body[at + 3] == 71 and body[at + 4] == 73 and body[at + 5] == 78     # B E G I N
+
+
+cdef inline bint mysql_reads_agree():
+    """Whether mysql_gtid_reads, uuid_text and query_is_begin give what the generated parser gives: on GTID
+    bodies of every post-header length a server writes, cut at every length and with each "follows" bit,
+    whether it reads and the GTID text (refine_gtid's); on QUERY_EVENT bodies, where the statement is."""
+    from binlog_spec.binlog import spec
+    cdef const unsigned char* p
+    cdef int H = LEN_EVENT_HEADER, GTID = GTID_LOG_EVENT, QUERY = QUERY_EVENT
+    cdef int len_post_header
+    cdef bint reads
+    lens = bytearray(255)
+    for len_post_header in (25, 26, 42, 45):
+        lens[GTID - 1] = len_post_header
+        fde = spec.FormatDescription(4, "probe", 0, H, bytes(lens), None, None, 0)
+        for bits in (0, 1, 2, 4, 6, 8, 15):     # 1: an original commit timestamp; 6: the packed_int's size; 8: an
+            full = bytearray(range(7, 7 + len_post_header + 7 + 7 + 9 + 4 + 4 + 8 + 3))    # original version
+            at = len_post_header if len_post_header >= 26 else 25
+            cuts = {at}
+            full[at + 6] = 0x80 if bits & 1 else 0x01
+            full[at + 7 + 6] = 0x80 if bits & 1 else 0x02
+            cuts.add(at + 7)
+            at += 7 + (7 if bits & 1 else 0)
+            cuts.add(at)
+            full[at] = (0x33, 0xfc, 0xfd, 0xfe)[bits >> 1 & 3]
+            at += (1, 3, 4, 9)[bits >> 1 & 3]
+            cuts.add(at)
+            full[at + 3] = 0x80 if bits & 8 else 0x04
+            cuts.update((at + 4, at + 4 + (4 if bits & 8 else 0), at + 12 + (4 if bits & 8 else 0), len(full)))
+            for size in sorted({c + d for c in cuts for d in (-1, 0, 1) if 0 <= c + d <= len(full)}):
+                body = bytes(full[:size])
+                event = spec.HEADER_STRUCT.pack(1, GTID, 2, H + size, 0, 0) + body
+                try:
+                    got = spec.parse_event(event, fde)
+                    fields = spec.plain_body(got)
+                    spec.refine_gtid(fields, spec.parse_header(event[:H]))
+                except Exception:
+                    got = None
+                p = <const unsigned char*>PyBytes_AS_STRING(body)
+                reads = mysql_gtid_reads(p, size, len_post_header)
+                if reads != (got is not None):
+                    return False
+                if reads and fields["gtid"] != (uuid_text(p + OFS_MYSQL_GTID_SID).decode() + ":" +
+                                                str(le(p + OFS_MYSQL_GTID_GNO, 8))):
+                    return False
+    for len_post_header in (13, 15):
+        lens[QUERY - 1] = len_post_header
+        fde = spec.FormatDescription(4, "probe", 0, H, bytes(lens), None, None, 0)
+        for db, query in ((b"", b"BEGIN"), (b"d", b"BEGIN"), (b"dbx", b"BEGIN "), (b"", b"COMMIT"), (b"d", b"BEGI")):
+            status = bytes([0, 0, 0, 0, 0])     # Q_FLAGS2_CODE, 0
+            body = bytes(range(1, LEN_QUERY_FIXED + 1)) + len(status).to_bytes(2, "little") + \
+                bytes(len_post_header - LEN_QUERY_FIXED - 2) + status + db + b"\0" + query
+            body = body[:OFS_QUERY_LEN_DB] + bytes([len(db)]) + body[OFS_QUERY_LEN_DB + 1:]
+            event = spec.HEADER_STRUCT.pack(1, QUERY, 2, H + len(body), 0, 0) + body
+            try:
+                got = spec.parse_event(event, fde)
+            except Exception:
+                return False
+            p = <const unsigned char*>PyBytes_AS_STRING(body)
+            if query_is_begin(p, len(body), len_post_header) != (bytes(got.query) == b"BEGIN" and
+                                                                 bytes(got.db, "utf-8") == db):
+                return False
     return True

@@ -73,6 +73,17 @@ cdef enum:
     OFS_GTID_FLAGS2 = 12
     LEN_GTID_FIXED = 13
     LEN_COMMIT_ID = 8
+    # types/gtid_log_event (MySQL's GTID and ANONYMOUS_GTID): offsets in the body of its fixed part
+    OFS_MYSQL_GTID_GTID_FLAGS = 0
+    OFS_MYSQL_GTID_SID = 1
+    OFS_MYSQL_GTID_GNO = 17
+    LEN_MYSQL_GTID_FIXED = 25
+    # types/query_event: offsets in the body of its fixed part (len_status_vars, u2, follows it)
+    OFS_QUERY_THREAD_ID = 0
+    OFS_QUERY_EXEC_TIME = 4
+    OFS_QUERY_LEN_DB = 8
+    OFS_QUERY_ERROR_CODE = 9
+    LEN_QUERY_FIXED = 11
     # types/mariadb_gtid_flags2: the flags2 bits, named as MariaDB's sql/log_event.h names them
     FL_STANDALONE = 1
     FL_GROUP_COMMIT_ID = 2

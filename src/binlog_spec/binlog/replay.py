@@ -1,6 +1,6 @@
 """The events a reader sink hands back (binlog.reader.Sink): a sink that takes events straight from the
 window may owe its consumer what those events told (output/_crow_text.pyx's RowLane: the open transaction's
-GTID_EVENT, the TABLE_MAP_EVENTs it took); it lists them in its `replay`, and `with_replay` yields them as
+GTID event, the TABLE_MAP_EVENTs it took); it lists them in its `replay`, and `with_replay` yields them as
 Events, made from their bytes, before the reader's next event."""
 from __future__ import annotations
 

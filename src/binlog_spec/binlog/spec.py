@@ -231,12 +231,7 @@ def rows_offsets(type_code: int, len_post_header: int, body: bytes) -> RowsOffse
     says; the other offsets are worked out by the generated instances (on an unparsed RowsEvent)
     and kept for the next event of that shape: rollback asks this of every rows event. One of
     SpecError when the bytes do not hold the layout."""
-    head = _ROWS_HEADS.get((type_code, len_post_header))
-    if head is None:
-        r = _rows_stub(type_code, len_post_header)
-        head = _ROWS_HEADS[type_code, len_post_header] = (r.len_table_id, r.ofs_rows_flags,
-                                                         r.ofs_len_extra_data if r.version == 2 else None)
-    len_table_id, ofs_rows_flags, ofs_extra = head
+    len_table_id, ofs_rows_flags, ofs_extra = _rows_head(type_code, len_post_header)
     extra = b"" if ofs_extra is None else body[ofs_extra:ofs_extra + 2]
     at = _ROWS_COUNT_AT.get((type_code, len_post_header, extra))
     if at is None:
@@ -259,6 +254,20 @@ def rows_offsets(type_code: int, len_post_header: int, body: bytes) -> RowsOffse
         raise ValueError("rows event ends inside its column bitmaps")
     return RowsOffsets(int.from_bytes(body[:len_table_id], "little"),
                        int.from_bytes(body[ofs_rows_flags:ofs_rows_flags + 2], "little"), *shape)
+
+
+def rows_extra_at(type_code: int, len_post_header: int) -> int | None:
+    """Where a rows event body's len_extra_data (u2) is (rows_event's ofs_len_extra_data); None before v2."""
+    return _rows_head(type_code, len_post_header)[2]
+
+
+def _rows_head(type_code: int, len_post_header: int) -> tuple:
+    head = _ROWS_HEADS.get((type_code, len_post_header))
+    if head is None:
+        r = _rows_stub(type_code, len_post_header)
+        head = _ROWS_HEADS[type_code, len_post_header] = (r.len_table_id, r.ofs_rows_flags,
+                                                         r.ofs_len_extra_data if r.version == 2 else None)
+    return head
 
 
 #: Kept offsets of rows_offsets: (type code, len_post_header) -> (len_table_id, ofs_rows_flags,

@@ -2,17 +2,21 @@
 """The compiled twin of output/row_text.py's `row_json`: the JSON lines of the `rows` command written straight
 from the reader's window, with no Event, no RowChange and no Python object per value.
 
-`RowLane(tables, ops)` is a reader sink (binlog.reader.Sink). It takes whole MariaDB transactions of the
-common shape, event by event: a GTID_EVENT that opens a plain transaction (`opens_plain_transaction`), then
-ANNOTATE_ROWS_EVENTs, TABLE_MAP_EVENTs, WRITE/UPDATE/DELETE_ROWS_EVENT_V1s and the XID_EVENT that ends it.
+`RowLane(tables, ops)` is a reader sink (binlog.reader.Sink). It takes whole transactions of the common
+shape, event by event: MariaDB's, a GTID_EVENT that opens a plain transaction (`opens_plain_transaction`),
+then ANNOTATE_ROWS_EVENTs, TABLE_MAP_EVENTs, WRITE/UPDATE/DELETE_ROWS_EVENT_V1s and the XID_EVENT that ends
+it; MySQL's (_crow_mysql.pxi), a GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT or GTID_TAGGED_LOG_EVENT and a BEGIN
+QUERY_EVENT (or that BEGIN alone where no GTID is open), then ROWS_QUERY_LOG_EVENTs, TABLE_MAP_EVENTs, rows
+events (v1, or v2 with no extra data) and the XID_EVENT.
 Each rows event's lines go to its text as soon as the event is read (the text of a reader call is one
 string of `taken`, lines joined by newlines), so a large transaction is never held. It stops at any other
 event, and at any value it cannot write exactly as `row_json` writes it (`TextImage.encode` says -1: a
 DATE that is no calendar date, text that is not valid UTF-8, a kind with no text form here ...); that event
 and the rest of its transaction go the ordinary way (rows.read_rows).
 
-What the ordinary path must know of the events the lane took (the open transaction's GTID_EVENT, the last
-TABLE_MAP_EVENT of each table id, the last XID_EVENT) is handed back as `replay`, (file, position, event
+What the ordinary path must know of the events the lane took (the open transaction's GTID event, the last
+TABLE_MAP_EVENT of each table id, the last XID_EVENT; a BEGIN tells it nothing once the file's first
+QUERY_EVENT was read, and the lane takes none before) is handed back as `replay`, (file, position, event
 bytes, FDE), whenever the lane gives the reader an event to read; `row_text.replayed` yields them as Events
 before it, so the RowDecoder's state is what it would be had it read every event.
 
@@ -28,11 +32,15 @@ from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport uint32_t
 from libc.string cimport memcpy, strlen
 
-from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, GTID_EVENT, LEN_EVENT_HEADER,
-                                         LEN_GTID_FIXED, OFS_GTID_DOMAIN_ID, OFS_GTID_SEQ_NO, OFS_LEN_EVENT,
-                                         OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE, TABLE_MAP_EVENT,
-                                         UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1, XID_EVENT, Fde, event_at,
-                                         gtid_xid_reads_agree, le, opens_plain_transaction, read_fde, u4)
+from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, ANONYMOUS_GTID_LOG_EVENT, DELETE_ROWS_EVENT,
+                                         DELETE_ROWS_EVENT_V1, FORMAT_DESCRIPTION_EVENT, GTID_EVENT, GTID_LOG_EVENT,
+                                         GTID_TAGGED_LOG_EVENT, LEN_EVENT_HEADER, LEN_GTID_FIXED, OFS_GTID_DOMAIN_ID,
+                                         OFS_GTID_SEQ_NO, OFS_LEN_EVENT, OFS_MYSQL_GTID_GNO, OFS_MYSQL_GTID_SID,
+                                         OFS_QUERY_LEN_DB, OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE, QUERY_EVENT,
+                                         ROWS_QUERY_LOG_EVENT, TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT,
+                                         UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT, WRITE_ROWS_EVENT_V1, XID_EVENT, Fde,
+                                         event_at, gtid_xid_reads_agree, le, mysql_gtid_reads, mysql_reads_agree,
+                                         opens_plain_transaction, query_is_begin, read_fde, u4, uuid_text)
 from binlog_spec.rows._cscalars cimport be, civil, decimal_text, signed_frac, time2_packed, valid_date
 
 cdef extern from *:
@@ -51,6 +59,7 @@ cdef extern from "Python.h":
 
 include "_crow_values.pxi"
 include "_crow_sql.pxi"
+include "_crow_mysql.pxi"
 
 
 cdef class TableText:
@@ -77,10 +86,11 @@ cdef class RowLane:
     cdef object tables, fde, path, generation, file_head
     cdef public list taken, replay
     cdef Fde lens
-    cdef dict maps, heads, shapes, ops, tx_tables, recent
-    cdef bint in_tx, handed, sql
-    cdef Py_ssize_t held, resume_at
-    cdef bytes gtid_text
+    cdef dict maps, heads, shapes, ops, tx_tables, recent, begins, extra_at
+    cdef bint in_tx, handed, begin_wanted, settled, gtid_null, sql
+    cdef Py_ssize_t held, resume_at, expect, declined_end
+    cdef int declined
+    cdef bytes gtid_json
     cdef object gtid_event, last_xid
     cdef Buf out, head
 
@@ -90,8 +100,9 @@ cdef class RowLane:
         self.fde = self.path = self.generation = None
         self.lens.usable = False
         self.maps, self.heads, self.shapes, self.tx_tables, self.recent = {}, {}, {}, {}, {}
-        self.in_tx = self.handed = False
-        self.held, self.resume_at = 0, -1
+        self.begins, self.extra_at = {}, {}
+        self.in_tx = self.handed = self.begin_wanted = self.settled = self.gtid_null = False
+        self.held, self.resume_at, self.expect, self.declined_end, self.declined = 0, -1, -1, -1, LEARN_NOTHING
         self.gtid_event = self.last_xid = None
         self.out.p = self.head.p = NULL
         self.out.n = self.out.cap = self.head.n = self.head.cap = 0
@@ -109,6 +120,9 @@ cdef class RowLane:
         cdef uint32_t len_event
         if not self.taken:          # (its consumer took the text)
             self.held = 0
+        if pos != self.expect:      # the ordinary path read events since the lane's last call
+            self._learn(self.declined if pos == self.declined_end else LEARN_GTID_UNKNOWN)
+        self.declined_end = -1
         if self.handed:             # what the lane handed back: still there (the reader read no event), or read
             self.handed = False
             if self.replay:
@@ -125,12 +139,16 @@ cdef class RowLane:
             read_fde(fde, LAYOUTS_AGREE, &self.lens)
             self.heads.clear()
             self.shapes.clear()
+            self.begins.clear()
+            self._learn(LEARN_FDE)
             self.file_head = b'{"file":' + self.tables.json(path) + b',"pos":'
         generation = self.tables.generation()
         if generation != self.generation:
             self.generation = generation
             self.maps.clear()
+        self.expect = pos
         if not self.lens.usable:
+            self.expect = -1
             return 0
         try:
             while True:
@@ -139,11 +157,10 @@ cdef class RowLane:
                     break
                 code = p[off + OFS_TYPE_CODE]
                 len_event = u4(p + off + OFS_LEN_EVENT)
-                if not (code == GTID_EVENT if not self.in_tx else
-                        code == ANNOTATE_ROWS_EVENT or code == TABLE_MAP_EVENT or code == XID_EVENT or
-                        WRITE_ROWS_EVENT_V1 <= code <= DELETE_ROWS_EVENT_V1):
+                if not (opens_transaction(code, self.settled and self.gtid_null) if not self.in_tx else
+                        code == QUERY_EVENT and self.settled if self.begin_wanted else in_transaction(code)):
                     break
-                if self.held >= CHUNK and self.in_tx and WRITE_ROWS_EVENT_V1 <= code <= DELETE_ROWS_EVENT_V1:
+                if self.held >= CHUNK and self.in_tx and is_rows(code):
                     if off == start:    # its text waits to be taken: the ordinary path reads this rows event
                         self.resume_at = pos + len_event
                     break
@@ -161,8 +178,12 @@ cdef class RowLane:
         finally:
             self._hand_text()
         if off > start:
+            self.expect = pos + off - start
             return off - start
         self._hand_back()
+        if not want and n - off >= H:   # the ordinary path reads this event: what it learns of it
+            self.declined = self._learns(buf, p, off, n, verify)
+            self.declined_end = pos + u4(p + off + OFS_LEN_EVENT)
         return -want if want else 0
 
     cdef void _forget(self):
@@ -182,7 +203,7 @@ cdef class RowLane:
     cdef int _hand_back(self) except -1:
         """What the ordinary path must read before its next event, in file order."""
         events = list(self.recent.values())
-        if self.in_tx:
+        if self.in_tx and self.gtid_event is not None:
             events.append(self.gtid_event)
         elif self.last_xid is not None:
             events.append(self.last_xid)
@@ -192,6 +213,96 @@ cdef class RowLane:
         self.handed = True
         return 0
 
+    cdef int _learn(self, int what) except -1:
+        """What the lane knows of the ordinary path's state once it read an event (what `_learns` said of it)."""
+        if what == LEARN_GTID_NULL:
+            self.gtid_null = True
+        elif what == LEARN_GTID_UNKNOWN:
+            self.gtid_null = False
+        elif what == LEARN_SETTLED:
+            self.settled = True
+        elif what == LEARN_FDE:
+            self.settled = self.gtid_null = False
+        return 0
+
+    cdef int _learns(self, bytes buf, const unsigned char *p, Py_ssize_t off, Py_ssize_t n, bint verify) except -1:
+        """What the ordinary path learns when it reads the event at off (its header in the window), which the
+        lane leaves to it (LEARN_*)."""
+        cdef int code = p[off + OFS_TYPE_CODE]
+        cdef uint32_t len_event = 0
+        cdef bint sound
+        cdef Py_ssize_t len_body
+        if code == FORMAT_DESCRIPTION_EVENT:
+            return LEARN_FDE
+        if code == GTID_LOG_EVENT or code == GTID_TAGGED_LOG_EVENT or code == GTID_EVENT or \
+                code == TRANSACTION_PAYLOAD_EVENT:
+            return LEARN_GTID_UNKNOWN
+        if not (code == XID_EVENT or code == ANONYMOUS_GTID_LOG_EVENT or code == QUERY_EVENT and not self.settled):
+            return LEARN_NOTHING
+        sound = event_at(p, off, n, self.lens.len_checksum, verify, &code, &len_event)
+        len_body = <Py_ssize_t>len_event - H - self.lens.len_checksum
+        if code == QUERY_EVENT:
+            if not sound or \
+                    self.tables.reads(PyBytes_FromStringAndSize(<const char *>p + off, len_event), self.fde) is None:
+                return LEARN_NOTHING
+            return LEARN_SETTLED
+        if code == XID_EVENT:
+            return LEARN_GTID_NULL if sound and len_body == self.lens.xid + 8 else LEARN_GTID_UNKNOWN
+        return LEARN_GTID_NULL if sound and mysql_ok() and \
+            mysql_gtid_reads(p + off + H, len_body, self.lens.anonymous) else LEARN_GTID_UNKNOWN
+
+    cdef int _opens(self, const unsigned char *e, uint32_t len_event, Py_ssize_t at, bint begin_wanted) except -1:
+        """A transaction opens at e (its GTID event; NULL: none, at its BEGIN), its GTID's JSON text set."""
+        self.in_tx, self.begin_wanted = True, begin_wanted
+        self.gtid_null = self.gtid_json == NULL_JSON       # (the RowDecoder's GTID once it read e)
+        self.tx_tables.clear()
+        self.gtid_event = None if e == NULL else (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
+        return 0
+
+    cdef bint _mysql_gtid(self, const unsigned char *e, int code, Py_ssize_t len_body, uint32_t len_event,
+                          Py_ssize_t at) except -1:
+        """Whether the lane takes a MySQL GTID event (its BEGIN must follow): the GTID as the RowDecoder has it,
+        "sid:gno" (spec.refine_gtid's), null for an anonymous one, a tagged one's as its fields give it."""
+        cdef const unsigned char *body = e + H
+        if code == GTID_TAGGED_LOG_EVENT:      # (the serialization library's message: read the ordinary way)
+            gtid = self.tables.gtid(PyBytes_FromStringAndSize(<const char *>e, len_event), self.fde)
+            if gtid is None:
+                return False
+            self.gtid_json = gtid
+        elif not (mysql_ok() and mysql_gtid_reads(body, len_body, self.lens.gtid if code == GTID_LOG_EVENT else
+                                                   self.lens.anonymous)):
+            return False
+        elif code == ANONYMOUS_GTID_LOG_EVENT:
+            self.gtid_json = NULL_JSON
+        else:
+            self.gtid_json = b'"%s:%d"' % (uuid_text(body + OFS_MYSQL_GTID_SID), le(body + OFS_MYSQL_GTID_GNO, 8))
+        self._opens(e, len_event, at, True)
+        return True
+
+    cdef bint _begin(self, const unsigned char *e, Py_ssize_t len_body, uint32_t len_event, Py_ssize_t at) except -1:
+        """Whether the lane takes a QUERY_EVENT: a BEGIN (query_is_begin) that reads without error (the parser
+        says, once per such body past its thread id and time), after a MySQL GTID event or opening a
+        transaction where no GTID is open."""
+        cdef const unsigned char *body = e + H
+        if not (mysql_ok() and query_is_begin(body, len_body, self.lens.query)):
+            return False
+        key = PyBytes_FromStringAndSize(<const char *>body + OFS_QUERY_LEN_DB, len_body - OFS_QUERY_LEN_DB)
+        reads = self.begins.get(key)
+        if reads is None:
+            reads = self.tables.begins(PyBytes_FromStringAndSize(<const char *>e, len_event), self.fde)
+            if len(self.begins) > 4096:
+                self.begins.clear()
+            self.begins[key] = reads
+        if not reads:
+            return False
+        if not self.in_tx:
+            self.gtid_json = NULL_JSON
+            self._opens(NULL, 0, at, False)
+        self.begin_wanted = False
+        if self.sql:            # (script.forward's BEGIN of a BEGIN query)
+            put(&self.out, "BEGIN;\n", 7)
+        return True
+
     cdef bint _take(self, bytes buf, const unsigned char *e, int code, uint32_t len_event, Py_ssize_t at) except -1:
         """Whether the lane takes the event at e (file position at), its lines written."""
         cdef const unsigned char *body = e + H
@@ -200,20 +311,25 @@ cdef class RowLane:
         if code == GTID_EVENT:
             if not opens_plain_transaction(body, len_body):
                 return False
-            self.gtid_text = (b"%d-%d-%d" % (u4(body + OFS_GTID_DOMAIN_ID), u4(e + OFS_SERVER_ID),
-                                             le(body + OFS_GTID_SEQ_NO, 8)))
-            self.in_tx = True
-            self.tx_tables.clear()
-            if self.sql:
+            self.gtid_json = (b'"%d-%d-%d"' % (u4(body + OFS_GTID_DOMAIN_ID), u4(e + OFS_SERVER_ID),
+                                               le(body + OFS_GTID_SEQ_NO, 8)))
+            self._opens(e, len_event, at, False)
+            if self.sql:        # (script.forward's BEGIN of a MariaDB GTID event)
                 put(&self.out, "BEGIN;\n", 7)
-            self.gtid_event = (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
             return True
+        if code == GTID_LOG_EVENT or code == ANONYMOUS_GTID_LOG_EVENT or code == GTID_TAGGED_LOG_EVENT:
+            return self._mysql_gtid(e, code, len_body, len_event, at)
+        if code == QUERY_EVENT:
+            return self._begin(e, len_body, len_event, at)
         if code == ANNOTATE_ROWS_EVENT:
             return len_body >= self.lens.annotate
+        if code == ROWS_QUERY_LOG_EVENT:
+            return len_body >= self.lens.rows_query + 1
         if code == XID_EVENT:
             if len_body != self.lens.xid + 8:
                 return False
-            self.in_tx = False
+            self.in_tx = self.begin_wanted = False
+            self.gtid_null = True       # (the RowDecoder's GTID ends with the transaction)
             self.tx_tables.clear()
             self.gtid_event = None
             if self.sql:
@@ -241,10 +357,20 @@ cdef class RowLane:
     cdef bint _rows(self, const unsigned char *e, int code, Py_ssize_t len_body, Py_ssize_t at) except -1:
         """Whether the lane writes the lines of this rows event (nothing written when it does not)."""
         cdef const unsigned char *body = e + H
-        cdef int lph = self.lens.rows[code - WRITE_ROWS_EVENT_V1]
+        cdef bint v2 = code >= WRITE_ROWS_EVENT
+        cdef int lph = self.lens.rows2[code - WRITE_ROWS_EVENT] if v2 else self.lens.rows[code - WRITE_ROWS_EVENT_V1]
+        cdef int op = code - (WRITE_ROWS_EVENT - WRITE_ROWS_EVENT_V1) if v2 else code     # (its v1 code)
         cdef long key = code << 8 | lph
-        cdef Py_ssize_t ofs_count, ofs_rows, pos, mark = self.out.n, n_columns, len_bitmap, i
+        cdef Py_ssize_t ofs_count, ofs_rows, pos, mark = self.out.n, n_columns, len_bitmap, i, extra
         cdef TextImage before, after
+        if v2:      # the layout depends on len_extra_data: the lane takes none but the empty (no extra data)
+            extra = self.extra_at.get(key, -2)
+            if extra == -2:
+                extra = self.extra_at[key] = self.tables.extra_at(code, lph)
+            if not mysql_ok() or extra < 0 or extra + 2 > len_body or \
+                    body[extra] | body[extra + 1] << 8 != EMPTY_EXTRA_DATA:
+                return False
+            key = key << 16 | EMPTY_EXTRA_DATA
         ofs_count = self.heads.get(key, -1)
         if ofs_count < 0 or ofs_count >= len_body:
             shape = self.tables.shape(code, lph, PyBytes_FromStringAndSize(<const char *>body, len_body))
@@ -269,7 +395,7 @@ cdef class RowLane:
         if images is None:
             return False
         if self.sql:
-            return self._statements(images, code, body, ofs_rows, len_body, mark)
+            return self._statements(images, op, body, ofs_rows, len_body, mark)
         before, after = images
         self.head.n = 0
         put_bytes(&self.head, self.file_head)
@@ -278,25 +404,25 @@ cdef class RowLane:
         put_epoch(&self.head, u4(e + OFS_TIMESTAMP))
         put(&self.head, 'Z","server_id":', 15)
         put_u(&self.head, u4(e + OFS_SERVER_ID))
-        put(&self.head, ',"gtid":"', 9)
-        put_bytes(&self.head, self.gtid_text)
-        put(&self.head, '",', 2)
+        put(&self.head, ',"gtid":', 8)
+        put_bytes(&self.head, self.gtid_json)
+        put(&self.head, ',', 1)
         put_bytes(&self.head, (<TableText>table).head)
         put_bytes(&self.head, <bytes>self.ops[code])
         pos = ofs_rows
         while pos < len_body:
             put(&self.out, self.head.p, self.head.n)
-            if code == WRITE_ROWS_EVENT_V1:
+            if op == WRITE_ROWS_EVENT_V1:
                 put(&self.out, 'null,"after":', 13)
             pos = before._encode(&self.out, body, pos, len_body)
-            if pos >= 0 and code == UPDATE_ROWS_EVENT_V1:
+            if pos >= 0 and op == UPDATE_ROWS_EVENT_V1:
                 put(&self.out, ',"after":', 9)
                 pos = after._encode(&self.out, body, pos, len_body)
             if pos < 0:
                 self.out.n = mark
                 return False
-            put(&self.out, ',"after":null}\n' if code == DELETE_ROWS_EVENT_V1 else '}\n',
-                15 if code == DELETE_ROWS_EVENT_V1 else 2)
+            put(&self.out, ',"after":null}\n' if op == DELETE_ROWS_EVENT_V1 else '}\n',
+                15 if op == DELETE_ROWS_EVENT_V1 else 2)
         return True
 
     cdef bint _statements(self, tuple images, int code, const unsigned char *body, Py_ssize_t pos,

@@ -2,7 +2,8 @@
 JSON) and the JSON line, and the JSON lines' compiled lane.
 
 `row_json` is the reference of the JSON line. `json_lane(schema)` is its compiled twin (output/_crow_text.pyx
-`RowLane`), a reader sink that writes the lines of the common MariaDB transactions straight from the bytes;
+`RowLane`), a reader sink that writes the lines of the common MariaDB and MySQL transactions straight from the
+bytes;
 `lane_lines(lane, lines)` puts its text in file order among the lines of what it leaves to `row_json`.
 """
 from __future__ import annotations
@@ -112,6 +113,35 @@ class _LaneTables:
             return None
         head = b'"schema":' + self.json(table.schema) + b',"table":' + self.json(table.table)
         return _crow_text.TableText(table.table_id, len(table.columns), head, table, self.make)
+
+    @staticmethod
+    def extra_at(code: int, len_post_header: int) -> int:
+        """Where a rows event's len_extra_data is (spec.rows_extra_at); -1 where it has none (before v2)."""
+        at = spec.rows_extra_at(code, len_post_header)
+        return -1 if at is None else at
+
+    @staticmethod
+    def reads(raw: bytes, fde: spec.FormatDescription) -> Any:
+        """The body of an event's bytes as the reader parses it (bodies.parse_event), None where it reads
+        with an error (the ordinary path then meets it)."""
+        try:
+            return bodies.parse_event(raw, fde)
+        except Exception:
+            return None
+
+    def begins(self, raw: bytes, fde: spec.FormatDescription) -> bool:
+        """Whether a QUERY_EVENT reads without error and its statement is BEGIN."""
+        body = self.reads(raw, fde)
+        return body is not None and bytes(body.query) == b"BEGIN"
+
+    def gtid(self, raw: bytes, fde: spec.FormatDescription) -> bytes | None:
+        """The JSON text of the GTID an event that reads without error gives (its fields' "gtid", as the
+        RowDecoder takes it), None otherwise."""
+        body = self.reads(raw, fde)
+        if body is None:
+            return None
+        gtid = bodies.body_fields(body, spec.parse_header(raw[:spec.LEN_EVENT_HEADER])).get("gtid")
+        return jsonenc.dumps(gtid, floats=False).encode()
 
     @staticmethod
     def shape(code: int, len_post_header: int, body: bytes) -> tuple | None:
