@@ -219,11 +219,13 @@ def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     text = args.format == "text"
     render = api.event_renderer(args.format, args.tz)
     warnings = [0]
-    events = _events(args, err, warnings)
     piece = getattr(args, "piece", None)
+    # JSON lines of every event: the compiled lane writes the common ones straight from the reader
+    lane = api.event_json_sink() if args.format == "jsonl" and not args.filters.active and piece is None else None
+    events = _events(args, err, warnings, sink=lane)
     if piece is not None:       # --jobs: the FDE put in front of the piece is not its event
         events = (ev for ev in events if not api.is_prefix(piece, ev))
-    lines: Iterable[str] = (render(ev) for ev in events)
+    lines: Iterable[str] = api.event_json_lines(events, lane) if lane is not None else (render(ev) for ev in events)
     if text:
         lines = _headed(f"# binlog-spec events: {_times_header(args)}", lines)
     _write_lines(lines, out)
