@@ -204,9 +204,10 @@ def event_json_sink():
     return event_json.sink()
 
 
-def event_json_lines(events: Iterable[Event], sink) -> Iterator[str]:
+def event_json_lines(events: Iterable[Event], sink) -> Iterator[str | bytes]:
     """The JSON lines of the events (event_lines(events, "jsonl")), with the lines the lane `sink` (the one
-    read_events was given, or None) wrote straight from the reader, in the file's order."""
+    read_events was given, or None) wrote straight from the reader, in the file's order: a str per line, and
+    the lane's blocks of lines as UTF-8 bytes (lines joined by newlines)."""
     from binlog_spec.output import event_json
     return event_json.lines(events, sink)
 

@@ -214,6 +214,43 @@ def _write_lines(lines: Iterable[str], out: TextIO) -> None:
             out.write("\n".join(batch))
 
 
+def _write_blocks(items: Iterable[str | bytes], out: TextIO) -> None:
+    """_write_lines of lines (str) and of blocks of lines (UTF-8 bytes, lines joined by newlines: a compiled
+    lane's, api.event_json_lines): a block goes to the binary stream under `out` where `out` encodes UTF-8 to a
+    file or pipe (the text before it flushed first), else it is decoded."""
+    raw = getattr(out, "buffer", None)
+    if raw is None or out.isatty() or (getattr(out, "encoding", None) or "").lower().replace("-", "").replace(
+            "_", "") != "utf8" or os.linesep != "\n":
+        _write_lines((item.decode("utf-8") if type(item) is bytes else item for item in items), out)
+        return
+    batch: list[str] = []
+    texted = False      # text written to `out` since the last block
+    try:
+        for item in items:
+            if type(item) is bytes:
+                if batch:
+                    batch.append("")
+                    out.write("\n".join(batch))
+                    batch = []
+                    texted = True
+                if texted:
+                    out.flush()
+                    texted = False
+                raw.write(item)
+                raw.write(b"\n")
+                continue
+            batch.append(item)
+            if len(batch) >= _WRITE_BATCH:
+                batch.append("")
+                out.write("\n".join(batch))
+                batch = []
+                texted = True
+    finally:
+        if batch:
+            batch.append("")
+            out.write("\n".join(batch))
+
+
 @_command
 def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     text = args.format == "text"
@@ -225,7 +262,10 @@ def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     events = _events(args, err, warnings, sink=lane)
     if piece is not None:       # --jobs: the FDE put in front of the piece is not its event
         events = (ev for ev in events if not api.is_prefix(piece, ev))
-    lines: Iterable[str] = api.event_json_lines(events, lane) if lane is not None else (render(ev) for ev in events)
+    if lane is not None:
+        _write_blocks(api.event_json_lines(events, lane), out)
+        return EXIT_WARNINGS if warnings[0] else EXIT_OK
+    lines: Iterable[str] = (render(ev) for ev in events)
     if text:
         lines = _headed(f"# binlog-spec events: {_times_header(args)}", lines)
     _write_lines(lines, out)

@@ -31,8 +31,8 @@ cdef extern from "Python.h":
     object PyUnicode_DecodeUTF8(const char* s, Py_ssize_t size, const char* errors)
 
 cdef Py_ssize_t H = LEN_EVENT_HEADER
-#: The text is handed on in strings of about this many bytes.
-cdef Py_ssize_t CHUNK = 1 << 20
+#: The text is handed on in blocks of about this many bytes.
+cdef Py_ssize_t CHUNK = 1 << 18
 #: A call takes no more events once the text not yet written holds this many bytes.
 cdef Py_ssize_t HELD = 4 << 20
 #: At most this many bytes of one event are asked into the reader's window.
@@ -82,8 +82,8 @@ cdef inline bint _utf8_valid(const unsigned char* s, Py_ssize_t n) noexcept:
 
 cdef class Lane:
     """See the module. Called by the reader (binlog.reader.BinlogReader, `sink=`) with its window; appends the
-    lines of the events it takes to `taken` (strings of lines joined by newlines, in file order), which the Python
-    side writes before the next event the reader yields to it. Returns the bytes taken, or minus the bytes it
+    lines of the events it takes to `taken` (blocks of UTF-8 lines joined by newlines, bytes, in file order), which
+    the Python side writes before the next event the reader yields to it. Returns the bytes taken, or minus the bytes it
     wants from `pos` in the window (an event it would take runs past it)."""
 
     cdef readonly list taken
@@ -237,7 +237,7 @@ cdef class Lane:
 
     cdef int _flush(self) except -1:
         if self.used:
-            self.taken.append(PyUnicode_DecodeUTF8(self.out, self.used, NULL))
+            self.taken.append(PyBytes_FromStringAndSize(self.out, self.used))
             self.held += self.used
             self.used = 0
         return 0

@@ -50,9 +50,10 @@ def sink():
     return _c.Lane(_names())
 
 
-def lines(events: Iterable[Event], lane) -> Iterator[str]:
+def lines(events: Iterable[Event], lane) -> Iterator[str | bytes]:
     """The lines of the events the reader yields, each after the text the lane wrote before it (`lane`: the
-    `sink()` the reader was given, or None); what the lane wrote before a fault of the input comes first."""
+    `sink()` the reader was given, or None): a line (str) per event the reader yields, and the lane's blocks of
+    lines (UTF-8 bytes, lines joined by newlines); what the lane wrote before a fault of the input comes first."""
     if lane is None:
         yield from map(render, events)
         return
