@@ -9,6 +9,7 @@ import io
 import os
 import random
 import subprocess
+import zlib
 import sys
 from pathlib import Path
 
@@ -203,3 +204,87 @@ def test_a_truncated_file_prints_the_lanes_lines_then_the_same_error(tmp_path, m
     fast = _cli([path], True, monkeypatch)
     assert fast == _cli([path], False, monkeypatch)
     assert fast[2] != 0 and "runs past the end" in fast[1]
+
+
+# -- what the lane writes, byte for byte -------------------------------------------------------------------------
+def _crafted(tmp_path, events) -> tuple[Path, list[tuple[int, int, int]]]:
+    """A binlog of a MariaDB fixture's FORMAT_DESCRIPTION_EVENT (CRC32, v1 rows post-header of 8 bytes, XID and
+    ANNOTATE_ROWS of 0), then `events` ((type code, timestamp, server id, flags, body)); and each event's
+    (position, size, checksum)."""
+    data = bytearray((FIXTURES / "types-full" / "mariadb-bin.000001").read_bytes())
+    fde_size = int.from_bytes(data[4 + 9:4 + 13], "little")
+    out, spans = bytearray(data[:4 + fde_size]), []
+    for code, ts, server_id, flags, body in events:
+        pos, size = len(out), 19 + len(body) + 4
+        raw = (ts.to_bytes(4, "little") + bytes([code]) + server_id.to_bytes(4, "little") + size.to_bytes(4, "little")
+               + (pos + size).to_bytes(4, "little") + flags.to_bytes(2, "little") + body)
+        crc = zlib.crc32(raw)
+        out += raw + crc.to_bytes(4, "little")
+        spans.append((pos, size, crc))
+    path = tmp_path / "crafted-bin.000001"
+    path.write_bytes(bytes(out))
+    return path, spans
+
+
+def _head(path, name: str, code: int, span, ts: str, server_id: int, flags: int) -> str:
+    pos, size, crc = span
+    return (f'{{"file":"{path}","pos":{pos},"end_log_pos":{pos + size},"type":"{name}","type_code":{code},'
+            f'"timestamp":"{ts}","server_id":{server_id},"size":{size},"flags":{flags},"checksum":{crc}')
+
+
+@needs_compiled
+def test_the_lane_writes_these_lines_of_these_bytes(tmp_path, monkeypatch):
+    T = 1767225600      # 2026-01-01T00:00:00Z
+    gtid = ((2**64 - 2).to_bytes(8, "little") + (2**32 - 1).to_bytes(4, "little") + bytes([0x0e])
+            + (2**63 + 5).to_bytes(8, "little") + b"\x00")      # FL_GROUP_COMMIT_ID: a commit_id, then flags_extra 0
+    query = b"UPDATE t SET s='a\"b\\c\n\t\x01\x7f \xc3\xa9 \xf0\x9f\x99\x82 \xff'"    # \xff: not UTF-8
+    # an XID whose CRC32 has its top bit set (a checksum past 2**31), found by its server id
+    xid = (2**64 - 1).to_bytes(8, "little")
+    write = (2).to_bytes(4, "little") + (1).to_bytes(2, "little") + b"\x01\x00" + b"\x03" + b"\x07" + b"\xf8\x01\x00\x00\x00"
+    update = (9).to_bytes(6, "little") + b"\x00\x00" + b"\xfc\x09\x01" + b"\xff" * 33 + b"\x01" + b"\xfe" * 33 + b"\x01" \
+        + b"\x00\x01"
+
+    def crafted(xid_sid):
+        return _crafted(tmp_path, [(162, T, 7, 8, gtid), (160, T + 1, 7, 0, query), (23, 951782400, 7, 0, write),
+                                   (24, 4294967295, 7, 0xFFFF, update), (16, T, xid_sid, 0, xid)])
+    xid_sid = next(s for s in range(1, 1000) if crafted(s)[1][4][2] >= 0xF0000000)
+    path, spans = crafted(xid_sid)
+    assert spans[4][2] >= 0xF0000000
+    want = [
+        _head(path, "GTID_EVENT", 162, spans[0], "2026-01-01T00:00:00Z", 7, 8)
+        + ',"seq_no":18446744073709551614,"domain_id":4294967295,"flags2":14,"commit_id":9223372036854775813,'
+          '"flags_extra":0,"gtid":"4294967295-7-18446744073709551614"}',
+        _head(path, "ANNOTATE_ROWS_EVENT", 160, spans[1], "2026-01-01T00:00:01Z", 7, 0)
+        + ',"post_header":{"hex":""},"query":"UPDATE t SET s=\'a\\"b\\\\c\\n\\t\\u0001\x7f é 🙂 \ufffd\'"}',
+        _head(path, "WRITE_ROWS_EVENT_V1", 23, spans[2], "2000-02-29T00:00:00Z", 7, 0)
+        + ',"rows_flags":1,"num_columns":3,"columns_before_image":{"hex":"07"},"rows":{"hex":"f801000000"},'
+          '"len_table_id":6,"table_id":4294967298}',
+        _head(path, "UPDATE_ROWS_EVENT_V1", 24, spans[3], "2106-02-07T06:28:15Z", 7, 65535)
+        + ',"rows_flags":0,"num_columns":265,"columns_before_image":{"hex":"' + "ff" * 33 + '01"},'
+          '"columns_after_image":{"hex":"' + "fe" * 33 + '01"},"rows":{"hex":"0001"},"len_table_id":6,"table_id":9}',
+        _head(path, "XID_EVENT", 16, spans[4], "2026-01-01T00:00:00Z", xid_sid, 0)
+        + ',"post_header":{"hex":""},"xid":18446744073709551615}',
+    ]
+    (fast, error), sink = _lines([path], True)
+    assert error is None
+    assert fast.split("\n")[1:] == want
+    assert sink.bytes == sum(size for _pos, size, _crc in spans), "the lane wrote them all"
+    assert _lines([path], False)[0][0].split("\n")[1:] == want
+    stdout, stderr, code = _cli([path], True, monkeypatch)
+    assert (stdout.decode("utf-8").split("\n")[1:], stderr, code) == (want + [""], "", 0)
+
+
+@needs_compiled
+def test_a_table_map_is_the_lanes_once_the_reference_wrote_one_of_its_bytes(tmp_path):
+    """The first TABLE_MAP of a body goes through the reference; the next ones of the same bytes are the lane's."""
+    src = FIXTURES / "types-full" / "mariadb-bin.000001"
+    maps = [ev for ev in api.read_events([str(src)]) if ev.type == "TABLE_MAP_EVENT"]
+    body = maps[0].body_bytes()
+    path, spans = _crafted(tmp_path, [(19, 1767225600, 3, 0, body), (19, 1767225601, 4, 0, body)])
+    (fast, error), sink = _lines([path], True)
+    lines = fast.split("\n")[1:]
+    assert error is None and lines == _lines([path], False)[0][0].split("\n")[1:]
+    assert sink.bytes == spans[1][1]
+    first = lines[0].split(',"checksum":')[1].split(",", 1)[1]
+    assert lines[1].split(',"checksum":')[1].split(",", 1)[1] == first
+    assert lines[1].startswith(_head(path, "TABLE_MAP_EVENT", 19, spans[1], "2026-01-01T00:00:01Z", 4, 0) + ",")
