@@ -197,10 +197,16 @@ def event_renderer(fmt: str = "text", tz=None) -> Callable[[Event], str]:
     raise ValueError(f"not an events format: {fmt!r} (one of {', '.join(EVENT_FORMATS)})")
 
 
-def event_json_sink():
+def event_json_sink(paths: Iterable = ()):
     """The compiled lane of the events' JSON lines (read_events' `sink`: output/_cevent_json.pyx), for a run
-    that writes every event (no filter, no --jobs piece), or None with the pure-Python core."""
+    that writes every event of the files `paths` (no filter, no --jobs piece), or None with the pure-Python core
+    or where a file's name is not text (undecodable bytes: its lines are the reference's alone)."""
     from binlog_spec.output import event_json
+    for p in paths:
+        try:
+            display_name(p).encode("utf-8")
+        except UnicodeEncodeError:
+            return None
     return event_json.sink()
 
 

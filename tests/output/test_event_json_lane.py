@@ -138,7 +138,7 @@ def test_a_filtered_run_has_no_lane_and_prints_what_it_printed(argv, monkeypatch
     path = SEEDS[0]
     calls = []
     real = api.event_json_sink
-    monkeypatch.setattr(api, "event_json_sink", lambda: calls.append(1) or real())
+    monkeypatch.setattr(api, "event_json_sink", lambda *a: calls.append(1) or real(*a))
     assert _cli([path], True, monkeypatch, argv) == _cli([path], False, monkeypatch, argv)
     assert not calls
 
@@ -288,3 +288,19 @@ def test_a_table_map_is_the_lanes_once_the_reference_wrote_one_of_its_bytes(tmp_
     first = lines[0].split(',"checksum":')[1].split(",", 1)[1]
     assert lines[1].split(',"checksum":')[1].split(",", 1)[1] == first
     assert lines[1].startswith(_head(path, "TABLE_MAP_EVENT", 19, spans[1], "2026-01-01T00:00:01Z", 4, 0) + ",")
+
+
+@needs_compiled
+def test_no_lane_for_an_output_not_in_utf8_nor_for_a_file_name_that_is_not_text(tmp_path, monkeypatch):
+    """A character the output's encoding lacks, or a name of undecodable bytes, fails where the reference fails."""
+    assert api.event_json_sink([str(SEEDS[0]), "x\udcff.000001"]) is None
+    assert api.event_json_sink([str(SEEDS[0]), "-"]) is not None
+    calls = []
+    monkeypatch.setattr(event_json, "sink", lambda: calls.append(1))
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="latin-1", errors="replace", newline="")
+    assert main(["events", "--format", "jsonl", str(SEEDS[0])], out, io.StringIO()) == 0
+    assert not calls
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
+    main(["events", "--format", "jsonl", str(SEEDS[0])], out, io.StringIO())
+    assert calls

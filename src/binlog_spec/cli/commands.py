@@ -214,13 +214,18 @@ def _write_lines(lines: Iterable[str], out: TextIO) -> None:
             out.write("\n".join(batch))
 
 
+def _utf8(out: TextIO) -> bool:
+    """Whether `out` holds str as they are (no encoding: a StringIO) or encodes them as UTF-8."""
+    encoding = getattr(out, "encoding", None)
+    return encoding is None or encoding.lower().replace("-", "").replace("_", "") == "utf8"
+
+
 def _write_blocks(items: Iterable[str | bytes], out: TextIO) -> None:
     """_write_lines of lines (str) and of blocks of lines (UTF-8 bytes, lines joined by newlines: a compiled
     lane's, api.event_json_lines): a block goes to the binary stream under `out` where `out` encodes UTF-8 to a
     file or pipe (the text before it flushed first), else it is decoded."""
     raw = getattr(out, "buffer", None)
-    if raw is None or out.isatty() or (getattr(out, "encoding", None) or "").lower().replace("-", "").replace(
-            "_", "") != "utf8" or os.linesep != "\n":
+    if raw is None or out.isatty() or not _utf8(out) or os.linesep != "\n":
         _write_lines((item.decode("utf-8") if type(item) is bytes else item for item in items), out)
         return
     batch: list[str] = []
@@ -258,7 +263,9 @@ def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     warnings = [0]
     piece = getattr(args, "piece", None)
     # JSON lines of every event: the compiled lane writes the common ones straight from the reader
-    lane = api.event_json_sink() if args.format == "jsonl" and not args.filters.active and piece is None else None
+    # (to UTF-8 output only: elsewhere a character the encoding lacks fails where the reference fails)
+    lane = api.event_json_sink(args.files) if args.format == "jsonl" and not args.filters.active and piece is None \
+        and _utf8(out) else None
     events = _events(args, err, warnings, sink=lane)
     if piece is not None:       # --jobs: the FDE put in front of the piece is not its event
         events = (ev for ev in events if not api.is_prefix(piece, ev))
