@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Iterator, TextIO
 
 from binlog_spec import api
 from binlog_spec.errors import BinlogError, PositionError, UsageError
-from binlog_spec.cli import jobs
+from binlog_spec.cli import blocks, jobs
 from binlog_spec.cli.progress import with_progress
 from binlog_spec.cli import selection_notes
 from binlog_spec.cli.arguments import (analyze_options, base64_options, filter_options, read_options,
@@ -214,48 +214,6 @@ def _write_lines(lines: Iterable[str], out: TextIO) -> None:
             out.write("\n".join(batch))
 
 
-def _utf8(out: TextIO) -> bool:
-    """Whether `out` holds str as they are (no encoding: a StringIO) or encodes them as UTF-8."""
-    encoding = getattr(out, "encoding", None)
-    return encoding is None or encoding.lower().replace("-", "").replace("_", "") == "utf8"
-
-
-def _write_blocks(items: Iterable[str | bytes], out: TextIO) -> None:
-    """_write_lines of lines (str) and of blocks of lines (UTF-8 bytes, lines joined by newlines: a compiled
-    lane's, api.event_json_lines): a block goes to the binary stream under `out` where `out` encodes UTF-8 to a
-    file or pipe (the text before it flushed first), else it is decoded."""
-    raw = getattr(out, "buffer", None)
-    if raw is None or out.isatty() or not _utf8(out) or os.linesep != "\n":
-        _write_lines((item.decode("utf-8") if type(item) is bytes else item for item in items), out)
-        return
-    batch: list[str] = []
-    texted = False      # text written to `out` since the last block
-    try:
-        for item in items:
-            if type(item) is bytes:
-                if batch:
-                    batch.append("")
-                    out.write("\n".join(batch))
-                    batch = []
-                    texted = True
-                if texted:
-                    out.flush()
-                    texted = False
-                raw.write(item)
-                raw.write(b"\n")
-                continue
-            batch.append(item)
-            if len(batch) >= _WRITE_BATCH:
-                batch.append("")
-                out.write("\n".join(batch))
-                batch = []
-                texted = True
-    finally:
-        if batch:
-            batch.append("")
-            out.write("\n".join(batch))
-
-
 @_command
 def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     text = args.format == "text"
@@ -265,12 +223,12 @@ def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # JSON lines of every event: the compiled lane writes the common ones straight from the reader
     # (to UTF-8 output only: elsewhere a character the encoding lacks fails where the reference fails)
     lane = api.event_json_sink(args.files) if args.format == "jsonl" and not args.filters.active and piece is None \
-        and _utf8(out) else None
+        and blocks.utf8(out) else None
     events = _events(args, err, warnings, sink=lane)
     if piece is not None:       # --jobs: the FDE put in front of the piece is not its event
         events = (ev for ev in events if not api.is_prefix(piece, ev))
     if lane is not None:
-        _write_blocks(api.event_json_lines(events, lane), out)
+        blocks.write_blocks(api.event_json_lines(events, lane), out, _write_lines, _WRITE_BATCH)
         return EXIT_WARNINGS if warnings[0] else EXIT_OK
     lines: Iterable[str] = (render(ev) for ev in events)
     if text:

@@ -37,6 +37,8 @@ cdef Py_ssize_t CHUNK = 1 << 18
 cdef Py_ssize_t HELD = 4 << 20
 #: At most this many bytes of one event are asked into the reader's window.
 cdef Py_ssize_t MAX_WANT = 64 << 20
+#: The TABLE_MAP texts kept (`remember`) hold at most this many bytes (bodies and texts); then they are forgotten.
+cdef Py_ssize_t KEPT = 16 << 20
 #: packed_int's markers (formats/binlog.ksy): 2, 3 and 8 bytes follow.
 cdef int PACKED_2 = 0xFC, PACKED_3 = 0xFD, PACKED_8 = 0xFE
 cdef const char* HEX = b"0123456789abcdef"
@@ -93,7 +95,7 @@ cdef class Lane:
     cdef object fde
     cdef Fde lens
     cdef char* out
-    cdef Py_ssize_t used, cap, held
+    cdef Py_ssize_t used, cap, held, kept
     cdef uint32_t last_ts
     cdef char when[20]
 
@@ -104,7 +106,7 @@ cdef class Lane:
         self.fde = None
         self.lens.usable = False
         self.out = NULL
-        self.used = self.cap = self.held = 0
+        self.used = self.cap = self.held = self.kept = 0
         self.last_ts = 0
         self._iso(0)
 
@@ -380,6 +382,7 @@ cdef class Lane:
     cdef _set_fde(self, fde, bint agree):
         self.fde = fde
         self.maps.clear()
+        self.kept = 0
         read_fde(fde, agree, &self.lens)
 
     def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
@@ -437,9 +440,12 @@ cdef class Lane:
         text = line.encode("utf-8")
         if not (text.startswith(head) and text[len(head):len(head) + 1] == b","):
             return
-        if len(self.maps) >= 4096:
+        body, tail = raw[H:n - self.lens.len_checksum], text[len(head):]
+        if len(self.maps) >= 4096 or self.kept + len(body) + len(tail) > KEPT:
             self.maps.clear()
-        self.maps[raw[H:n - self.lens.len_checksum]] = text[len(head):]
+            self.kept = 0
+        self.maps[body] = tail
+        self.kept += len(body) + len(tail)
 
     def line(self, bytes raw not None, Py_ssize_t pos, fde, str path):
         """The line this loop writes of one whole event (raw, at pos, under fde), or None where it takes none (for
