@@ -240,9 +240,12 @@ def test_the_lane_writes_these_lines_of_these_bytes(tmp_path, monkeypatch):
     query = b"UPDATE t SET s='a\"b\\c\n\t\x01\x7f \xc3\xa9 \xf0\x9f\x99\x82 \xff'"    # \xff: not UTF-8
     # an XID whose CRC32 has its top bit set (a checksum past 2**31), found by its server id
     xid = (2**64 - 1).to_bytes(8, "little")
-    write = (2).to_bytes(4, "little") + (1).to_bytes(2, "little") + b"\x01\x00" + b"\x03" + b"\x07" + b"\xf8\x01\x00\x00\x00"
-    update = (9).to_bytes(6, "little") + b"\x00\x00" + b"\xfc\x09\x01" + b"\xff" * 33 + b"\x01" + b"\xfe" * 33 + b"\x01" \
-        + b"\x00\x01"
+    # table id 2 + 1 << 32, STMT_END_F, 3 columns, their bitmap, the rows' bytes
+    write = (2).to_bytes(4, "little") + (1).to_bytes(2, "little") + b"\x01\x00" + b"\x03" + b"\x07" \
+        + b"\xf8\x01\x00\x00\x00"
+    # table id 9, no flags, 265 columns (0xfc: 2 bytes follow), the two bitmaps of 34 bytes, the rows' bytes
+    update = (9).to_bytes(6, "little") + b"\x00\x00" + b"\xfc\x09\x01" + b"\xff" * 33 + b"\x01" + b"\xfe" * 33 \
+        + b"\x01" + b"\x00\x01"
 
     def crafted(xid_sid):
         return _crafted(tmp_path, [(162, T, 7, 8, gtid), (160, T + 1, 7, 0, query), (23, 951782400, 7, 0, write),

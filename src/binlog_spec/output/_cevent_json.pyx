@@ -24,8 +24,9 @@ from libc.string cimport memcpy
 from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, FL_GROUP_COMMIT_ID, GTID_EVENT,
                                          LEN_COMMIT_ID, LEN_EVENT_HEADER, LEN_GTID_FIXED, OFS_END_LOG_POS, OFS_FLAGS,
                                          OFS_GTID_DOMAIN_ID, OFS_GTID_FLAGS2, OFS_GTID_SEQ_NO, OFS_LEN_EVENT,
-                                         OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1,
-                                         XA_FLAGS, XID_EVENT, Fde, event_at, le, read_fde, u4)
+                                         OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE, TABLE_MAP_EVENT,
+                                         UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1, XA_FLAGS, XID_EVENT, Fde, event_at,
+                                         le, read_fde, u4)
 
 cdef extern from "Python.h":
     object PyUnicode_DecodeUTF8(const char* s, Py_ssize_t size, const char* errors)
@@ -427,8 +428,10 @@ cdef class Lane:
         cdef bytes raw = ev.raw
         cdef const unsigned char* e = <const unsigned char*>PyBytes_AS_STRING(raw)
         cdef Py_ssize_t n = PyBytes_GET_SIZE(raw), mark
-        if ev.error is not None or ev.payload_pos is not None or not self.lens.usable or n < H + self.lens.len_checksum \
-                or u4(e + OFS_LEN_EVENT) != n or e[OFS_TYPE_CODE] != TABLE_MAP_EVENT or (ev.checksum is not None) != (self.lens.len_checksum == 4):
+        if ev.error is not None or ev.payload_pos is not None or not self.lens.usable \
+                or n < H + self.lens.len_checksum \
+                or u4(e + OFS_LEN_EVENT) != n or e[OFS_TYPE_CODE] != TABLE_MAP_EVENT \
+                or (ev.checksum is not None) != (self.lens.len_checksum == 4):
             return
         file_json = self._file(ev.file)
         if file_json is None:
@@ -437,7 +440,10 @@ cdef class Lane:
         self._head(file_json, self.names[TABLE_MAP_EVENT], e, ev.pos, <uint32_t>n)
         head = PyBytes_FromStringAndSize(self.out + mark + (1 if mark else 0), self.used - mark - (1 if mark else 0))
         self.used = mark
-        text = line.encode("utf-8")
+        try:
+            text = line.encode("utf-8")
+        except UnicodeEncodeError:      # (text the lane would not write alike)
+            return
         if not (text.startswith(head) and text[len(head):len(head) + 1] == b","):
             return
         body, tail = raw[H:n - self.lens.len_checksum], text[len(head):]

@@ -110,7 +110,8 @@ def probes() -> list[tuple[bytes, spec.FormatDescription, bool]]:
             rows = lph in (6, 8)
             out.append((_event(ET.xid_event, head + (2**64 - 1).to_bytes(8, "little"), fde, len(out)), fde, True))
             out.append((_event(ET.xid_event, head + bytes(9), fde, len(out)), fde, False))
-            for query in (b"INSERT INTO t VALUES ('a\"b\\\\c\n\t\r\x08\x0c\x01\x1f\x7f \xc3\xa9 \xe6\x9d\xb1 \xf0\x9f\x99\x82')",
+            for query in (b"INSERT INTO t VALUES ('a\"b\\\\c\n\t\r\x08\x0c\x01\x1f\x7f "
+                          b"\xc3\xa9 \xe6\x9d\xb1 \xf0\x9f\x99\x82')",
                           b"", b"bad \xff \xc3 \xed\xa0\x80 \xf4\x90\x80\x80 \xe0\x80\xaf end \xc3"):
                 out.append((_event(ET.annotate_rows_event, head + query, fde, len(out)), fde, True))
             for flags2, extra in ((0x29, b""), (0x0c, bytes(6)), (0x0e, bytes(8)), (0x0f, b""), (0x0e, b""),
@@ -118,7 +119,8 @@ def probes() -> list[tuple[bytes, spec.FormatDescription, bool]]:
                 body = (2**64 - 2).to_bytes(8, "little") + (2**32 - 1).to_bytes(4, "little") + bytes([flags2])
                 if flags2 & 2:
                     body += (2**63 + 5).to_bytes(8, "little")
-                out.append((_event(ET.gtid_event, body + extra, fde, len(out)), fde, not flags2 & 0x40 and extra[:1] != b"\x01"))
+                taken = not flags2 & 0x40 and extra[:1] != b"\x01"      # no XA, no extra flags
+                out.append((_event(ET.gtid_event, body + extra, fde, len(out)), fde, taken))
             for code in (ET.write_rows_event_v1, ET.update_rows_event_v1, ET.delete_rows_event_v1):
                 tid = bytes([0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc][:lph - 2]) + b"\x03\x00"
                 for count, maps in ((b"\x03", b"\x05"), (b"\x11", b"\xff\xff\x01"), (b"\xfc\x09\x00", b"\xff\x01"),
