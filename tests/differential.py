@@ -35,6 +35,9 @@ COMMANDS: list[list[str]] = [
     # the compiled loop's own close of a transaction, and the reference's for one of the top lists or flagged
     ["analyze", "--format", "json", "--top", "1", "--big-trx-bytes", "400", "--bucket", "1"],
 ]
+#: Commands whose stdout is also compared written to a UTF-8 stream with a binary buffer, as a pipe is (the compiled
+#: lane of `events --format jsonl`, output/_cevent_json.pyx, writes its blocks of lines to the binary stream).
+PIPED: list[list[str]] = [["events", "--format", "jsonl"]]
 #: Checked rollbacks (output.rollback.check; the compiled loop past the window, output/rollback/_ccheck.pyx): the
 #: window ends at this share of the file ("{stop}"); "{out}" is a temporary -o file, whose bytes are compared.
 CHECKED: list[list[str]] = [
@@ -173,6 +176,16 @@ def transcript(path: str) -> list[str]:
         except BaseException as exc:  # noqa: BLE001 - compared like any output
             code = "raised " + _error(exc)
         lines += [f"# {' '.join(argv)}: exit {code}", out.getvalue(), err.getvalue()]
+    for argv in PIPED:
+        raw, err = io.BytesIO(), io.StringIO()
+        out = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline="")
+        try:
+            code = main([*argv, path], out, err)
+            out.flush()
+        except BaseException as exc:  # noqa: BLE001 - compared like any output
+            code = "raised " + _error(exc)
+        lines += [f"# piped {' '.join(argv)}: exit {code}", raw.getvalue().decode("utf-8", "surrogateescape"),
+                  err.getvalue()]
     size = os.path.getsize(path)
     with tempfile.TemporaryDirectory() as folder:
         target = os.path.join(folder, "undo.bin")

@@ -192,9 +192,30 @@ def event_renderer(fmt: str = "text", tz=None) -> Callable[[Event], str]:
         from binlog_spec.output import event_text
         return event_text.event_line if tz is None else functools.partial(event_text.event_line, tz=tz)
     if fmt == "jsonl":
-        from binlog_spec.output import jsonenc
-        return lambda ev: jsonenc.dumps(ev.to_dict(), floats=False)   # the spec reads no float
+        from binlog_spec.output import event_json
+        return event_json.render
     raise ValueError(f"not an events format: {fmt!r} (one of {', '.join(EVENT_FORMATS)})")
+
+
+def event_json_sink(paths: Iterable = ()):
+    """The compiled lane of the events' JSON lines (read_events' `sink`: output/_cevent_json.pyx), for a run
+    that writes every event of the files `paths` (no filter, no --jobs piece), or None with the pure-Python core
+    or where a file's name is not text (undecodable bytes: its lines are the reference's alone)."""
+    from binlog_spec.output import event_json
+    for p in paths:
+        try:
+            display_name(p).encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+    return event_json.sink()
+
+
+def event_json_lines(events: Iterable[Event], sink) -> Iterator[str | bytes]:
+    """The JSON lines of the events (event_lines(events, "jsonl")), with the lines the lane `sink` (the one
+    read_events was given, or None) wrote straight from the reader, in the file's order: a str per line, and
+    the lane's blocks of lines as UTF-8 bytes (lines joined by newlines)."""
+    from binlog_spec.output import event_json
+    return event_json.lines(events, sink)
 
 
 def row_lines(changes: Iterable, fmt: str = "text", tz=None) -> Iterator[str]:
@@ -416,7 +437,8 @@ def report_html(result: dict) -> str:
 
 
 __all__ = ["ROWS_BODIES", "SQL_BODIES", "ANALYZE_BODIES", "EVENT_FORMATS", "ROW_FORMATS", "bodies_needed",
-           "read_events", "select_events", "read_rows", "event_lines", "event_renderer", "row_lines", "row_renderer",
+           "read_events", "select_events", "read_rows", "event_lines", "event_renderer", "event_json_sink",
+           "event_json_lines", "row_lines", "row_renderer",
            "Base64Writer", "write_base64", "base64_compiled", "base64_joiner", "write_sql", "sql_header", "not_undone",
            "unwritable", "may_be_unwritable", "write_binlog", "analyze", "analyzer", "analyzer_sink", "report_lines", "write_report_csv", "report_html",
            "conflict_check", "conflict_check_compiled", "skip_gate", "skipping_sink", "conflict_lines", "check_rollback",

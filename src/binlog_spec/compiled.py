@@ -29,6 +29,7 @@ MODULES: tuple[str, ...] = (
     "binlog_spec.binlog._cframing",         # the framing loop with its CRC32 check (binlog/framing.py walk_events, skip_events)
     "binlog_spec.analysis._ccollector",     # analyze's loop over the window (analysis/collector.py: Analyzer.feed of every event)
     "binlog_spec.output.base64._ctext",     # the base64 script's event text and its lane's loop (output/base64/text.py, lane.py)
+    "binlog_spec.output._cevent_json",      # events --format jsonl's lane over the window (output/event_json.py render)
     "binlog_spec.output.sql._cstatements",  # SQL statements of row changes (output/sql/statements.py formatter)
     "binlog_spec.output.rollback._ccheck",  # a checked rollback's loop past its window (output/rollback/check.py ConflictCheck)
     "binlog_spec.stream._cskipping",        # the loop that skips what the filters drop (stream/skipping.py's gate)

@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Iterator, TextIO
 
 from binlog_spec import api
 from binlog_spec.errors import BinlogError, PositionError, UsageError
-from binlog_spec.cli import jobs
+from binlog_spec.cli import blocks, jobs
 from binlog_spec.cli.progress import with_progress
 from binlog_spec.cli import selection_notes
 from binlog_spec.cli.arguments import (analyze_options, base64_options, filter_options, read_options,
@@ -221,10 +221,17 @@ def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     text = args.format == "text"
     render = api.event_renderer(args.format, args.tz)
     warnings = [0]
-    events = _events(args, err, warnings)
     piece = getattr(args, "piece", None)
+    # JSON lines of every event: the compiled lane writes the common ones straight from the reader
+    # (to UTF-8 output only: elsewhere a character the encoding lacks fails where the reference fails)
+    lane = api.event_json_sink(args.files) if args.format == "jsonl" and not args.filters.active and piece is None \
+        and blocks.utf8(out) else None
+    events = _events(args, err, warnings, sink=lane)
     if piece is not None:       # --jobs: the FDE put in front of the piece is not its event
         events = (ev for ev in events if not api.is_prefix(piece, ev))
+    if lane is not None:
+        blocks.write_blocks(api.event_json_lines(events, lane), out, _write_lines, _WRITE_BATCH)
+        return EXIT_WARNINGS if warnings[0] else EXIT_OK
     lines: Iterable[str] = (render(ev) for ev in events)
     if text:
         lines = _headed(f"# binlog-spec events: {_times_header(args)}", lines)
