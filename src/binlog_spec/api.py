@@ -236,7 +236,7 @@ def row_renderer(fmt: str = "text", tz=None) -> Callable:
 
 def row_lane(fmt: str, schema, filters: FilterOptions, piece=None):
     """The compiled lane of the `rows` lines (output.row_text.json_lane): a sink for read_events of the run's
-    files, whose lines `row_lines_with(lane, lines)` puts among the others; None where the ordinary path
+    files, whose lines `lines_with_lane(lane, lines)` puts among the others; None where the ordinary path
     writes every line (the text format, filters, a --jobs piece, the pure-Python core)."""
     if fmt != "jsonl" or filters.active or piece is not None:
         return None
@@ -244,30 +244,23 @@ def row_lane(fmt: str, schema, filters: FilterOptions, piece=None):
     return row_text.json_lane(schema)
 
 
-def row_lines_with(lane, lines: Iterable[str]) -> Iterable[str]:
-    """The lines, with the text of `lane` (row_lane's, or None) before each in file order."""
+def lines_with_lane(lane, lines: Iterable[str]) -> Iterable[str]:
+    """The lines, with the text of `lane` (row_lane's or sql_lane's, or None) before each in file order
+    (output.lane_text.with_lane)."""
     if lane is None:
         return lines
-    from binlog_spec.output import row_text
-    return row_text.lane_lines(lane, lines)
+    from binlog_spec.output import lane_text
+    return lane_text.with_lane(lane, lines)
 
 
 def sql_lane(schema, options, filters: FilterOptions, piece=None):
     """The compiled lane of a forward `sql --sql2` script (output.sql.lane.sql_lane): a sink for read_events
-    of the run's files, whose text `sql_lines_with(lane, lines)` puts among write_sql's lines; None where
+    of the run's files, whose text `lines_with_lane(lane, lines)` puts among write_sql's lines; None where
     write_sql writes every line (filters, a --jobs piece, --sql, --replace, the pure-Python core)."""
     if filters.active or piece is not None:
         return None
     from binlog_spec.output.sql import lane
     return lane.sql_lane(schema, options)
-
-
-def sql_lines_with(lane, lines: Iterable[str]) -> Iterable[str]:
-    """The script's lines, with the text of `lane` (sql_lane's, or None) before each in file order."""
-    if lane is None:
-        return lines
-    from binlog_spec.output.sql.lane import lane_lines
-    return lane_lines(lane, lines)
 
 
 class Base64Writer:

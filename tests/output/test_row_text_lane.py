@@ -18,7 +18,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from binlog_spec.output import jsonenc, row_text
+from binlog_spec.output import jsonenc, lane_text, row_text
 from binlog_spec.rows.column_types import (BIT, DATE, DATETIME2, DOUBLE, ENUM, FLOAT, GEOMETRY, INT24, LONG, LONGLONG,
                                            NEWDECIMAL, SET, SHORT, STRING, TIME2, TIMESTAMP2, TINY, VARCHAR, YEAR)
 from binlog_spec.rows.decoder import decode_image
@@ -33,7 +33,7 @@ ctext = row_text._crow_text
 pytestmark = pytest.mark.skipif(ctext is None, reason="the compiled core is not built (make build)")
 
 
-def lane_text(cols, buf):
+def lane_json(cols, buf):
     """The lane's (JSON text, end) of the image buf (null bitmap first), None where it leaves it; or
     "no plan" where it leaves these columns altogether."""
     names = [f"c{k}" for k in range(len(cols))]
@@ -61,13 +61,13 @@ WRITTEN = {TINY, SHORT, INT24, LONG, LONGLONG, YEAR, FLOAT, DOUBLE, DATE, DATETI
 @pytest.mark.parametrize("column, data, value", NATIVE, ids=[f"{i}-{c.type_code}" for i, (c, _, _) in enumerate(NATIVE)])
 def test_each_kind_is_the_json_of_the_pure_value_or_left(column, data, value):
     buf = b"\x00" + data
-    got = lane_text([column], buf)
+    got = lane_json([column], buf)
     if got not in ("no plan", None):      # (what the lane writes: the next test)
         assert got == reference_text([column], buf)
 
 
 def test_the_common_kinds_are_written_by_the_lane_not_left():
-    written = [c.type_code for c, data, _ in NATIVE if lane_text([c], b"\x00" + data) not in ("no plan", None)]
+    written = [c.type_code for c, data, _ in NATIVE if lane_json([c], b"\x00" + data) not in ("no plan", None)]
     assert WRITTEN - {STRING} <= set(written)
 
 
@@ -76,17 +76,17 @@ def test_json_strings_escape_as_the_reference_and_invalid_utf8_is_left():
     texts = [bytes([c]) for c in range(128)] + ["é€😀\u2028\x7f".encode(), b'"\\/', b"a" * 300]
     for text in texts:
         buf = b"\x00" + struct.pack("<H", len(text)) + text
-        assert lane_text([column], buf) == reference_text([column], buf), text
+        assert lane_json([column], buf) == reference_text([column], buf), text
     for bad in (b"\xff", b"\xc0\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe2\x82", b"a\x80"):
-        assert lane_text([column], b"\x00" + bytes([len(bad), 0]) + bad) is None, bad
+        assert lane_json([column], b"\x00" + bytes([len(bad), 0]) + bad) is None, bad
 
 
 def test_a_geometry_is_its_srid_and_wkb_bytes():
     column = col(GEOMETRY, {"pack_length": 4})
     buf = b"\x00" + struct.pack("<I", 9) + struct.pack("<I", 4326) + b"\x01\x02\xff\x00\x10"
-    assert lane_text([column], buf) == reference_text([column], buf) == \
+    assert lane_json([column], buf) == reference_text([column], buf) == \
         ('{"c0":{"srid":4326,"wkb":{"hex":"0102ff0010"}}}', len(buf))
-    assert lane_text([column], b"\x00" + struct.pack("<I", 3) + b"abc") is None     # no SRID: the reference's error
+    assert lane_json([column], b"\x00" + struct.pack("<I", 3) + b"abc") is None     # no SRID: the reference's error
 
 
 def test_random_bytes_of_every_kind_are_written_as_the_reference_writes_them_or_left():
@@ -109,13 +109,13 @@ def test_random_bytes_of_every_kind_are_written_as_the_reference_writes_them_or_
             if rng.random() < 0.3:      # near the valid values: the high bits of a packed value set as the server sets them
                 data = bytes([0x80 | data[0] & 0x0F]) + data[1:]
             buf = b"\x00" + data
-            got = lane_text([column], buf)
+            got = lane_json([column], buf)
             assert got != "no plan", column
             if got is not None:
                 assert got == reference_text([column], buf), (column, data.hex())
                 written += 1
             for cut in (0, size - 1):   # an image cut short: left (the reference says why)
-                assert lane_text([column], buf[:1 + cut]) is None
+                assert lane_json([column], buf[:1 + cut]) is None
     assert written > 3000
 
 
@@ -148,13 +148,13 @@ def test_server_binlog_lines_are_the_reference_lines_most_written_by_the_lane(mo
                 "DELETE FROM d.t WHERE id > 30000")
         log = str(srv.binlogs()[-1])
         by_lane = []
-        lines_of = row_text.lane_lines
+        lines_of = lane_text.with_lane
 
-        def counted(lane, lines):       # the lane's text: many lines in one string (a JSON line holds no newline)
+        def counted(lane, lines):       # the lane's text: blocks of UTF-8 lines (bytes)
             for line in lines_of(lane, lines):
-                by_lane.append(line.count("\n") + 1 if "\n" in line else 0)
+                by_lane.append(line.count(b"\n") + 1 if type(line) is bytes else 0)
                 yield line
-        monkeypatch.setattr(row_text, "lane_lines", counted)
+        monkeypatch.setattr(lane_text, "with_lane", counted)
         reference = _rows_output(log, lane=False)
         out, err, code = _rows_output(log, lane=True)
     assert (out, err, code) == reference
@@ -171,7 +171,7 @@ def _lane_share(monkeypatch, log: str, *options: str) -> tuple[tuple[str, str, i
     """The rows output with the lane (stdout, stderr, exit), and how many of its lines the lane wrote (those
     the ordinary path did not)."""
     ordinary = [0]
-    lines_of = row_text.lane_lines
+    lines_of = lane_text.with_lane
 
     def counted(lane, lines):
         def of_the_ordinary_path():
@@ -179,7 +179,7 @@ def _lane_share(monkeypatch, log: str, *options: str) -> tuple[tuple[str, str, i
                 ordinary[0] += 1
                 yield line
         return lines_of(lane, of_the_ordinary_path())
-    monkeypatch.setattr(row_text, "lane_lines", counted)
+    monkeypatch.setattr(lane_text, "with_lane", counted)
     got = _rows_output(log, True, *options)
     return got, got[0].count("\n") - ordinary[0]
 
@@ -320,3 +320,12 @@ def test_the_first_begin_of_a_file_gives_the_server_collation_to_the_schema(tmp_
     got = _rows_output(log, True, "--schema", str(schema))
     assert got == _rows_output(log, False, "--schema", str(schema))
     assert '"name":"test2","path":"/"' in got[0] and "guessed latin1, the server's (Q_CHARSET_CODE)" in got[1]
+
+
+def test_a_file_name_of_undecodable_bytes_is_left_to_the_ordinary_path(tmp_path):
+    """Its JSON text is no UTF-8 (a surrogate): the lane takes nothing of that file, and the lines are the
+    reference's (the sink used to raise on it)."""
+    log = tmp_path / "b\udcff.000001"      # (the bytes b"b\xff.000001" as Python names them)
+    log.write_bytes((ROOT / "fixtures/demo/mariadb-bin.000001").read_bytes())
+    assert _rows_output(str(log), True) == _rows_output(str(log), False)
+    assert _rows_output(str(log), True)[0].count("\n") > 0

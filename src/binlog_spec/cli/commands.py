@@ -189,8 +189,6 @@ def _headed(header: str, lines: Iterable[str]) -> Iterator[str]:
 
 #: Lines joined into one write (a write call per line was the largest own cost of the base64 script).
 _WRITE_BATCH = 256
-#: A line this long (a compiled lane's text: many lines in one string) is written with the batch before it.
-_WRITE_WHOLE = 1 << 16
 
 
 def _write_lines(lines: Iterable[str], out: TextIO) -> None:
@@ -206,7 +204,7 @@ def _write_lines(lines: Iterable[str], out: TextIO) -> None:
     try:
         for line in lines:
             batch.append(line)
-            if len(batch) >= _WRITE_BATCH or len(line) >= _WRITE_WHOLE:
+            if len(batch) >= _WRITE_BATCH:
                 batch.append("")
                 out.write("\n".join(batch))
                 batch = []
@@ -249,8 +247,11 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     lane = api.row_lane(args.format, tracker, args.filters, getattr(args, "piece", None)) if sink is None else None
     changes = api.read_rows(_events(args, err, warnings, schema=tracker, bodies=api.ROWS_BODIES, sink=sink or lane,
                                     gate=gate, selection=selection), warn=warner(err))
-    lines: Iterable[str] = api.row_lines_with(lane, (render(rc) for rc in changes))
-    _write_lines(_headed(header, lines) if header else lines, out)
+    lines: Iterable[str] = (render(rc) for rc in changes)
+    if lane is not None:        # (the lane's text: blocks of UTF-8 lines)
+        blocks.write_blocks(api.lines_with_lane(lane, lines), out, _write_lines, _WRITE_BATCH)
+    else:
+        _write_lines(_headed(header, lines) if header else lines, out)
     return EXIT_WARNINGS if warnings[0] else EXIT_OK
 
 
@@ -441,6 +442,9 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             _report_not_undone(not_undone, err)
         return rollback_check.finish_check(args, check, err, EXIT_WARNINGS if warnings[0] else EXIT_OK)
     else:
-        _write_lines(api.sql_lines_with(lane, api.write_sql(events, opts, warn=warner(err), refused=refused)),
-                     _text_output(out))
+        lines = api.write_sql(events, opts, warn=warner(err), refused=refused)
+        if lane is not None:    # (the lane's text: blocks of UTF-8 lines)
+            blocks.write_blocks(api.lines_with_lane(lane, lines), _text_output(out), _write_lines, _WRITE_BATCH)
+        else:
+            _write_lines(lines, _text_output(out))
     return EXIT_WARNINGS if warnings[0] else EXIT_OK

@@ -33,7 +33,7 @@ cdef int put_hex_upper(Buf *b, const unsigned char *s, Py_ssize_t n, Py_ssize_t 
 cdef int put_sql_text(Buf *b, const unsigned char *s, Py_ssize_t n, bint ascii) except -2:
     """text.string_literal of UTF-8 text: quoted where every byte is plain (quotes doubled), else
     _utf8mb4 X'...'; -1 (nothing written) where the bytes are no valid UTF-8 (or not ASCII where `ascii`)."""
-    cdef Py_ssize_t i, mark = b.n
+    cdef Py_ssize_t i, need
     cdef bint all_plain = True
     for i in range(n):
         if not plain(s[i]):
@@ -52,38 +52,28 @@ cdef int put_sql_text(Buf *b, const unsigned char *s, Py_ssize_t n, bint ascii) 
         b.p[b.n] = 39
         b.n += 1
         return 0
-    if put_json_text(b, s, n, ascii) < 0:       # (its check of the UTF-8; the text itself is dropped)
-        return -1
-    b.n = mark
+    i = 0
+    while i < n:                    # strict UTF-8 (what the pure decoder decodes), ASCII where `ascii`
+        if s[i] < 0x80:
+            i += 1
+            continue
+        need = 0 if ascii else utf8_sequence(s, i, n)
+        if need == 0:
+            return -1
+        i += need
     put(b, "_utf8mb4 ", 9)
     return put_hex_upper(b, s, n, 0)
 
 
-cdef int put_clock(Buf *b, long long hour, long long minute, long long second, long long usec) except -1:
-    put_digits(b, hour, 2)
-    put(b, ":", 1)
-    put_digits(b, minute, 2)
-    put(b, ":", 1)
-    put_digits(b, second, 2)
-    if usec:
-        put(b, ".", 1)
-        put_digits(b, usec, 6)
-    return 0
-
-
-cdef int put_sql_datetime(Buf *b, long long year, long long month, long long day, long long hour, long long minute,
-                          long long second, long long usec) except -2:
-    """'YYYY-MM-DD HH:MM:SS[.ffffff]' (strftime: a year before 1000 is left, strftime does not pad it)."""
-    if year < 1000:
+cdef int put_sql_datetime(Buf *b, const long long *f) except -2:
+    """'YYYY-MM-DD HH:MM:SS[.ffffff]' of the fields f[0..6] (strftime: a year before 1000 is left, strftime does not
+    pad it)."""
+    if f[0] < 1000:
         return -1
     put(b, "'", 1)
-    put_digits(b, year, 4)
-    put(b, "-", 1)
-    put_digits(b, month, 2)
-    put(b, "-", 1)
-    put_digits(b, day, 2)
+    put_date(b, f)
     put(b, " ", 1)
-    put_clock(b, hour, minute, second, usec)
+    put_clock(b, f + 3)
     return put(b, "'", 1)
 
 
@@ -100,6 +90,7 @@ cdef class SqlImage:
     cdef public bytes prefix
     cdef Buf scratch, joined
     cdef Py_ssize_t *key_at         # per key column: (start, end) of its text in scratch
+    cdef Py_ssize_t *key_col        # per key column: its place among the present columns
 
     def __cinit__(self, plan, bytes prefix not None, Py_ssize_t n_key):
         cdef Py_ssize_t k
@@ -110,15 +101,18 @@ cdef class SqlImage:
         self.slots = <Py_ssize_t *>PyMem_Malloc(max(self.n, 1) * sizeof(Py_ssize_t))
         self.params = <long long *>PyMem_Malloc(max(self.n, 1) * 3 * sizeof(long long))
         self.key_at = <Py_ssize_t *>PyMem_Malloc(max(n_key, 1) * 2 * sizeof(Py_ssize_t))
+        self.key_col = <Py_ssize_t *>PyMem_Malloc(max(n_key, 1) * sizeof(Py_ssize_t))
         self.scratch.p, self.scratch.n, self.scratch.cap = NULL, 0, 0
         self.joined.p, self.joined.n, self.joined.cap = NULL, 0, 0
-        if not (self.kinds and self.roles and self.slots and self.params and self.key_at):
+        if not (self.kinds and self.roles and self.slots and self.params and self.key_at and self.key_col):
             raise MemoryError()
         objs, pieces = [], []
         for k, (kind, a, b, c, obj, role, slot, piece) in enumerate(plan):
             if kind not in KINDS.values() or not -1 <= slot < n_key or type(piece) is not bytes:
                 raise ValueError(f"not a statement plan: {kind!r}")
             self.kinds[k], self.roles[k], self.slots[k] = kind, role, slot
+            if slot >= 0:
+                self.key_col[slot] = k
             self.params[3 * k], self.params[3 * k + 1], self.params[3 * k + 2] = a, b, c
             objs.append(obj)
             pieces.append(piece)
@@ -130,6 +124,7 @@ cdef class SqlImage:
         PyMem_Free(self.slots)
         PyMem_Free(self.params)
         PyMem_Free(self.key_at)
+        PyMem_Free(self.key_col)
         PyMem_Free(self.scratch.p)
         PyMem_Free(self.joined.p)
 
@@ -172,17 +167,10 @@ cdef class SqlImage:
         for k in range(self.n_key):
             if k:
                 put(b, " AND ", 5)
-            put_bytes(b, <bytes>self.pieces[self.slot_column(k)])
+            put_bytes(b, <bytes>self.pieces[self.key_col[k]])
             put(b, self.scratch.p + self.key_at[2 * k], self.key_at[2 * k + 1] - self.key_at[2 * k])
         put(b, ";", 1)
         return pos
-
-    cdef Py_ssize_t slot_column(self, Py_ssize_t slot) noexcept:
-        cdef Py_ssize_t k
-        for k in range(self.n):
-            if self.slots[k] == slot:
-                return k
-        return 0
 
     cdef Py_ssize_t _walk(self, Buf *b, int role, const unsigned char *p, Py_ssize_t pos, Py_ssize_t end) except -2:
         """Every value of the image at p[pos] read as the pure decoder reads it; those of `role` written to b
@@ -235,7 +223,8 @@ cdef class SqlImage:
         cdef const long long *prm = self.params + 3 * k
         cdef Py_ssize_t size, length, start, i
         cdef unsigned long long u
-        cdef long long s, frac, hms, year, month, day, packed, magnitude
+        cdef long long f[7]
+        cdef bint negative
         cdef char digits[72]
         cdef double v
         cdef tuple texts
@@ -319,49 +308,26 @@ cdef class SqlImage:
         elif kind == K_YEAR:
             put_u(b, 1900 + p[pos] if p[pos] else 0)
         elif kind == K_DATE:
-            u = le(p + pos, 3)
-            year, month, day = <long long>(u >> 9), <long long>((u >> 5) & 15), <long long>(u & 31)
-            if not valid_date(year, month, day):
+            if not date_fields(p + pos, f):
                 return -1
             put(b, "'", 1)
-            put_digits(b, year, 4)
-            put(b, "-", 1)
-            put_digits(b, month, 2)
-            put(b, "-", 1)
-            put_digits(b, day, 2)
+            put_date(b, f)
             put(b, "'", 1)
-        elif kind == K_DATETIME2:
-            s = <long long>be(p + pos, 5) - 0x8000000000
-            frac = signed_frac(p + pos + 5, <int>prm[0])
-            if s < 0 or frac < 0 or frac > 999999:
+        elif kind == K_DATETIME2 or kind == K_TIMESTAMP2:
+            if not (datetime2_fields(p + pos, <int>prm[0], f) if kind == K_DATETIME2
+                    else timestamp2_fields(p + pos, <int>prm[0], f)) or put_sql_datetime(b, f) < 0:
                 return -1
-            hms = s % (1 << 17)
-            s >>= 17
-            year, month, day = (s >> 5) // 13, (s >> 5) % 13, s % 32
-            if not valid_date(year, month, day) or hms >> 12 > 23 or (hms >> 6) % 64 > 59 or hms % 64 > 59:
-                return -1
-            if put_sql_datetime(b, year, month, day, hms >> 12, (hms >> 6) % 64, hms % 64, frac) < 0:
-                return -1
-        elif kind == K_TIMESTAMP2:
-            s = <long long>be(p + pos, 4)
-            frac = p[pos + 4] * 10000 if prm[0] == 1 or prm[0] == 2 else signed_frac(p + pos + 4, <int>prm[0])
-            if frac < 0 or frac > 999999 or (s == 0 and frac == 0):
-                return -1
-            civil(s // 86400, &year, &month, &day)
-            put_sql_datetime(b, year, month, day, s % 86400 // 3600, s // 60 % 60, s % 60, frac)
         elif kind == K_DECIMAL:
             t = decimal_text(p + pos, <int>prm[0], <int>prm[1], digits)
             if t < 0:
                 return -1
             put(b, digits, t)
         elif kind == K_TIME2:
-            packed = time2_packed(p + pos, <int>prm[0])
-            magnitude = -packed if packed < 0 else packed
-            hms = magnitude >> 24
-            if (hms >> 6) % 64 > 59 or hms % 64 > 59 or magnitude % 16777216 > 999999:
+            if not time2_fields(p + pos, <int>prm[0], f):
                 return -1
-            put(b, "'-" if packed < 0 else "'", 2 if packed < 0 else 1)
-            put_clock(b, (hms >> 12) % 1024, (hms >> 6) % 64, hms % 64, magnitude % 16777216)
+            negative = f[0] and (f[1] or f[2] or f[3] or f[4])      # (a timedelta of 0 has no sign)
+            put(b, "'-" if negative else "'", 2 if negative else 1)
+            put_clock(b, f + 1)
             put(b, "'", 1)
         else:
             return -1

@@ -41,7 +41,8 @@ from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, ANONYMOUS_GTID_LOG
                                          UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT, WRITE_ROWS_EVENT_V1, XID_EVENT, Fde,
                                          event_at, gtid_xid_reads_agree, le, mysql_gtid_reads, mysql_reads_agree,
                                          opens_plain_transaction, query_is_begin, read_fde, u4, uuid_text)
-from binlog_spec.rows._cscalars cimport be, civil, decimal_text, signed_frac, time2_packed, valid_date
+from binlog_spec.rows._cscalars cimport (be, civil, date_fields, datetime2_fields, decimal_text, time2_fields,
+                                         timestamp2_fields)
 
 cdef extern from *:
     """
@@ -141,13 +142,14 @@ cdef class RowLane:
             self.shapes.clear()
             self.begins.clear()
             self._learn(LEARN_FDE)
-            self.file_head = b'{"file":' + self.tables.json(path) + b',"pos":'
+            name = self.tables.json(path)
+            self.file_head = None if name is None else b'{"file":' + name + b',"pos":'
         generation = self.tables.generation()
         if generation != self.generation:
             self.generation = generation
             self.maps.clear()
         self.expect = pos
-        if not self.lens.usable:
+        if not self.lens.usable or self.file_head is None:
             self.expect = -1
             return 0
         try:
@@ -195,7 +197,7 @@ cdef class RowLane:
 
     cdef int _hand_text(self) except -1:
         if self.out.n:
-            self.taken.append(PyUnicode_DecodeUTF8(self.out.p, self.out.n - 1, NULL))   # (its last newline)
+            self.taken.append(PyBytes_FromStringAndSize(self.out.p, self.out.n - 1))   # UTF-8, less its last newline
             self.held += self.out.n
             self.out.n = 0
         return 0

@@ -101,39 +101,78 @@ cdef inline int put_digits(Buf *b, long long v, int width) except -1:
     return put(b, tmp + i, 24 - i)
 
 
-cdef int put_iso(Buf *b, long long year, long long month, long long day, long long hour, long long minute,
-                 long long second, long long usec) except -1:
-    """datetime.isoformat() of a naive datetime: YYYY-MM-DDTHH:MM:SS, then .ffffff unless 0."""
-    put_digits(b, year, 4)
+cdef int put_date(Buf *b, const long long *f) except -1:
+    """date.isoformat() of year, month, day f[0..2]: YYYY-MM-DD."""
+    put_digits(b, f[0], 4)
     put(b, "-", 1)
-    put_digits(b, month, 2)
+    put_digits(b, f[1], 2)
     put(b, "-", 1)
-    put_digits(b, day, 2)
-    put(b, "T", 1)
-    put_digits(b, hour, 2)
+    return put_digits(b, f[2], 2)
+
+
+cdef int put_clock(Buf *b, const long long *f) except -1:
+    """HH:MM:SS (hours in two digits at least) of f[0..2], then .ffffff of f[3] unless 0."""
+    put_digits(b, f[0], 2)
     put(b, ":", 1)
-    put_digits(b, minute, 2)
+    put_digits(b, f[1], 2)
     put(b, ":", 1)
-    put_digits(b, second, 2)
-    if usec:
+    put_digits(b, f[2], 2)
+    if f[3]:
         put(b, ".", 1)
-        put_digits(b, usec, 6)
+        put_digits(b, f[3], 6)
     return 0
+
+
+cdef int put_iso(Buf *b, const long long *f) except -1:
+    """datetime.isoformat() of a naive datetime's fields f[0..6]: YYYY-MM-DDTHH:MM:SS, then .ffffff unless 0."""
+    put_date(b, f)
+    put(b, "T", 1)
+    return put_clock(b, f + 3)
 
 
 cdef int put_epoch(Buf *b, long long seconds) except -1:
     """The ISO text of a time in seconds since the epoch, in UTC, without its zone."""
-    cdef long long year, month, day, rem = seconds % 86400
-    civil(seconds // 86400, &year, &month, &day)
-    return put_iso(b, year, month, day, rem // 3600, rem // 60 % 60, rem % 60, 0)
+    cdef long long f[7]
+    civil(seconds // 86400, &f[0], &f[1], &f[2])
+    f[3], f[4], f[5], f[6] = seconds % 86400 // 3600, seconds // 60 % 60, seconds % 60, 0
+    return put_iso(b, f)
+
+
+cdef inline Py_ssize_t utf8_sequence(const unsigned char *s, Py_ssize_t i, Py_ssize_t n) noexcept:
+    """The length of the UTF-8 sequence of a byte past 0x7f at s[i] (strict, as Python decodes it: no overlong
+    form, no surrogate, nothing past U+10FFFF), 0 where it is none."""
+    cdef unsigned char c = s[i], lo = 0x80, hi = 0xBF
+    cdef Py_ssize_t need, k
+    if 0xC2 <= c <= 0xDF:
+        need = 1
+    elif c == 0xE0:
+        need, lo = 2, 0xA0
+    elif 0xE1 <= c <= 0xEF:
+        need = 2
+        if c == 0xED:
+            hi = 0x9F       # no surrogates
+    elif c == 0xF0:
+        need, lo = 3, 0x90
+    elif 0xF1 <= c <= 0xF3:
+        need = 3
+    elif c == 0xF4:
+        need, hi = 3, 0x8F
+    else:
+        return 0
+    if n - i <= need or s[i + 1] < lo or s[i + 1] > hi:
+        return 0
+    for k in range(2, need + 1):
+        if s[i + k] & 0xC0 != 0x80:
+            return 0
+    return need + 1
 
 
 cdef int put_json_text(Buf *b, const unsigned char *s, Py_ssize_t n, bint ascii) except -2:
     """s as a JSON string as jsonenc writes a str (UTF-8 unescaped; '"', '\\' and the control characters
     escaped); -1 (nothing written) when s is not valid UTF-8 (strict, as Python decodes it), or not ASCII
     where `ascii`."""
-    cdef Py_ssize_t i = 0, need, k
-    cdef unsigned char c, lo, hi
+    cdef Py_ssize_t i = 0, need
+    cdef unsigned char c
     cdef char *o
     reserve(b, 6 * n + 2)
     o = b.p + b.n
@@ -168,28 +207,9 @@ cdef int put_json_text(Buf *b, const unsigned char *s, Py_ssize_t n, bint ascii)
             continue
         if ascii:
             return -1
-        lo, hi = 0x80, 0xBF
-        if 0xC2 <= c <= 0xDF:
-            need = 1
-        elif c == 0xE0:
-            need, lo = 2, 0xA0
-        elif 0xE1 <= c <= 0xEF:
-            need = 2
-            if c == 0xED:
-                hi = 0x9F       # no surrogates
-        elif c == 0xF0:
-            need, lo = 3, 0x90
-        elif 0xF1 <= c <= 0xF3:
-            need = 3
-        elif c == 0xF4:
-            need, hi = 3, 0x8F
-        else:
+        need = utf8_sequence(s, i, n) - 1
+        if need < 0:
             return -1
-        if n - i <= need or s[i + 1] < lo or s[i + 1] > hi:
-            return -1
-        for k in range(2, need + 1):
-            if s[i + k] & 0xC0 != 0x80:
-                return -1
         memcpy(o, s + i, need + 1)
         o += need + 1
         i += need + 1
@@ -257,7 +277,7 @@ cdef class TextImage:
         cdef Py_ssize_t nulls = pos, k, size, length, start, i
         cdef long long *prm
         cdef unsigned long long u
-        cdef long long s, frac, hms, year, month, day
+        cdef long long f[7]
         cdef int kind
         if pos < 0 or pos + self.n_null > end:
             return -1
@@ -330,49 +350,20 @@ cdef class TextImage:
                 put_u(b, 1900 + p[pos] if p[pos] else 0)
                 pos += 1
             elif kind == K_DATE:
-                if pos + 3 > end:
-                    return -1
-                u = le(p + pos, 3)
-                year, month, day = <long long>(u >> 9), <long long>((u >> 5) & 15), <long long>(u & 31)
-                if not valid_date(year, month, day):
+                if pos + 3 > end or not date_fields(p + pos, f):
                     return -1
                 put(b, '"', 1)
-                put_digits(b, year, 4)
-                put(b, "-", 1)
-                put_digits(b, month, 2)
-                put(b, "-", 1)
-                put_digits(b, day, 2)
+                put_date(b, f)
                 put(b, '"', 1)
                 pos += 3
-            elif kind == K_DATETIME2:
-                size = 5 + (prm[0] + 1) // 2
-                if pos + size > end:
-                    return -1
-                s = <long long>be(p + pos, 5) - 0x8000000000
-                frac = signed_frac(p + pos + 5, <int>prm[0])
-                if s < 0 or frac < 0 or frac > 999999:
-                    return -1
-                hms = s % (1 << 17)
-                s >>= 17
-                year, month, day = (s >> 5) // 13, (s >> 5) % 13, s % 32
-                if not valid_date(year, month, day) or hms >> 12 > 23 or (hms >> 6) % 64 > 59 or hms % 64 > 59:
+            elif kind == K_DATETIME2 or kind == K_TIMESTAMP2:
+                size = (5 if kind == K_DATETIME2 else 4) + (prm[0] + 1) // 2
+                if pos + size > end or not (datetime2_fields(p + pos, <int>prm[0], f) if kind == K_DATETIME2
+                                            else timestamp2_fields(p + pos, <int>prm[0], f)):
                     return -1
                 put(b, '"', 1)
-                put_iso(b, year, month, day, hms >> 12, (hms >> 6) % 64, hms % 64, frac)
-                put(b, '"', 1)
-                pos += size
-            elif kind == K_TIMESTAMP2:
-                size = 4 + (prm[0] + 1) // 2
-                if pos + size > end:
-                    return -1
-                s = <long long>be(p + pos, 4)
-                frac = p[pos + 4] * 10000 if prm[0] == 1 or prm[0] == 2 else signed_frac(p + pos + 4, <int>prm[0])
-                if frac < 0 or frac > 999999 or (s == 0 and frac == 0):
-                    return -1
-                put(b, '"', 1)
-                civil(s // 86400, &year, &month, &day)
-                put_iso(b, year, month, day, s % 86400 // 3600, s // 60 % 60, s % 60, frac)
-                put(b, '+00:00"', 7)
+                put_iso(b, f)
+                put(b, '"' if kind == K_DATETIME2 else '+00:00"', 1 if kind == K_DATETIME2 else 7)
                 pos += size
             else:
                 if pos + size > end:
@@ -387,7 +378,8 @@ cdef class TextImage:
         """The text of a DECIMAL, TIME2, BIT, ENUM or SET value of prm[2] bytes at q; -1 where the lane leaves it."""
         cdef char digits[72]
         cdef int t, i
-        cdef long long packed, magnitude, hms
+        cdef long long f[5]
+        cdef bint negative
         cdef unsigned long long u
         cdef tuple texts, order
         cdef bint first = True
@@ -399,20 +391,11 @@ cdef class TextImage:
             put(b, digits, t)
             return put(b, '"', 1)
         if kind == K_TIME2:
-            packed = time2_packed(q, <int>prm[0])
-            magnitude = -packed if packed < 0 else packed
-            hms = magnitude >> 24
-            if (hms >> 6) % 64 > 59 or hms % 64 > 59 or magnitude % 16777216 > 999999:
+            if not time2_fields(q, <int>prm[0], f):
                 return -1
-            put(b, '"-' if packed < 0 else '"', 2 if packed < 0 else 1)
-            put_digits(b, (hms >> 12) % 1024, 2)
-            put(b, ":", 1)
-            put_digits(b, (hms >> 6) % 64, 2)
-            put(b, ":", 1)
-            put_digits(b, hms % 64, 2)
-            if magnitude % 16777216:
-                put(b, ".", 1)
-                put_digits(b, magnitude % 16777216, 6)
+            negative = f[0] and (f[1] or f[2] or f[3] or f[4])      # (a timedelta of 0 has no sign)
+            put(b, '"-' if negative else '"', 2 if negative else 1)
+            put_clock(b, f + 1)
             return put(b, '"', 1)
         if kind == K_BIT:
             return put_u(b, be(q, <int>prm[2]))

@@ -20,7 +20,7 @@ from binlog_spec import compiled
 from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.fields import bodies
-from binlog_spec.output import jsonenc
+from binlog_spec.output import jsonenc, lane_text
 
 ET = spec.EventType
 _TABLE_MAP = int(ET.table_map_event)
@@ -57,26 +57,14 @@ def lines(events: Iterable[Event], lane) -> Iterator[str | bytes]:
     if lane is None:
         yield from map(render, events)
         return
-    taken, remember = lane.taken, lane.remember
-    events = iter(events)
-    while True:
-        try:
-            ev = next(events)
-        except StopIteration:
-            break
-        except Exception:
-            yield from taken
-            taken.clear()
-            raise
-        if taken:
-            yield from taken
-            taken.clear()
+    remember = lane.remember
+
+    def rendered(ev: Event) -> str:
         line = render(ev)
         if ev.header.type_code == _TABLE_MAP:
             remember(ev, line)
-        yield line
-    yield from taken
-    taken.clear()
+        return line
+    yield from lane_text.with_lane(lane, map(rendered, events))
 
 
 # -- the probes --------------------------------------------------------------------------------------------

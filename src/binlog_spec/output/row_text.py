@@ -4,12 +4,12 @@ JSON) and the JSON line, and the JSON lines' compiled lane.
 `row_json` is the reference of the JSON line. `json_lane(schema)` is its compiled twin (output/_crow_text.pyx
 `RowLane`), a reader sink that writes the lines of the common MariaDB and MySQL transactions straight from the
 bytes;
-`lane_lines(lane, lines)` puts its text in file order among the lines of what it leaves to `row_json`.
+output/lane_text.py puts its text in file order among the lines of what it leaves to `row_json`.
 """
 from __future__ import annotations
 
 from datetime import timezone, tzinfo
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from binlog_spec import compiled
 from binlog_spec.binlog import spec
@@ -59,28 +59,6 @@ def json_lane(schema: Any) -> Any:
     return _crow_text.RowLane(_LaneTables(schema), ops)
 
 
-def lane_lines(lane: Any, lines: Iterable[str]) -> Iterator[str]:
-    """The lines, each after the text the lane wrote before it (the lane's lines precede, in the file, the
-    event the ordinary path made the line of); what the lane wrote before a fault comes before the fault."""
-    taken = lane.taken
-    lines = iter(lines)
-    while True:
-        try:
-            line = next(lines)
-        except StopIteration:
-            break
-        except Exception:
-            yield from taken
-            taken.clear()
-            raise
-        if taken:
-            yield from taken
-            taken.clear()
-        yield line
-    yield from taken
-    taken.clear()
-
-
 class _LaneTables:
     """What RowLane asks of the Python side, each once per TABLE_MAP body (per schema generation), per rows
     event layout, per image layout of a table."""
@@ -92,10 +70,16 @@ class _LaneTables:
         self.made: dict = {}        # (table_def's, as observe_schema keeps its own)
         self._json: dict[str, bytes] = {}
 
-    def json(self, text: str) -> bytes:
-        got = self._json.get(text)
-        if got is None:
-            got = self._json[text] = jsonenc.dumps(text, floats=False).encode()
+    def json(self, text: str) -> bytes | None:
+        """The JSON string of a name, UTF-8; None for one that holds undecoded bytes (surrogates), whose lines
+        the ordinary path writes."""
+        got = self._json.get(text, False)
+        if got is False:
+            try:
+                got = jsonenc.dumps(text, floats=False).encode()
+            except UnicodeEncodeError:
+                got = None
+            self._json[text] = got
         return got
 
     def generation(self) -> Any:
@@ -111,7 +95,10 @@ class _LaneTables:
             return None
         if table.extra.get("notes") or type(table.schema) is not str or type(table.table) is not str:
             return None
-        head = b'"schema":' + self.json(table.schema) + b',"table":' + self.json(table.table)
+        schema, name = self.json(table.schema), self.json(table.table)
+        if schema is None or name is None:
+            return None
+        head = b'"schema":' + schema + b',"table":' + name
         return _crow_text.TableText(table.table_id, len(table.columns), head, table, self.make)
 
     @staticmethod
@@ -181,17 +168,14 @@ def _plan(table: Any, present: list[int]) -> list[tuple] | None:
     names = [table.names[i] for i in present]
     if not all(type(name) is str for name in names) or len(set(names)) != len(names):
         return None
-    kinds, codecs = _crow_text.KINDS, _crow_text.CODECS
+    kinds = _crow_text.KINDS
     plan = []
     for k, i in enumerate(present):
-        kind, a, b, c, obj = column_plan(table.columns[i])
-        if kind == "text" and b == "codec" and obj == b"ascii":
-            b = "latin1"        # (both read as ASCII in the lane: a byte past 0x7f leaves the image)
-        if kind not in kinds or (kind == "text" and b not in codecs):
+        got = lane_column(table.columns[i])
+        if got is None:
             return None
-        if kind == "text":
-            b = codecs[b]
-        elif kind in ("enum", "set") and obj is not None:
+        kind, a, b, c, obj = got
+        if kind in ("enum", "set") and obj is not None:
             texts = tuple(jsonenc.dumps(m, floats=False).encode() for m in obj)
             if kind == "set":
                 try:        # (the members as the value's sorted list has them)
@@ -206,3 +190,16 @@ def _plan(table: Any, present: list[int]) -> list[tuple] | None:
         key = (b"{" if k == 0 else b",") + jsonenc.dumps(names[k], floats=False).encode() + b":"
         plan.append((key, kinds[kind], a, b, c, obj))
     return plan
+
+
+def lane_column(col: Any) -> tuple | None:
+    """rows.image_plan's column plan (kind name, a, b, c, obj) as the lanes' images take it (a text's codec
+    as their code), or None for a column they have no text for (its rows go the ordinary way)."""
+    kind, a, b, c, obj = column_plan(col)
+    if kind == "text" and b == "codec" and obj == b"ascii":
+        b = "latin1"        # (both read as ASCII in the lane: a byte past 0x7f leaves the image)
+    if kind not in _crow_text.KINDS or (kind == "text" and b not in _crow_text.CODECS):
+        return None
+    if kind == "text":
+        b = _crow_text.CODECS[b]
+    return kind, a, b, c, obj

@@ -22,8 +22,8 @@ from cpython.unicode cimport PyUnicode_Decode, PyUnicode_DecodeASCII, PyUnicode_
 from libc.string cimport memcpy, memset
 
 from binlog_spec.binlog._cbytes cimport le as _le
-from binlog_spec.rows._cscalars cimport (be, decimal_value, old_datetime_value, old_time_value, old_timestamp_value,
-                                         signed_frac, time2_value, utc_datetime, valid_date)
+from binlog_spec.rows._cscalars cimport (be, date_fields, datetime2_fields, decimal_value, old_datetime_value,
+                                         old_time_value, old_timestamp_value, time2_value, timestamp2_fields)
 
 cdef extern from *:
     """
@@ -119,8 +119,8 @@ cdef class ImageDecoder:
         cdef Py_ssize_t nulls = pos, k, size, length, start
         cdef long long *prm
         cdef unsigned long long u
-        cdef long long s, frac
-        cdef long year, month, day, hms
+        cdef long long s
+        cdef long long f[7]
         cdef int kind, i
         cdef dict row = {}
         cdef object value, got
@@ -193,41 +193,21 @@ cdef class ImageDecoder:
                 value = 1900 + p[pos] if p[pos] else 0
                 pos += 1
             elif kind == K_DATE:
-                if pos + 3 > end:
-                    raise Fallback
-                u = _le(p + pos, 3)
-                year, month, day = <long>(u >> 9), <long>((u >> 5) & 15), <long>(u & 31)
-                if not valid_date(year, month, day):
+                if pos + 3 > end or not date_fields(p + pos, f):
                     raise Fallback              # '0000-00-00' and the like: str, by the pure decoder
-                value = date_new(year, month, day)
+                value = date_new(f[0], f[1], f[2])
                 pos += 3
             elif kind == K_DATETIME2:
                 size = 5 + (prm[0] + 1) // 2
-                if pos + size > end:
+                if pos + size > end or not datetime2_fields(p + pos, <int>prm[0], f):
                     raise Fallback
-                s = <long long>be(p + pos, 5) - 0x8000000000
-                frac = signed_frac(p + pos + 5, <int>prm[0])
-                if s < 0 or frac < 0 or frac > 999999:
-                    raise Fallback
-                hms = <long>(s % (1 << 17))
-                s >>= 17                                    # year*13+month << 5 | day
-                year, month, day = <long>((s >> 5) // 13), <long>((s >> 5) % 13), <long>(s % 32)
-                if not valid_date(year, month, day) or hms >> 12 > 23 or (hms >> 6) % 64 > 59 or hms % 64 > 59:
-                    raise Fallback
-                value = datetime_new(year, month, day, hms >> 12, (hms >> 6) % 64, hms % 64, <int>frac, None)
+                value = datetime_new(f[0], f[1], f[2], f[3], f[4], f[5], f[6], None)
                 pos += size
             elif kind == K_TIMESTAMP2:
                 size = 4 + (prm[0] + 1) // 2
-                if pos + size > end:
+                if pos + size > end or not timestamp2_fields(p + pos, <int>prm[0], f):
                     raise Fallback
-                s = <long long>be(p + pos, 4)
-                if prm[0] == 1 or prm[0] == 2:
-                    frac = p[pos + 4] * 10000
-                else:
-                    frac = signed_frac(p + pos + 4, <int>prm[0])
-                if frac < 0 or frac > 999999 or (s == 0 and frac == 0):
-                    raise Fallback
-                value = utc_datetime(s, <int>frac, self.objs[k])
+                value = datetime_new(f[0], f[1], f[2], f[3], f[4], f[5], f[6], self.objs[k])
                 pos += size
             elif kind == K_CALL:
                 got = self.objs[k]

@@ -10,7 +10,8 @@ image back to the pure decoder. The caller has checked that the value's bytes ar
   hires (Field_time, Field_time_hires), as datetime.timedelta;
 * `old_datetime_value`, `old_timestamp_value`: the old DATETIME and TIMESTAMP, classic or hires;
 * `utc_datetime`, `signed_frac`, `valid_date`, `be`: what the DATETIME2/TIMESTAMP2 kinds use too;
-* `decimal_text`, `time2_packed`, `civil`: the digits, parts and dates those values are made of, which
+* `decimal_text`, `date_fields`, `datetime2_fields`, `timestamp2_fields`, `time2_fields`, `civil`: the digits,
+  fields and dates those values are made of (the decoder's checks with them), which
   output/_crow_text.pyx writes as text without making the value.
 """
 from cpython.datetime cimport datetime_new, timedelta_new
@@ -84,6 +85,50 @@ cdef inline object utc_datetime(long long seconds, int usec, object utc):
     cdef long long rem = seconds % 86400, year, month, day
     civil(seconds // 86400, &year, &month, &day)
     return datetime_new(year, month, day, rem // 3600, rem // 60 % 60, rem % 60, usec, utc)
+
+
+cdef inline bint date_fields(const unsigned char *q, long long *f) noexcept:
+    """DATE (3 bytes little-endian, year << 9 | month << 5 | day) as year, month, day in f[0..2]; False where the
+    pure decoder gives no datetime.date (a zero or invalid date: a str)."""
+    cdef long long u = q[0] | (q[1] << 8) | (q[2] << 16)
+    f[0], f[1], f[2] = u >> 9, (u >> 5) & 15, u & 31
+    return valid_date(f[0], f[1], f[2])
+
+
+cdef inline bint datetime2_fields(const unsigned char *q, int fsp, long long *f) noexcept:
+    """DATETIME2 (5 bytes big-endian offset by 0x8000000000: year*13+month << 22 | day << 17 | hour << 12 |
+    minute << 6 | second, then the fraction) as year, month, day, hour, minute, second, microsecond in f[0..6];
+    False where the pure decoder gives no datetime (a negative value or fraction, an invalid date or time)."""
+    cdef long long s = <long long>be(q, 5) - 0x8000000000, frac = signed_frac(q + 5, fsp), hms
+    if s < 0 or frac < 0 or frac > 999999:
+        return False
+    hms = s % (1 << 17)
+    s >>= 17
+    f[0], f[1], f[2] = (s >> 5) // 13, (s >> 5) % 13, s % 32
+    f[3], f[4], f[5], f[6] = hms >> 12, (hms >> 6) % 64, hms % 64, frac
+    return valid_date(f[0], f[1], f[2]) and f[3] <= 23 and f[4] <= 59 and f[5] <= 59
+
+
+cdef inline bint timestamp2_fields(const unsigned char *q, int fsp, long long *f) noexcept:
+    """TIMESTAMP2 (4 bytes big-endian seconds, then the fraction; fsp 1-2 unsigned) as the UTC year, month, day,
+    hour, minute, second, microsecond in f[0..6]; False for the zero timestamp and a fraction out of range."""
+    cdef long long seconds = <long long>be(q, 4), usec
+    usec = q[4] * 10000 if fsp == 1 or fsp == 2 else signed_frac(q + 4, fsp)
+    if usec < 0 or usec > 999999 or (seconds == 0 and usec == 0):
+        return False
+    civil(seconds // 86400, &f[0], &f[1], &f[2])
+    f[3], f[4], f[5], f[6] = seconds % 86400 // 3600, seconds // 60 % 60, seconds % 60, usec
+    return True
+
+
+cdef inline bint time2_fields(const unsigned char *q, int fsp, long long *f) noexcept:
+    """TIME2 (time2_packed) as negative (0 or 1), hours, minutes, seconds, microseconds in f[0..4]; False where
+    the pure decoder refuses it (a part out of range)."""
+    cdef long long packed = time2_packed(q, fsp), magnitude, hms
+    magnitude = -packed if packed < 0 else packed
+    hms = magnitude >> 24
+    f[0], f[1], f[2], f[3], f[4] = packed < 0, (hms >> 12) % 1024, (hms >> 6) % 64, hms % 64, magnitude % 16777216
+    return f[2] <= 59 and f[3] <= 59 and f[4] <= 999999
 
 
 cdef inline int decimal_text(const unsigned char *q, int precision, int scale, char *text) noexcept:
@@ -187,11 +232,11 @@ cdef inline long long time2_packed(const unsigned char *q, int fsp) noexcept:
 
 
 cdef inline object time2_value(const unsigned char *q, int fsp):
-    """scalars.decode_time2, as datetime.timedelta (time2_packed)."""
-    cdef long long packed = time2_packed(q, fsp), magnitude, hms
-    magnitude = -packed if packed < 0 else packed
-    hms = magnitude >> 24
-    return _timedelta(packed < 0, (hms >> 12) % 1024, (hms >> 6) % 64, hms % 64, magnitude % 16777216)
+    """scalars.decode_time2, as datetime.timedelta (time2_fields)."""
+    cdef long long f[5]
+    if not time2_fields(q, fsp, f):
+        return None
+    return _timedelta(f[0], f[1], f[2], f[3], f[4])
 
 
 #: MariaDB's hires TIME zero point, 838:59:59 + 1 s in microseconds (Field_time_hires::zero_point).

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from binlog_spec.cli import main
-from binlog_spec.output import row_text
+from binlog_spec.output import lane_text, row_text
 
 from conftest import ROOT
 
@@ -86,20 +86,20 @@ def _workload(rng: random.Random) -> list[str]:
 def _script(log: str, lane: bool) -> tuple[str, str, int, int]:
     """(stdout, stderr, exit code, lines the lane wrote) of `sql --sql2 LOG`, with the lane or without it."""
     saved, by_lane = row_text._crow_text, []
-    lines_of = row_text.lane_lines
+    lines_of = lane_text.with_lane
 
-    def counted(lane_, lines):      # the lane's text: many lines in one string (a statement has no newline)
+    def counted(lane_, lines):      # the lane's text: blocks of UTF-8 lines (bytes)
         for line in lines_of(lane_, lines):
-            by_lane.append(line.count("\n") + 1 if "\n" in line else 0)
+            by_lane.append(line.count(b"\n") + 1 if type(line) is bytes else 0)
             yield line
-    row_text.lane_lines = counted
+    lane_text.with_lane = counted
     if not lane:
         row_text._crow_text = None
     try:
         out, err = io.StringIO(), io.StringIO()
         code = main(["sql", "--sql2", log], out, err)
     finally:
-        row_text._crow_text, row_text.lane_lines = saved, lines_of
+        row_text._crow_text, lane_text.with_lane = saved, lines_of
     return out.getvalue(), err.getvalue(), code, sum(by_lane)
 
 

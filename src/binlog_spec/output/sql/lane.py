@@ -11,14 +11,13 @@ is left to the reference.
 from __future__ import annotations
 
 import functools
-from typing import Any, Iterable
+from typing import Any
 
 from binlog_spec.binlog.event_types import DELETE, INSERT, ROW_OPS, UPDATE
 from binlog_spec.options import ScriptOptions, SqlOptions
 from binlog_spec.output import row_text
 from binlog_spec.output.sql.statements import _target
 from binlog_spec.output.sql.text import literal
-from binlog_spec.rows.image_plan import column_plan
 from binlog_spec.rows.statement_text import quote_identifier
 from binlog_spec.rows.walker import present_columns
 
@@ -35,11 +34,6 @@ def sql_lane(schema: Any, opts: ScriptOptions) -> Any:
     if ctext is None or opts.commented or opts.sql.replace or opts.sql.rollback:
         return None
     return ctext.RowLane(row_text._LaneTables(schema, functools.partial(_images, opts=opts.sql)), {}, True)
-
-
-def lane_lines(lane: Any, lines: Iterable[str]) -> Iterable[str]:
-    """The script's lines with the lane's text in file order (row_text.lane_lines)."""
-    return row_text.lane_lines(lane, lines)
 
 
 def _images(table: Any, code: int, layout: bytes, opts: SqlOptions) -> tuple | None:
@@ -86,18 +80,15 @@ def _plan(table: Any, present: list[int], role: int, key: tuple, writable: dict)
     names = table.names
     if len({names[i] for i in present}) != len(present):
         return None
-    kinds, codecs = row_text._crow_text.KINDS, row_text._crow_text.CODECS
+    kinds = row_text._crow_text.KINDS
     plan = []
     for i in present:
         col = table.columns[i]
-        kind, a, b, c, obj = column_plan(col)
-        if kind == "text" and b == "codec" and obj == b"ascii":
-            b = "latin1"
-        if kind not in kinds or (kind == "text" and b not in codecs):
+        got = row_text.lane_column(col)
+        if got is None:
             return None
-        if kind == "text":
-            b = codecs[b]
-        elif kind == "bit":         # its width, as text.literal takes it from the metadata
+        kind, a, b, c, obj = got
+        if kind == "bit":         # its width, as text.literal takes it from the metadata
             a = col.meta.get("bytes", 0) * 8 + col.meta.get("bits", 0)
             if not 0 < a <= 64:
                 return None
