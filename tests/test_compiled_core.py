@@ -1,19 +1,26 @@
 """The compiled core (setup.py builds every src/binlog_spec/**/_c*.pyx; binlog_spec.compiled says which
 core runs): it is the one running under `make test`, and it gives what the pure-Python reference gives,
-value for value and error for error, on every corpus and fixture binlog and on seeded fuzz cases."""
+value for value and error for error, on every corpus and fixture binlog, on seeded fuzz cases, and on binlogs
+the real server writes in the test: the mixed-type benchmark workload and random-schema rounds."""
 from __future__ import annotations
 
+import json
 import os
 import random
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import CORPUS, FIXTURES, ROOT, manifest_rows
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fuzz"))
 import mutate  # noqa: E402
 from seeds import seed_files  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "fixtures"))
+import mariadb_server  # noqa: E402
 
 DIFFERENTIAL = Path(__file__).resolve().parent / "differential.py"
 #: Mutated binlogs (tests/fuzz/mutate.py's generator, this seed) compared besides the real files.
@@ -72,8 +79,9 @@ def _run(files: list[Path], pure: bool) -> subprocess.Popen:
 def _show(path: str, pure: bool) -> list[str]:
     env = {k: v for k, v in os.environ.items() if k != "BINLOG_SPEC_PURE"}
     env.update({"PYTHONHASHSEED": "0", **({"BINLOG_SPEC_PURE": "1"} if pure else {})})
-    return subprocess.run([sys.executable, str(DIFFERENTIAL), "--show", path], env=env, text=True,
-                          capture_output=True, check=True).stdout.splitlines()
+    shown = subprocess.run([sys.executable, str(DIFFERENTIAL), "--show", path], env=env, capture_output=True,
+                           check=True).stdout
+    return shown.decode("utf-8", "backslashreplace").splitlines()     # (a transcript may hold any bytes)
 
 
 def _first_difference(pure: list[str], fast: list[str]) -> str:
@@ -100,6 +108,48 @@ def test_the_compiled_core_gives_what_the_pure_python_core_gives(tmp_path):
     assert got["pure"].pop("core").startswith("pure-Python core (")
     assert got["compiled"].pop("core").startswith("compiled core ("), "the compiled run must run compiled code"
     assert list(got["pure"]) == list(got["compiled"]) == [str(p) for p in files]
+    differ = [path for path in got["pure"] if got["pure"][path] != got["compiled"][path]]
+    shown = [f"{path}:\n{_first_difference(_show(path, True), _show(path, False))}" for path in differ[:3]]
+    assert not differ, f"{len(differ)} of {len(files)} files differ:\n" + "\n\n".join(shown)
+
+
+#: Random-schema rounds (tests/proof: random tables and workloads played on the real server) whose binlogs
+#: the compiled core is compared on, one seed of each setting of random_schema.SETTINGS (metadata, image).
+PROOF_SEEDS = range(29_000, 29_005)
+#: The mixed-type benchmark workload (benchmarks/workloads.py), FULL and MINIMAL metadata, at this scale.
+MIXED_SCALE = "0.002"
+
+
+def _server_made(tmp_path: Path) -> list[Path]:
+    """Binlogs the real server wrote: the mixed-type workloads and the random-schema rounds' files."""
+    env = dict(os.environ, BINLOG_SPEC_BENCH_CACHE=str(tmp_path / "bench"))
+    files = []
+    for name in ("mixed", "mixed-minimal"):
+        r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "workloads.py"), name, "--scale", MIXED_SCALE],
+                           env=env, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-2000:]
+        files.append(Path(json.loads(r.stdout)["path"]))
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "proof"))
+    from proof_round import Proof
+    from random_schema import make_case
+    with Proof() as proof:
+        for seed in PROOF_SEEDS:
+            rnd = proof.run(make_case(seed), tmp_path / f"proof-{seed}")
+            files += rnd.files
+    return files
+
+
+@pytest.mark.skipif(not mariadb_server.available(), reason="needs Debian's mariadb-server")
+def test_the_compiled_core_gives_what_the_pure_core_gives_on_server_made_random_and_mixed_binlogs(tmp_path):
+    files = _server_made(tmp_path)
+    assert len(files) >= 2 + len(PROOF_SEEDS)
+    runs = {"pure": _run(files, pure=True), "compiled": _run(files, pure=False)}
+    got = {}
+    for name, proc in runs.items():
+        out, err = proc.communicate(timeout=1500)
+        assert proc.returncode == 0, f"{name} run: {err[-3000:]}"
+        got[name] = dict(line.split("\t", 1) for line in out.splitlines())
+    assert got["compiled"].pop("core").startswith("compiled core (") and got["pure"].pop("core")
     differ = [path for path in got["pure"] if got["pure"][path] != got["compiled"][path]]
     shown = [f"{path}:\n{_first_difference(_show(path, True), _show(path, False))}" for path in differ[:3]]
     assert not differ, f"{len(differ)} of {len(files)} files differ:\n" + "\n\n".join(shown)
