@@ -198,9 +198,9 @@ def event_renderer(fmt: str = "text", tz=None) -> Callable[[Event], str]:
 
 
 def event_json_sink(paths: Iterable = ()):
-    """The compiled lane of the events' JSON lines (read_events' `sink`: output/_cevent_json.pyx), for a run
-    that writes every event of the files `paths` (no filter, no --jobs piece), or None with the pure-Python core
-    or where a file's name is not text (undecodable bytes: its lines are the reference's alone)."""
+    """The compiled lane of the events' JSON lines (read_events' or piece_events' `sink`: output/_cevent_json.pyx),
+    for a run that writes every event of the files `paths` (no filter), or None with the pure-Python core or
+    where a file's name is not text (undecodable bytes: its lines are the reference's alone)."""
     from binlog_spec.output import event_json
     for p in paths:
         try:
@@ -234,11 +234,12 @@ def row_renderer(fmt: str = "text", tz=None) -> Callable:
     raise ValueError(f"not a rows format: {fmt!r} (one of {', '.join(ROW_FORMATS)})")
 
 
-def row_lane(fmt: str, schema, filters: FilterOptions, piece=None):
+def row_lane(fmt: str, schema, filters: FilterOptions):
     """The compiled lane of the `rows` lines (output.row_text.json_lane): a sink for read_events of the run's
-    files, whose lines `lines_with_lane(lane, lines)` puts among the others; None where the ordinary path
-    writes every line (the text format, filters, a --jobs piece, the pure-Python core)."""
-    if fmt != "jsonl" or filters.active or piece is not None:
+    files (or piece_events of a --jobs piece: it writes the file's positions), whose lines
+    `lines_with_lane(lane, lines)` puts among the others; None where the ordinary path writes every line (the
+    text format, filters, the pure-Python core)."""
+    if fmt != "jsonl" or filters.active:
         return None
     from binlog_spec.output import row_text
     return row_text.json_lane(schema)
@@ -253,11 +254,11 @@ def lines_with_lane(lane, lines: Iterable[str]) -> Iterable[str]:
     return lane_text.with_lane(lane, lines)
 
 
-def sql_lane(schema, options, filters: FilterOptions, piece=None):
+def sql_lane(schema, options, filters: FilterOptions):
     """The compiled lane of a forward `sql --sql2` script (output.sql.lane.sql_lane): a sink for read_events
-    of the run's files, whose text `lines_with_lane(lane, lines)` puts among write_sql's lines; None where
-    write_sql writes every line (filters, a --jobs piece, --sql, --replace, the pure-Python core)."""
-    if filters.active or piece is not None:
+    of the run's files (or piece_events of a --jobs piece), whose text `lines_with_lane(lane, lines)` puts among
+    write_sql's lines; None where write_sql writes every line (filters, --sql, --replace, the pure-Python core)."""
+    if filters.active:
         return None
     from binlog_spec.output.sql import lane
     return lane.sql_lane(schema, options)

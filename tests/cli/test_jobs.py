@@ -256,3 +256,109 @@ def test_the_plain_base64_script_runs_its_compiled_loop_in_one_process(monkeypat
         run(argv + ["--jobs", "3", str(path)])
         assert cut["whole" if whole else "cut"] == before["whole" if whole else "cut"] + 1, argv
     assert loop == (os.environ.get("BINLOG_SPEC_PURE") != "1")
+
+
+# -- the compiled lanes in the pieces ------------------------------------------------------------------------
+#: The outputs a compiled lane writes (output/_crow_text.pyx RowLane, its SQL mode, output/_cevent_json.pyx).
+LANE_OUTPUTS = [["rows", "--format", "jsonl"], ["sql", "--sql2"], ["events", "--format", "jsonl"]]
+
+
+def _server_binlog(folder) -> str:
+    """A binlog the real MariaDB wrote: single-row transactions, a DDL between two shapes of a table (the pieces
+    after it start from the schema carried in), multi-row statements, one of them a transaction of several MB
+    (the rows lane leaves a rows event to the ordinary path when its text is not taken yet)."""
+    import shutil
+    import sys
+    sys.path.insert(0, str(FIXTURES))
+    import mariadb_server
+    if not mariadb_server.available():
+        pytest.skip("needs Debian's mariadb-server")
+    with mariadb_server.MariaDBServer() as srv:
+        srv.sql("CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, name VARCHAR(40) CHARSET utf8mb4, "
+                "price DECIMAL(10,2), at DATETIME(3), day DATE)")
+        srv.sql("".join(f"INSERT INTO d.t VALUES ({i}, 'n{i} é', {i}.25, '2024-01-02 03:04:{i % 60:02}.5', "
+                        f"'2024-02-29');" for i in range(1, 3000)))
+        srv.sql("ALTER TABLE d.t ADD COLUMN extra INT FIRST")
+        srv.sql("".join(f"UPDATE d.t SET extra = {i}, price = price + 1 WHERE id = {i};" for i in range(1, 3000)))
+        srv.sql("INSERT INTO d.t (id, name, price, at, day) SELECT seq + 10000, REPEAT('m', 30), seq / 100, "
+                "'2025-05-06 07:08:09', '2025-05-06' FROM d.seq_1_to_20000; DELETE FROM d.t WHERE id % 3 = 0")
+        srv.sql("FLUSH BINARY LOGS")
+        log = os.path.join(folder, "mariadb-bin.000001")
+        shutil.copyfile(srv.binlogs()[0], log)
+    return log
+
+
+def _lane_shares(monkeypatch, record) -> None:
+    """Each run of a lane's output (in a worker process too) appends to `record` the bytes of its output the lane
+    wrote (its blocks of UTF-8 lines) and all of them."""
+    from binlog_spec.output import lane_text
+    with_lane = lane_text.with_lane
+
+    def counted(lane, lines):
+        counts = [0, 0]
+        try:
+            for item in with_lane(lane, lines):
+                n = len(item) + 1 if type(item) is bytes else len(item.encode("utf-8")) + 1
+                counts[0] += n if type(item) is bytes else 0
+                counts[1] += n
+                yield item
+        finally:
+            with open(record, "a") as f:
+                f.write(f"{counts[0]} {counts[1]}\n")
+    monkeypatch.setattr(lane_text, "with_lane", counted)
+
+
+def _shares(record) -> list[tuple[int, int]]:
+    got = [tuple(map(int, line.split())) for line in record.read_text().splitlines()] if record.exists() else []
+    record.unlink(missing_ok=True)
+    return got
+
+
+def _mariadb_binlog_events(log: str) -> list[tuple[int, int, str]]:
+    """(position, end_log_pos, what) of every event as mariadb-binlog prints it: its '# at' lines and, in the
+    same order, the events' header lines (the rows events of a statement: their '# at' lines first)."""
+    import re
+    import subprocess
+    text = subprocess.run(["mariadb-binlog", "--no-defaults", log], capture_output=True, text=True, check=True).stdout
+    at = re.findall(r"^# at (\d+)$", text, re.M)
+    heads = re.findall(r"^#\d{6} +\d+:\d\d:\d\d server id \d+ +end_log_pos (\d+) CRC32 0x[0-9a-f]+\s+(\w+)", text, re.M)
+    assert len(at) == len(heads)
+    return [(int(p), int(end), what) for p, (end, what) in zip(at, heads)]
+
+
+def test_the_lanes_run_in_the_pieces_with_the_positions_of_the_file(monkeypatch, tmp_path, cut):
+    """rows --format jsonl, sql --sql2 and events --format jsonl written by their compiled lanes in every piece:
+    byte for byte the output of one process and of the pure-Python core; the positions printed are the file's
+    (mariadb-binlog's '# at' and end_log_pos of each event), the FDE put in front of a piece is not printed."""
+    import json
+    import subprocess
+    import sys
+    log = _server_binlog(tmp_path)
+    record = tmp_path / "shares"
+    _lane_shares(monkeypatch, record)
+    printed = _mariadb_binlog_events(log)
+    assert len(printed) > 12000 and [p for p, _, what in printed if what == "Start"] == [4]
+    rows_at = {p for p, _, what in printed if what in ("Write_rows", "Update_rows", "Delete_rows")}
+    size = os.path.getsize(log)
+    for argv in LANE_OUTPUTS:
+        monkeypatch.delenv(jobs.PIECE_ENV, raising=False)
+        one = run(argv + ["--jobs", "1", log])
+        assert one[2] == 0 and one[1] == "", argv
+        assert len(_shares(record)) == 1        # (one process: one lane)
+        env = {**os.environ, "BINLOG_SPEC_PURE": "1", "TZ": "UTC"}
+        pure = subprocess.run([sys.executable, "-m", "binlog_spec", *argv, "--jobs", "1", log], capture_output=True,
+                              env=env, check=True).stdout
+        assert pure.decode("utf-8") == one[0], argv
+        monkeypatch.setenv(jobs.PIECE_ENV, str(size // 8))
+        before = cut["cut"]
+        assert run(argv + ["--jobs", "2", log]) == one, argv
+        assert cut["cut"] == before + 1
+        shares = _shares(record)
+        assert len(shares) >= 6, (argv, shares)     # a lane in every piece
+        for lane, total in shares:                  # most of every piece's output written by it
+            assert lane > 0.8 * total or total < 200, (argv, shares)    # (the last: the ROTATE alone)
+        if argv[0] == "events":
+            lines = [json.loads(line) for line in one[0].splitlines()]
+            assert [(e["pos"], e["end_log_pos"]) for e in lines] == [(p, end) for p, end, _ in printed]
+        elif argv[0] == "rows":
+            assert {json.loads(line)["pos"] for line in one[0].splitlines()} == rows_at

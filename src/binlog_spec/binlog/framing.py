@@ -116,9 +116,12 @@ class Window:
             self.buf, self.base = b"", pos - skip
             if skip:
                 return 0
+        elif self.f.seekable():     # the bytes from pos read again with the next ones: one read, no join
+            self.f.seek(pos)
+            self.buf, self.base = b"", pos
         else:
             self.buf, self.base = self.buf[pos - self.base:], pos
-        parts = [self.buf]
+        parts = [self.buf] if self.buf else []
         have = len(self.buf)
         while have < n:
             data = self.f.read(max(self.chunk, n - have))
@@ -126,7 +129,7 @@ class Window:
                 break
             parts.append(data)
             have += len(data)
-        self.buf = b"".join(parts) if len(parts) > 1 else parts[0]
+        self.buf = parts[0] if len(parts) == 1 else b"".join(parts)
         return min(n, len(self.buf))
 
     def view(self, pos: int, n: int) -> memoryview:

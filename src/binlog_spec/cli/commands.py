@@ -79,10 +79,10 @@ def _skipping(args: argparse.Namespace, check=None) -> tuple:
 
 def _read(args: argparse.Namespace, faults, options, sink=None):
     """The events of the run's files (seeking to --start-position: api.read_events), or of its piece
-    (--jobs: cli.jobs)."""
+    (--jobs: cli.jobs; `sink` placed at the piece's range, as its file's positions)."""
     piece = getattr(args, "piece", None)
     if piece is not None:
-        return api.piece_events(piece, options)
+        return api.piece_events(piece, options, sink)
     return api.read_events(args.files, options, faults, args.filters.start_position, sink)
 
 
@@ -222,7 +222,7 @@ def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     piece = getattr(args, "piece", None)
     # JSON lines of every event: the compiled lane writes the common ones straight from the reader
     # (to UTF-8 output only: elsewhere a character the encoding lacks fails where the reference fails)
-    lane = api.event_json_sink(args.files) if args.format == "jsonl" and not args.filters.active and piece is None \
+    lane = api.event_json_sink(args.files) if args.format == "jsonl" and not args.filters.active \
         and blocks.utf8(out) else None
     events = _events(args, err, warnings, sink=lane)
     if piece is not None:       # --jobs: the FDE put in front of the piece is not its event
@@ -244,7 +244,7 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     tracker = schema_tracker(args)
     warnings = [0]
     gate, selection, sink = _skipping(args)
-    lane = api.row_lane(args.format, tracker, args.filters, getattr(args, "piece", None)) if sink is None else None
+    lane = api.row_lane(args.format, tracker, args.filters) if sink is None else None
     changes = api.read_rows(_events(args, err, warnings, schema=tracker, bodies=api.ROWS_BODIES, sink=sink or lane,
                                     gate=gate, selection=selection), warn=warner(err))
     lines: Iterable[str] = (render(rc) for rc in changes)
@@ -425,8 +425,7 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     warnings = [0]
     check = rollback_check.conflict_check(args, True) if args.rollback else None
     gate, selection, sink = _skipping(args, check)
-    lane = None if sink is not None or args.rollback else \
-        api.sql_lane(tracker, opts, args.filters, getattr(args, "piece", None))
+    lane = None if sink is not None or args.rollback else api.sql_lane(tracker, opts, args.filters)
     events = _events(args, err, warnings, schema=tracker, bodies=api.SQL_BODIES, check=check, sink=sink or lane,
                      gate=gate, selection=selection)
 

@@ -97,6 +97,7 @@ cdef class Lane:
     cdef Fde lens
     cdef char* out
     cdef Py_ssize_t used, cap, held, kept
+    cdef Py_ssize_t vstart, shift   # a --jobs piece: its range starts at vstart of the reader's stream; file - stream
     cdef uint32_t last_ts
     cdef char when[20]
 
@@ -108,6 +109,7 @@ cdef class Lane:
         self.lens.usable = False
         self.out = NULL
         self.used = self.cap = self.held = self.kept = 0
+        self.vstart = self.shift = 0
         self.last_ts = 0
         self._iso(0)
 
@@ -386,13 +388,21 @@ cdef class Lane:
         self.kept = 0
         read_fde(fde, agree, &self.lens)
 
+    def place(self, Py_ssize_t vstart, Py_ssize_t shift):
+        """The reader that calls next reads a --jobs piece (stream.planning.pieces.read_piece): its own range
+        starts at `vstart` of the reader's stream, at file position vstart + shift; the loop takes nothing before
+        it (the FDE put in front, which is no event of the piece), and writes the file's positions."""
+        self.vstart, self.shift = vstart, shift
+
     def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
-        """Write the lines of whole events of buf from off (file position pos); the bytes taken, or minus the
-        bytes wanted from pos."""
+        """Write the lines of whole events of buf from off (stream position pos: the file's, less `shift` in a
+        piece); the bytes taken, or minus the bytes wanted from pos."""
         cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(buf)
         cdef Py_ssize_t n = PyBytes_GET_SIZE(buf), start = off, want
         cdef int code
         cdef uint32_t len_event
+        if pos < self.vstart:
+            return 0
         if not self.taken:
             self.held = 0
         elif self.held >= HELD:
@@ -404,7 +414,7 @@ cdef class Lane:
             return 0
         try:
             while event_at(p, off, n, self.lens.len_checksum, verify, &code, &len_event):
-                if not self._body(code, p + off, len_event, file_json, pos + (off - start)):
+                if not self._body(code, p + off, len_event, file_json, pos + (off - start) + self.shift):
                     break
                 off += len_event
                 if self.used >= CHUNK:

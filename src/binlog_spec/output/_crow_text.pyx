@@ -90,6 +90,7 @@ cdef class RowLane:
     cdef dict maps, heads, shapes, ops, tx_tables, recent, begins, extra_at
     cdef bint in_tx, handed, begin_wanted, settled, gtid_null, sql
     cdef Py_ssize_t held, resume_at, expect, declined_end
+    cdef Py_ssize_t vstart, shift   # a --jobs piece: its range starts at vstart of the reader's stream; file - stream
     cdef int declined
     cdef bytes gtid_json
     cdef object gtid_event, last_xid
@@ -105,6 +106,7 @@ cdef class RowLane:
         self.in_tx = self.handed = self.begin_wanted = self.settled = self.gtid_null = False
         self.held, self.resume_at, self.expect, self.declined_end, self.declined = 0, -1, -1, -1, LEARN_NOTHING
         self.gtid_event = self.last_xid = None
+        self.vstart = self.shift = 0
         self.out.p = self.head.p = NULL
         self.out.n = self.out.cap = self.head.n = self.head.cap = 0
 
@@ -112,13 +114,21 @@ cdef class RowLane:
         PyMem_Free(self.out.p)
         PyMem_Free(self.head.p)
 
+    def place(self, Py_ssize_t vstart, Py_ssize_t shift):
+        """The reader that calls next reads a --jobs piece (stream.planning.pieces.read_piece): its own range
+        starts at `vstart` of the reader's stream, at file position vstart + shift; the lane takes nothing before
+        it (the FDE put in front), and writes and hands back the file's positions."""
+        self.vstart, self.shift = vstart, shift
+
     def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
-        """Take whole events of buf from off (file position pos); the bytes taken, or minus the bytes wanted
-        from pos in the window."""
+        """Take whole events of buf from off (stream position pos: the file's, less `shift` in a piece); the
+        bytes taken, or minus the bytes wanted from pos in the window."""
         cdef const unsigned char *p = <const unsigned char *>PyBytes_AS_STRING(buf)
         cdef Py_ssize_t n = PyBytes_GET_SIZE(buf), start = off, want = 0
         cdef int code
         cdef uint32_t len_event
+        if pos < self.vstart:       # (what is put in front of a piece: the ordinary path reads it)
+            return 0
         if not self.taken:          # (its consumer took the text)
             self.held = 0
         if pos != self.expect:      # the ordinary path read events since the lane's last call
@@ -172,7 +182,7 @@ cdef class RowLane:
                     break
                 if not event_at(p, off, n, self.lens.len_checksum, verify, &code, &len_event):
                     break
-                if not self._take(buf, p + off, code, len_event, pos + off - start):
+                if not self._take(buf, p + off, code, len_event, pos + off - start + self.shift):
                     break
                 off += len_event
                 if self.out.n >= CHUNK:

@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterator
 
 from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.replay import with_replay
 from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
 from binlog_spec.stream.planning.pieces import FileRef, Split, read_piece, starts_like_binlog
 from binlog_spec.stream.planning.resync import iter_resync_events
@@ -109,11 +110,16 @@ def with_schema_states(splits: list[Split], statements_of: Callable[[int], list[
     return out
 
 
-def piece_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS) -> Iterator[Event]:
-    """`iter_split_events` with the malformed bodies' errors (`Event.error`) at the file's offsets too."""
+def piece_events(split: Split, options: ReadOptions = DEFAULT_OPTIONS, sink=None) -> Iterator[Event]:
+    """`iter_split_events` with the malformed bodies' errors (`Event.error`) at the file's offsets too.
+    `sink`: a reader sink (a compiled lane) placed at the piece's range (`read_piece`), the events it hands
+    back (its `replay`) yielded among the others as `read_events` yields them (binlog.replay.with_replay)."""
     prefix = 0 if split.start == 0 else spec.LEN_MAGIC + split.fde_size
     shift = split.start - prefix
-    for ev in iter_split_events(split, options):
+    events = iter_split_events(split, options, sink)
+    if getattr(sink, "replay", None) is not None:
+        events = with_replay(events, sink)
+    for ev in events:
         error = ev.error
         if prefix and error is not None and error.offset is not None and error.offset >= prefix:
             error.offset += shift
