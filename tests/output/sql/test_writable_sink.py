@@ -21,6 +21,7 @@ from binlog_spec import api, compiled
 from binlog_spec.cli import EXIT_UNWRITABLE, main
 from binlog_spec.errors import BinlogError
 from binlog_spec.output.sql.statements import SqlOptions
+from binlog_spec.rows.ddl.schema import SchemaTracker
 
 from conftest import CORPUS, FIXTURES, ROOT
 
@@ -237,19 +238,14 @@ def test_a_rows_event_no_table_map_defines_ends_the_pass_where_the_reference_end
     assert got == prepass([cut], MODES[mode], False)[0] == []
 
 
-class Teaching:
+class Teaching(SchemaTracker):
     """A SchemaTracker that, replaying MARKER, is given the CREATE TABLE of `old` too (as if the statement
     had named its columns): the TABLE_MAPs of `old` after it, the same bytes, are of another table."""
 
-    def __new__(cls):
-        from binlog_spec.rows.ddl.schema import SchemaTracker
-
-        class Tracker(SchemaTracker):
-            def observe_query(self, db, query, server_collation=None):
-                super().observe_query(db, query, server_collation)
-                if query == MARKER:
-                    super().observe_query("p", "CREATE TABLE old (id INT PRIMARY KEY, v VARCHAR(20))")
-        return Tracker()
+    def observe_query(self, db, query, server_collation=None):
+        super().observe_query(db, query, server_collation)
+        if query == MARKER:
+            super().observe_query("p", "CREATE TABLE old (id INT PRIMARY KEY, v VARCHAR(20))")
 
 
 @needs_server
