@@ -29,6 +29,9 @@ COMMANDS: list[list[str]] = [
     ["sql", "--sql2"],
     ["sql"],
     ["sql", "--sql2", "--rollback"],     # the statement formatter with the images swapped
+    # (with the two above, the pre-pass's exact pass where the TABLE_MAPs lack names: its compiled loop,
+    # output/sql/_cwritable.pyx, and its verdicts on the images --replace writes whole)
+    ["sql", "--sql2", "--replace"],
     ["sql", "-vv"],
     ["sql", "--rollback"],
     ["analyze", "--format", "json"],

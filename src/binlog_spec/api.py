@@ -15,7 +15,8 @@
 * `write_base64` - the base64 script, as mysqlbinlog writes it (sql's default output; output.base64.script),
   and `Base64Writer`, the same with its compiled lane, its pieces and its notes;
 * `write_sql` - SQL statements, forward or rollback (output.sql.script);
-* `unwritable` - whether write_sql can write its script whole (output.sql.writable);
+* `unwritable` - whether write_sql can write its script whole (output.sql.writable; `unwritable_sink`, its
+  compiled loop over the reader's window);
 * `write_binlog` - a binlog file, forward or rollback (output.rewriter);
 * `analyze` - the analysis report's figures (analysis.collector), and `report_lines`, `report_html`,
   `write_report_csv` - the report written;
@@ -364,13 +365,22 @@ def write_sql(events: Iterable[Event], options: ScriptOptions = ScriptOptions(),
     return script.forward(events, options, warn=warn, refused=refused)
 
 
-def unwritable(events: Iterable[Event], options, exact: bool = True) -> list:
+def unwritable(events: Iterable[Event], options, exact: bool = True, sink=None) -> list:
     """What keeps a SQL script of the events (write_sql) from being written whole, known before its
     first byte: one output.sql.writable.Problem per table and cause (column names unknown, row images a
     rollback or --replace needs whole), read off the TABLE_MAPs and the rows events' bitmaps. `options`:
-    an output.sql.statements.SqlOptions (its `rollback` says which script). `exact`: see writable.problems."""
+    an output.sql.statements.SqlOptions (its `rollback` says which script). `exact`: see writable.problems.
+    `sink`: unwritable_sink's, the one the events were read with."""
     from binlog_spec.output.sql.writable import problems
-    return problems(events, options, exact)
+    return problems(events, options, exact, sink)
+
+
+def unwritable_sink(schema=None):
+    """The compiled loop that takes, straight from the reader's window (read_events' `sink`), the events an
+    exact unwritable pass of unfiltered events (select_events with `schema`, no filter) needs no Event for;
+    None with the pure-Python core (output.sql.writable.sink). Give it to unwritable too."""
+    from binlog_spec.output.sql import writable
+    return writable.sink(schema)
 
 
 def may_be_unwritable(paths: list, options, read: ReadOptions = DEFAULT_OPTIONS) -> bool | None:
@@ -434,7 +444,7 @@ __all__ = ["ROWS_BODIES", "SQL_BODIES", "ANALYZE_BODIES", "EVENT_FORMATS", "ROW_
            "read_events", "select_events", "read_rows", "event_lines", "event_renderer", "event_json_sink",
            "event_json_lines", "row_lines", "row_renderer",
            "Base64Writer", "write_base64", "base64_compiled", "base64_joiner", "write_sql", "sql_header", "not_undone",
-           "unwritable", "may_be_unwritable", "write_binlog", "analyze", "analyzer", "analyzer_sink", "report_lines", "write_report_csv", "report_html",
+           "unwritable", "unwritable_sink", "may_be_unwritable", "write_binlog", "analyze", "analyzer", "analyzer_sink", "report_lines", "write_report_csv", "report_html",
            "conflict_check", "conflict_check_compiled", "skip_gate", "skipping_sink", "conflict_lines", "check_rollback",
            "ReadOptions", "ScriptOptions", "Base64Options", "WriteOptions", "AnalyzeOptions", "FilterOptions"]
 #: What the command line needs besides (see the module doc).

@@ -32,6 +32,7 @@ MODULES: tuple[str, ...] = (
     "binlog_spec.output._cevent_json",      # events --format jsonl's lane over the window (output/event_json.py render)
     "binlog_spec.output.sql._cstatements",  # SQL statements of row changes (output/sql/statements.py formatter)
     "binlog_spec.output.rollback._ccheck",  # a checked rollback's loop past its window (output/rollback/check.py ConflictCheck)
+    "binlog_spec.output.sql._cwritable",    # the SQL script's exact pre-pass over the window (output/sql/writable.py problems)
     "binlog_spec.stream._cskipping",        # the loop that skips what the filters drop (stream/skipping.py's gate)
     "binlog_spec.output._crow_text",        # the rows command's JSON lines straight from the window (output/row_text.py row_json)
     "binlog_spec.spark._cvariant",          # row images to Spark VARIANT bytes and Arrow columns (spark/variant.py)

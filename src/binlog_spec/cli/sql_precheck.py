@@ -91,9 +91,11 @@ def problems(args: argparse.Namespace) -> list:
 
 def _pass(args: argparse.Namespace, options, schema, bodies: frozenset[int], exact: bool) -> list:
     read = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, args.filters))
-    events = api.read_events(args.files, read, None, args.filters.start_position)
+    # unfiltered, the exact pass's events the compiled loop needs no Event for are taken from the window
+    sink = api.unwritable_sink(schema) if exact and not args.filters.active else None
+    events = api.read_events(args.files, read, None, args.filters.start_position, sink)
     selected = api.select_events(events, args.filters, [api.display_name(f) for f in args.files], schema)
-    return api.unwritable(_until_fault(selected), options, exact)
+    return api.unwritable(_until_fault(selected), options, exact, sink)
 
 
 def _until_fault(events: Iterable) -> Iterator:

@@ -27,13 +27,14 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Iterable
 
+from binlog_spec import compiled
 from binlog_spec.binlog import spec
 
 from binlog_spec.binlog.fields import bodies
 from binlog_spec.binlog.reader import BinlogReader
 from binlog_spec.options import ReadOptions
 from binlog_spec.binlog.event import Event
-from binlog_spec.binlog.event_types import DELETE, ROW_OPS, UPDATE, is_mariadb
+from binlog_spec.binlog.event_types import DELETE, QUERY_EVENTS, ROW_OPS, UPDATE, is_mariadb
 from binlog_spec.errors import BinlogError, RowRefusedError, SqlGenerationError
 from binlog_spec.output.sql.statements import SqlOptions, statement, whole_images
 from binlog_spec.rows.decoder import RowDecoder
@@ -44,6 +45,7 @@ from binlog_spec.rows.tablemap import TableDef
 ET = spec.EventType
 FDE, TABLE_MAP = int(ET.format_description_event), int(ET.table_map_event)
 PAYLOAD = int(ET.transaction_payload_event)
+QUERIES = frozenset({int(ET.query_event), int(ET.query_compressed_event)})    # (those the schema stage reads)
 ET_JSON = int(spec.ColumnType.json)
 
 #: Causes, and what to do about each.
@@ -155,16 +157,32 @@ def _decoded_causes(decoder: RowDecoder, ev: Event, op: str, options: SqlOptions
     return ()
 
 
-def problems(events: Iterable[Event], options: SqlOptions, exact: bool = True) -> list[Problem]:
+def _met(table: TableDef, op: str, count: int, before: bytes, after: bytes | None, len_rows: int,
+         options: SqlOptions, keyed: bool) -> tuple[str, ...] | None:
+    """The causes of a rows event of `table` (see `causes`); None when its layout contradicts its TABLE_MAP
+    (rows.walker.check_rows): the run stops there, as at any fault of a broken binlog."""
+    try:
+        check_rows(table, count, before, after if op == UPDATE else None, len_rows)
+    except BinlogError:
+        return None
+    return causes(table, op, count, before, after, options, keyed)
+
+
+def problems(events: Iterable[Event], options: SqlOptions, exact: bool = True, sink=None) -> list[Problem]:
     """The problems of the rows events in `events` (see the module doc), in the order first met.
     `exact`: rows events whose bitmaps leave the answer to their rows are decoded; when False, they
     count as problems, and --replace takes every table as keyed: the quick pass, without the DDL, of a
     caller that checks again exactly when it finds any (it finds every problem the exact pass finds), and
-    it stops at the first it finds."""
+    it stops at the first it finds. `sink`: the `sink` the events are read with (an exact pass of unfiltered
+    events), which takes, straight from the reader's window, the events this loop needs no Event for."""
     decoder = RowDecoder()      # its TABLE_MAPs: completed by the schema stage, else made of the event
     observe, row_ops = decoder.observe, ROW_OPS
     fde = None
     found: dict[tuple[str, str, str], Problem] = {}
+    if sink is not None and exact:
+        sink.bind(decoder.tables, found, _judge(options))
+    else:
+        sink = None
     for ev in events:
         code = ev.type_code
         op = row_ops.get(code) if ev.error is None else None
@@ -179,19 +197,24 @@ def problems(events: Iterable[Event], options: SqlOptions, exact: bool = True) -
                     observe(ev)
                 except BinlogError:
                     pass        # a TABLE_MAP that does not fit: the run stops there, as a broken binlog
+                else:
+                    if sink is not None and code == TABLE_MAP:
+                        _learn(sink, ev, decoder.tables)
+            if sink is not None:
+                if code == FDE:
+                    sink.reset()
+                elif code in QUERIES and ev.error is None:
+                    sink.query_seen = True
             continue
         try:
             table_id, count, before, after, len_rows = _parts(ev, fde)
         except (BinlogError, KeyError):
             break               # a rows event that cannot be read: the run stops there, a broken binlog
         table = decoder.tables.get(table_id)
-        try:
-            if table is None:   # (the run stops there: no TABLE_MAP defines it)
-                break
-            check_rows(table, count, before, after if op == UPDATE else None, len_rows)
-        except BinlogError:     # (its layout contradicts its TABLE_MAP: the same)
+        # (no TABLE_MAP defines it, or its layout contradicts its TABLE_MAP: the run stops there)
+        met = None if table is None else _met(table, op, count, before, after, len_rows, options, not exact)
+        if met is None:
             break
-        met = causes(table, op, count, before, after, options, keyed=not exact)
         if met == (AFTER_IMAGE,) and code == ET.partial_update_rows_event and exact:
             met = _decoded_causes(decoder, ev, op, options)
         columns = ""
@@ -210,6 +233,42 @@ def problems(events: Iterable[Event], options: SqlOptions, exact: bool = True) -
         if found and not exact:
             break
     return list(found.values())
+
+
+#: The events a pass of `problems` reads, its schema stage's (rows.decoder.observe_schema) and the reader's
+#: own (a transaction payload it expands): the sink passes over every other event.
+READ = frozenset({FDE, TABLE_MAP, PAYLOAD, int(ET.start_encryption_event)} | {int(c) for c in QUERY_EVENTS}
+                 | {int(c) for c in ROW_OPS})
+
+_cwritable = compiled.load("binlog_spec.output.sql._cwritable")
+
+
+def sink(schema=None):
+    """The compiled loop (output/sql/_cwritable.pyx) that takes, straight from the reader's window
+    (`read_events(..., sink=)`), the events an exact `problems` pass of unfiltered events, through the schema
+    stage with `schema` (a SchemaTracker), needs no Event for: the events neither reads, the TABLE_MAPs met
+    before, the rows events whose verdict is known; give it to `problems` too. None with the pure-Python core
+    (the reference: `problems` reads every event)."""
+    if _cwritable is None:
+        return None
+    return _cwritable.Prepass(schema, bytes(1 if code in READ else 0 for code in range(256)))
+
+
+def _judge(options: SqlOptions):
+    """The sink's verdict on a rows event of a v1/v2 type: the (schema, table, cause) keys of `problems`
+    (`_met`, exact), or None where the pass ends."""
+    def judge(table: TableDef, code: int, count: int, before: bytes, after: bytes | None,
+              len_rows: int) -> tuple | None:
+        met = _met(table, ROW_OPS[code], count, before, after, len_rows, options, False)
+        return None if met is None else tuple((table.schema, table.table, cause) for cause in met)
+    return judge
+
+
+def _learn(sink, ev: Event, tables: dict) -> None:
+    """A TABLE_MAP `problems` mapped: the table the schema stage made of it, for the sink to map again."""
+    table = ev.table_def
+    if ev.error is None and table is not None and tables.get(table.table_id) is table:
+        sink.learn(ev.body_bytes(), table)
 
 
 def may_have_problems(paths: list, options: SqlOptions, read: ReadOptions) -> bool | None:
@@ -280,5 +339,5 @@ def _quick_table(event: bytes, fde: spec.FormatDescription, mariadb: bool) -> Ta
     return TableDef.from_fields(bodies.body_fields(bodies.parse_event(event, fde), header), mariadb)
 
 
-__all__ = ["Problem", "problems", "may_have_problems", "causes", "NAMES", "BEFORE_IMAGE", "AFTER_IMAGE",
+__all__ = ["Problem", "problems", "sink", "may_have_problems", "causes", "NAMES", "BEFORE_IMAGE", "AFTER_IMAGE",
            "JSON_DIFFS"]
