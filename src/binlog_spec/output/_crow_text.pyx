@@ -60,6 +60,7 @@ cdef extern from "Python.h":
 
 include "_crow_values.pxi"
 include "_crow_sql.pxi"
+include "_crow_undo.pxi"
 include "_crow_mysql.pxi"
 
 
@@ -94,9 +95,11 @@ cdef class RowLane:
     cdef bytes gtid_json
     cdef object gtid_event, last_xid
     cdef Buf out, head
+    cdef Undo undo      # the rollback mode of the SQL lane (_crow_undo.pxi), or None
 
-    def __init__(self, tables, dict ops not None, bint sql=False):
+    def __init__(self, tables, dict ops not None, bint sql=False, spool=None):
         self.tables, self.ops, self.sql = tables, ops, sql
+        self.undo = Undo(spool) if sql and spool is not None else None
         self.taken, self.replay = [], []
         self.fde = self.path = self.generation = None
         self.lens.usable = False
@@ -111,6 +114,11 @@ cdef class RowLane:
     def __dealloc__(self):
         PyMem_Free(self.out.p)
         PyMem_Free(self.head.p)
+
+    @property
+    def spool(self):
+        """The rollback's spool the lane writes its undo to (the rollback mode), or None."""
+        return None if self.undo is None else self.undo.spool
 
     def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
         """Take whole events of buf from off (file position pos); the bytes taken, or minus the bytes wanted
@@ -196,6 +204,8 @@ cdef class RowLane:
         self.gtid_event = self.last_xid = None
 
     cdef int _hand_text(self) except -1:
+        if self.undo is not None:   # (to the rollback's spool)
+            return self.undo.flush(&self.out, self.in_tx)
         if self.out.n:
             self.taken.append(PyBytes_FromStringAndSize(self.out.p, self.out.n - 1))   # UTF-8, less its last newline
             self.held += self.out.n
@@ -316,9 +326,14 @@ cdef class RowLane:
             self.gtid_json = (b'"%d-%d-%d"' % (u4(body + OFS_GTID_DOMAIN_ID), u4(e + OFS_SERVER_ID),
                                                le(body + OFS_GTID_SEQ_NO, 8)))
             self._opens(e, len_event, at, False)
-            if self.sql:        # (script.forward's BEGIN of a MariaDB GTID event)
+            if self.undo is not None:
+                self.undo.opens(&self.out)
+            elif self.sql:      # (script.forward's BEGIN of a MariaDB GTID event)
                 put(&self.out, "BEGIN;\n", 7)
             return True
+        if self.undo is not None and code != ANNOTATE_ROWS_EVENT and code != XID_EVENT and code != TABLE_MAP_EVENT \
+                and not is_rows(code):
+            return False        # (a rollback's lane takes MariaDB's transactions only)
         if code == GTID_LOG_EVENT or code == ANONYMOUS_GTID_LOG_EVENT or code == GTID_TAGGED_LOG_EVENT:
             return self._mysql_gtid(e, code, len_body, len_event, at)
         if code == QUERY_EVENT:
@@ -334,7 +349,9 @@ cdef class RowLane:
             self.gtid_null = True       # (the RowDecoder's GTID ends with the transaction)
             self.tx_tables.clear()
             self.gtid_event = None
-            if self.sql:
+            if self.undo is not None:
+                self.undo.commits(&self.out)
+            elif self.sql:
                 put(&self.out, "COMMIT;\n", 8)
             self.last_xid = (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
             return True
@@ -396,6 +413,8 @@ cdef class RowLane:
                                                                           ofs_rows - ofs_count))
         if images is None:
             return False
+        if self.undo is not None:
+            return self.undo.statements(&self.out, images, op, body, ofs_rows, len_body, mark)
         if self.sql:
             return self._statements(images, op, body, ofs_rows, len_body, mark)
         before, after = images
