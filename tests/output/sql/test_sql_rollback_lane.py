@@ -111,3 +111,37 @@ def test_random_workload_undo_is_the_reference_and_brings_the_server_back():
         assert "UPDATE `w`.`nokey` SET" in out and "INSERT INTO `w`.`t` VALUES" in out
         srv.sql(out)
         assert _checksums(srv) == before
+
+
+def test_what_the_lane_leaves_in_a_transaction_is_undone_as_the_reference_undoes_it():
+    """Savepoints (a ROLLBACK TO logged for a non-transactional table), a transaction that ends with ROLLBACK,
+    XA transactions rolled back and committed, a DDL between transactions: the lane takes the rows around
+    them, the reference the rest, into one spool; the script is the reference's, byte for byte."""
+    rng = random.Random(77)
+    row = lambda: rng.randint(1, 300)      # noqa: E731
+    with mariadb_server.MariaDBServer() as srv:
+        srv.sql(SCHEMA + "CREATE TABLE w.m (id INT PRIMARY KEY, v INT) ENGINE=MyISAM;")
+        srv.sql("\n".join(_workload(rng)))
+        srv.sql("FLUSH BINARY LOGS;")
+        statements = ["SET time_zone='+00:00'; SET sql_mode='';"]
+        for k in range(1, 21):
+            statements += [
+                "BEGIN;", f"UPDATE w.t SET ti = {k} WHERE id = {row()};", "SAVEPOINT s1;",
+                f"UPDATE w.t SET su = {k} WHERE id = {row()};", f"INSERT INTO w.m VALUES ({k}, 1);",
+                "ROLLBACK TO s1;" if k % 2 else "RELEASE SAVEPOINT s1;", f"UPDATE w.k2 SET v = {k} WHERE a = {row()};",
+                "COMMIT;",
+                "BEGIN;", f"UPDATE w.t SET mi = {k} WHERE id = {row()};", f"INSERT INTO w.m VALUES ({100 + k}, 2);",
+                "ROLLBACK;",
+                f"XA START 'x{k}';", f"UPDATE w.t SET bi = {k} WHERE id = {row()};", f"XA END 'x{k}';",
+                f"XA PREPARE 'x{k}';", f"XA ROLLBACK 'x{k}';" if k % 3 else f"XA COMMIT 'x{k}';",
+                f"UPDATE w.k2 SET v = v - {k} WHERE a BETWEEN {row()} AND {row() + 30};",
+            ]
+            if k == 10:
+                statements.append("ALTER TABLE w.k2 ADD COLUMN z INT NULL;")
+        srv.sql("\n".join(statements))
+        srv.sql("FLUSH BINARY LOGS;")
+        log = str(srv.binlogs()[-2])
+        out, err, code, by_lane = _script(log, lane=True)
+        assert (out, err, code) == _script(log, lane=False)[:3]
+    assert code == 0 and "not undone" in err, err
+    assert by_lane > 0.5 * out.count("\n"), (out.count("\n"), by_lane)
