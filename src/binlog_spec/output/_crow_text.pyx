@@ -25,6 +25,9 @@ or None where the lane leaves the table to the ordinary path), `shape(code, len_
 event's layout from spec.rows_offsets) and `generation()` (the schema's: a DDL replayed drops the tables
 made). The plans of the images (`TextImage`) are made by row_text from rows.image_plan's column plans, the
 one home of how a column's bytes read.
+
+With `sql` and a `spool` (a rollback's, output/rollback/spool.py), the SQL lane writes the undo of the MariaDB
+transactions it takes (_crow_undo.pxi) to that spool instead of its text to `taken`.
 """
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
