@@ -119,10 +119,13 @@ def _undo_image(table: Any, op: str, k: int, present: list[int], target: str, ke
         prefix = f"DELETE FROM {target} WHERE " if op == INSERT else ""
     if keyed and (not key or not set(key) <= set(present)):
         return None
-    plan = _plan(table, present, role, key if keyed else (), writable)
-    if plan is None or "\n" in prefix or any(b"\n" in step[7] for step in plan):
-        return None                 # (a name with a newline: the undo's lines are reversed by newlines)
-    return row_text._crow_text.SqlImage(plan, prefix.encode("utf-8"), len(key) if keyed else 0)
+    try:
+        plan = _plan(table, present, role, key if keyed else (), writable)
+        if plan is None or "\n" in prefix or any(b"\n" in step[7] for step in plan):
+            return None             # (a name with a newline: the undo's lines are reversed by newlines)
+        return row_text._crow_text.SqlImage(plan, prefix.encode("utf-8"), len(key) if keyed else 0)
+    except UnicodeEncodeError:      # (a name holding undecoded bytes: the reference writes its rows)
+        return None
 
 
 def _plan(table: Any, present: list[int], role: int, key: tuple, writable: dict) -> list[tuple] | None:
