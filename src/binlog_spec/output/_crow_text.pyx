@@ -96,7 +96,7 @@ cdef class RowLane:
     cdef Py_ssize_t held, resume_at, expect, declined_end
     cdef int declined
     cdef bytes gtid_json
-    cdef object gtid_event, last_xid
+    cdef object gtid_event, last_xid, begin_event
     cdef Buf out, head
     cdef Undo undo      # the rollback mode of the SQL lane (_crow_undo.pxi), or None
 
@@ -110,7 +110,7 @@ cdef class RowLane:
         self.begins, self.extra_at = {}, {}
         self.in_tx = self.handed = self.begin_wanted = self.settled = self.gtid_null = False
         self.held, self.resume_at, self.expect, self.declined_end, self.declined = 0, -1, -1, -1, LEARN_NOTHING
-        self.gtid_event = self.last_xid = None
+        self.gtid_event = self.last_xid = self.begin_event = None
         self.out.p = self.head.p = NULL
         self.out.n = self.out.cap = self.head.n = self.head.cap = 0
 
@@ -204,7 +204,7 @@ cdef class RowLane:
         self.in_tx = False
         self.tx_tables.clear()
         self.recent.clear()
-        self.gtid_event = self.last_xid = None
+        self.gtid_event = self.last_xid = self.begin_event = None
 
     cdef int _hand_text(self) except -1:
         if self.undo is not None:   # (to the rollback's spool)
@@ -222,6 +222,8 @@ cdef class RowLane:
             events.append(self.gtid_event)
         elif self.last_xid is not None:
             events.append(self.last_xid)
+        if self.in_tx and self.begin_event is not None:     # (a rollback's: where its transaction starts)
+            events.append(self.begin_event)
         if events:
             events.sort(key=_position)
             self.replay = [(self.path, at, raw, self.fde) for at, raw in events]
@@ -272,6 +274,9 @@ cdef class RowLane:
         self.gtid_null = self.gtid_json == NULL_JSON       # (the RowDecoder's GTID once it read e)
         self.tx_tables.clear()
         self.gtid_event = None if e == NULL else (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
+        self.begin_event = None
+        if self.undo is not None:
+            self.undo.opens(&self.out)
         return 0
 
     cdef bint _mysql_gtid(self, const unsigned char *e, int code, Py_ssize_t len_body, uint32_t len_event,
@@ -314,7 +319,9 @@ cdef class RowLane:
             self.gtid_json = NULL_JSON
             self._opens(NULL, 0, at, False)
         self.begin_wanted = False
-        if self.sql:            # (script.forward's BEGIN of a BEGIN query)
+        if self.undo is not None:
+            self.begin_event = (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
+        elif self.sql:          # (script.forward's BEGIN of a BEGIN query)
             put(&self.out, "BEGIN;\n", 7)
         return True
 
@@ -329,14 +336,9 @@ cdef class RowLane:
             self.gtid_json = (b'"%d-%d-%d"' % (u4(body + OFS_GTID_DOMAIN_ID), u4(e + OFS_SERVER_ID),
                                                le(body + OFS_GTID_SEQ_NO, 8)))
             self._opens(e, len_event, at, False)
-            if self.undo is not None:
-                self.undo.opens(&self.out)
-            elif self.sql:      # (script.forward's BEGIN of a MariaDB GTID event)
+            if self.sql and self.undo is None:      # (script.forward's BEGIN of a MariaDB GTID event)
                 put(&self.out, "BEGIN;\n", 7)
             return True
-        if self.undo is not None and code != ANNOTATE_ROWS_EVENT and code != XID_EVENT and code != TABLE_MAP_EVENT \
-                and not is_rows(code):
-            return False        # (a rollback's lane takes MariaDB's transactions only)
         if code == GTID_LOG_EVENT or code == ANONYMOUS_GTID_LOG_EVENT or code == GTID_TAGGED_LOG_EVENT:
             return self._mysql_gtid(e, code, len_body, len_event, at)
         if code == QUERY_EVENT:
@@ -351,7 +353,7 @@ cdef class RowLane:
             self.in_tx = self.begin_wanted = False
             self.gtid_null = True       # (the RowDecoder's GTID ends with the transaction)
             self.tx_tables.clear()
-            self.gtid_event = None
+            self.gtid_event = self.begin_event = None
             if self.undo is not None:
                 self.undo.commits(&self.out)
             elif self.sql:
