@@ -39,8 +39,9 @@ COMMANDS: list[list[str]] = [
     ["analyze", "--format", "json", "--top", "1", "--big-trx-bytes", "400", "--bucket", "1"],
 ]
 #: Commands whose stdout is also compared written to a UTF-8 stream with a binary buffer, as a pipe is (the compiled
-#: lane of `events --format jsonl`, output/_cevent_json.pyx, writes its blocks of lines to the binary stream).
-PIPED: list[list[str]] = [["events", "--format", "jsonl"]]
+#: lane of `events --format jsonl`, output/_cevent_json.pyx, writes its blocks of lines to the binary stream; so does
+#: a rollback's, output/_crow_undo.pxi, the undo it spooled).
+PIPED: list[list[str]] = [["events", "--format", "jsonl"], ["sql", "--sql2", "--rollback"]]
 #: Checked rollbacks (output.rollback.check; the compiled loop past the window, output/rollback/_ccheck.pyx): the
 #: window ends at this share of the file ("{stop}"); "{out}" is a temporary -o file, whose bytes are compared.
 CHECKED: list[list[str]] = [

@@ -265,6 +265,18 @@ def sql_lane(schema, options, filters: FilterOptions):
     return lane.sql_lane(schema, options)
 
 
+def rollback_lane(schema, options, filters: FilterOptions, piece=None):
+    """The compiled lane of a `sql --sql2 --rollback` script (output.sql.lane.rollback_lane): a sink for
+    read_events of the run's files, which spools the undo of the transactions it takes; write_sql(...,
+    rollback=True, lane=it) writes the script. None where write_sql writes it all (filters, a --jobs piece,
+    --sql, --replace, the pure-Python core)."""
+    if filters.active or piece is not None:
+        return None
+    from binlog_spec.output.rollback.spool import Spool
+    from binlog_spec.output.sql import lane
+    return lane.rollback_lane(schema, options, Spool())
+
+
 class Base64Writer:
     """The base64 script of events, as mysqlbinlog writes it (output.base64.script over an
     output.rewriter.Rewriter, which writes the events under the BINLOG blocks; a context manager: it
@@ -354,14 +366,16 @@ def not_undone(rewriter=None):
 
 
 def write_sql(events: Iterable[Event], options: ScriptOptions = ScriptOptions(), rollback: bool = False, not_undone=None, warn=None,
-              refused=None) -> Iterator[str]:
+              refused=None, lane=None) -> Iterator[str]:
     """The lines of a SQL script of the events (--sql, --sql2): forward, or with `rollback` what undoes
     their row changes, last transaction first (the statements it cannot undo counted in `not_undone`).
     A row no statement can write exactly is left out, a comment in its place, and `refused(error)` is
-    told. `options`: an output.sql.script.ScriptOptions."""
+    told. `options`: an output.sql.script.ScriptOptions. `lane`: rollback_lane's, the sink of the events'
+    reader (a rollback's: what it spooled is in the script)."""
     from binlog_spec.output.sql import script
     if rollback:
-        return script.rollback(events, options, not_undone=not_undone, warn=warn, refused=refused)
+        return script.rollback(events, options, not_undone=not_undone, warn=warn, refused=refused,
+                               spool=None if lane is None else lane.spool)
     return script.forward(events, options, warn=warn, refused=refused)
 
 

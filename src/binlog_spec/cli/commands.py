@@ -425,7 +425,9 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     warnings = [0]
     check = rollback_check.conflict_check(args, True) if args.rollback else None
     gate, selection, sink = _skipping(args, check)
-    lane = None if sink is not None or args.rollback else api.sql_lane(tracker, opts, args.filters)
+    lane = None if sink is not None or check is not None else \
+        api.rollback_lane(tracker, opts, args.filters, getattr(args, "piece", None)) if args.rollback else \
+        api.sql_lane(tracker, opts, args.filters)
     events = _events(args, err, warnings, schema=tracker, bodies=api.SQL_BODIES, check=check, sink=sink or lane,
                      gate=gate, selection=selection)
 
@@ -435,8 +437,12 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.rollback:
         not_undone = api.not_undone()
         target = _text_output(out) if check is None else rollback_check.Gate(_text_output(out), check, args.force)
-        _write_lines(api.write_sql(events, opts, rollback=True, not_undone=not_undone, warn=warner(err),
-                                   refused=refused), target)
+        lines = api.write_sql(events, opts, rollback=True, not_undone=not_undone, warn=warner(err), refused=refused,
+                              lane=lane)
+        if lane is not None:    # (its blocks: UTF-8 lines)
+            blocks.write_blocks(lines, target, _write_lines, _WRITE_BATCH)
+        else:
+            _write_lines(lines, target)
         if not jobs.hand_back(args, "not_undone", not_undone):     # --jobs: the parent reports them all
             _report_not_undone(not_undone, err)
         return rollback_check.finish_check(args, check, err, EXIT_WARNINGS if warnings[0] else EXIT_OK)

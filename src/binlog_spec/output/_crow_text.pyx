@@ -25,6 +25,10 @@ or None where the lane leaves the table to the ordinary path), `shape(code, len_
 event's layout from spec.rows_offsets) and `generation()` (the schema's: a DDL replayed drops the tables
 made). The plans of the images (`TextImage`) are made by row_text from rows.image_plan's column plans, the
 one home of how a column's bytes read.
+
+With `sql` and a `spool` (a rollback's, output/rollback/spool.py), the SQL lane writes the undo of the
+transactions it takes (_crow_undo.pxi) to that spool instead of its text to `taken`; where it stops inside one,
+the BEGIN it took is handed back too (the rollback's reference starts its transactions there).
 """
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
@@ -60,6 +64,7 @@ cdef extern from "Python.h":
 
 include "_crow_values.pxi"
 include "_crow_sql.pxi"
+include "_crow_undo.pxi"
 include "_crow_mysql.pxi"
 
 
@@ -93,11 +98,13 @@ cdef class RowLane:
     cdef Py_ssize_t vstart, shift   # a --jobs piece: its range starts at vstart of the reader's stream; file - stream
     cdef int declined
     cdef bytes gtid_json
-    cdef object gtid_event, last_xid
+    cdef object gtid_event, last_xid, begin_event
     cdef Buf out, head
+    cdef Undo undo      # the rollback mode of the SQL lane (_crow_undo.pxi), or None
 
-    def __init__(self, tables, dict ops not None, bint sql=False):
+    def __init__(self, tables, dict ops not None, bint sql=False, spool=None):
         self.tables, self.ops, self.sql = tables, ops, sql
+        self.undo = Undo(spool) if sql and spool is not None else None
         self.taken, self.replay = [], []
         self.fde = self.path = self.generation = None
         self.lens.usable = False
@@ -105,7 +112,7 @@ cdef class RowLane:
         self.begins, self.extra_at = {}, {}
         self.in_tx = self.handed = self.begin_wanted = self.settled = self.gtid_null = False
         self.held, self.resume_at, self.expect, self.declined_end, self.declined = 0, -1, -1, -1, LEARN_NOTHING
-        self.gtid_event = self.last_xid = None
+        self.gtid_event = self.last_xid = self.begin_event = None
         self.vstart = self.shift = 0
         self.out.p = self.head.p = NULL
         self.out.n = self.out.cap = self.head.n = self.head.cap = 0
@@ -119,6 +126,11 @@ cdef class RowLane:
         starts at `vstart` of the reader's stream, at file position vstart + shift; the lane takes nothing before
         it (the FDE put in front), and writes and hands back the file's positions."""
         self.vstart, self.shift = vstart, shift
+
+    @property
+    def spool(self):
+        """The rollback's spool the lane writes its undo to (the rollback mode), or None."""
+        return None if self.undo is None else self.undo.spool
 
     def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
         """Take whole events of buf from off (stream position pos: the file's, less `shift` in a piece); the
@@ -203,9 +215,11 @@ cdef class RowLane:
         self.in_tx = False
         self.tx_tables.clear()
         self.recent.clear()
-        self.gtid_event = self.last_xid = None
+        self.gtid_event = self.last_xid = self.begin_event = None
 
     cdef int _hand_text(self) except -1:
+        if self.undo is not None:   # (to the rollback's spool)
+            return self.undo.flush(&self.out, self.in_tx)
         if self.out.n:
             self.taken.append(PyBytes_FromStringAndSize(self.out.p, self.out.n - 1))   # UTF-8, less its last newline
             self.held += self.out.n
@@ -219,6 +233,8 @@ cdef class RowLane:
             events.append(self.gtid_event)
         elif self.last_xid is not None:
             events.append(self.last_xid)
+        if self.in_tx and self.begin_event is not None:     # (a rollback's: where its transaction starts)
+            events.append(self.begin_event)
         if events:
             events.sort(key=_position)
             self.replay = [(self.path, at, raw, self.fde) for at, raw in events]
@@ -269,6 +285,9 @@ cdef class RowLane:
         self.gtid_null = self.gtid_json == NULL_JSON       # (the RowDecoder's GTID once it read e)
         self.tx_tables.clear()
         self.gtid_event = None if e == NULL else (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
+        self.begin_event = None
+        if self.undo is not None:
+            self.undo.opens(&self.out)
         return 0
 
     cdef bint _mysql_gtid(self, const unsigned char *e, int code, Py_ssize_t len_body, uint32_t len_event,
@@ -311,7 +330,9 @@ cdef class RowLane:
             self.gtid_json = NULL_JSON
             self._opens(NULL, 0, at, False)
         self.begin_wanted = False
-        if self.sql:            # (script.forward's BEGIN of a BEGIN query)
+        if self.undo is not None:
+            self.begin_event = (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
+        elif self.sql:          # (script.forward's BEGIN of a BEGIN query)
             put(&self.out, "BEGIN;\n", 7)
         return True
 
@@ -326,7 +347,7 @@ cdef class RowLane:
             self.gtid_json = (b'"%d-%d-%d"' % (u4(body + OFS_GTID_DOMAIN_ID), u4(e + OFS_SERVER_ID),
                                                le(body + OFS_GTID_SEQ_NO, 8)))
             self._opens(e, len_event, at, False)
-            if self.sql:        # (script.forward's BEGIN of a MariaDB GTID event)
+            if self.sql and self.undo is None:      # (script.forward's BEGIN of a MariaDB GTID event)
                 put(&self.out, "BEGIN;\n", 7)
             return True
         if code == GTID_LOG_EVENT or code == ANONYMOUS_GTID_LOG_EVENT or code == GTID_TAGGED_LOG_EVENT:
@@ -343,8 +364,10 @@ cdef class RowLane:
             self.in_tx = self.begin_wanted = False
             self.gtid_null = True       # (the RowDecoder's GTID ends with the transaction)
             self.tx_tables.clear()
-            self.gtid_event = None
-            if self.sql:
+            self.gtid_event = self.begin_event = None
+            if self.undo is not None:
+                self.undo.commits(&self.out)
+            elif self.sql:
                 put(&self.out, "COMMIT;\n", 8)
             self.last_xid = (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
             return True
@@ -406,6 +429,8 @@ cdef class RowLane:
                                                                           ofs_rows - ofs_count))
         if images is None:
             return False
+        if self.undo is not None:
+            return self.undo.statements(&self.out, images, op, body, ofs_rows, len_body, mark)
         if self.sql:
             return self._statements(images, op, body, ofs_rows, len_body, mark)
         before, after = images

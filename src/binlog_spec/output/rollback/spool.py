@@ -16,7 +16,10 @@ framing kept and its statements last first:
 * its TAIL records (XID, COMMIT) in order.
 
 A SQL rollback spools each undo statement as one ROWS_END record, so its transactions come back as
-their statements reversed. A transaction with no rows to undo is left out.
+their statements reversed. A transaction with no rows to undo is left out. The compiled lane of a SQL
+rollback (output/_crow_undo.pxi) spools its statements reversed already: the open transaction's as
+ROWS_END records of several lines, a run of whole transactions as one BLOCK record, a transaction of its
+own that is written as it is, its framing in it (`add_block`).
 
 What the server undid itself is in the binlog but must not be undone again: the rows logged between a
 SAVEPOINT and a ROLLBACK TO it (MariaDB and MySQL write ROLLBACK TO, after those rows, when a
@@ -40,6 +43,8 @@ from binlog_spec.binlog.writer import ET, Item, gtid_with_seq_no, set_stmt_end
 #: Kinds of record: a transaction's framing at its start and end, a TABLE_MAP, a rows event that
 #: does not end its statement and one that does (a SQL statement is one of these).
 HEAD, MAP, ROWS, ROWS_END, TAIL = range(5)
+#: A record written as it is, the only one of its transaction: undo text with its framing in it.
+BLOCK = 5
 #: Bytes read back from the spool at a time (at most, besides a bigger record).
 WINDOW = 1 << 18
 
@@ -152,6 +157,12 @@ class Spool:
             self.tx_rows[-1] = 1
         f.write(data)
         self._end += len(data)
+
+    def add_block(self, data: bytes) -> None:
+        """A transaction of its own: one BLOCK record (`data`: UTF-8 lines, written as they are)."""
+        self.begin()
+        self.add(data, BLOCK)
+        self.tx_rows[-1] = 1
 
     def add_text(self, text: str, kind: int = ROWS_END) -> None:
         self.add(text.encode("utf-8", "surrogateescape"), kind)
@@ -309,4 +320,4 @@ class LineSpool(Spool):
             yield data.decode("utf-8", "surrogateescape")
 
 
-__all__ = ["HEAD", "MAP", "ROWS", "ROWS_END", "TAIL", "Spool", "EventSpool", "LineSpool"]
+__all__ = ["HEAD", "MAP", "ROWS", "ROWS_END", "TAIL", "BLOCK", "Spool", "EventSpool", "LineSpool"]

@@ -7,6 +7,11 @@ write one), each column's `name`= piece (quote_identifier), the ENUM members' li
 the SET members' text. A table or layout the lane would not write exactly as the builders do (names
 unknown, an INSERT image that lacks a writable column, a row without a key, a kind it has no literal for)
 is left to the reference.
+
+`rollback_lane` is the same lane in its rollback mode (output/_crow_undo.pxi), where script.rollback is the
+reference: the same plans with the images swapped, as statements.statement swaps them (a WRITE row's image
+is a DELETE's, a DELETE row's an INSERT's, an UPDATE row's before image the SET, whole, and its after image
+the WHERE), the undo spooled for script.rollback to read back.
 """
 from __future__ import annotations
 
@@ -36,8 +41,20 @@ def sql_lane(schema: Any, opts: ScriptOptions) -> Any:
     return ctext.RowLane(row_text._LaneTables(schema, functools.partial(_images, opts=opts.sql)), {}, True)
 
 
-def _images(table: Any, code: int, layout: bytes, opts: SqlOptions) -> tuple | None:
-    """(before, after or None) SqlImages of a table's rows events of this column count and bitmaps, or None."""
+def rollback_lane(schema: Any, opts: ScriptOptions, spool: Any) -> Any:
+    """The lane of a rollback's executable script under `opts`, which writes the undo of the transactions it
+    takes to `spool` (script.rollback's, output.rollback.spool.Spool), or None where script.rollback writes it
+    all: the pure-Python core, --sql (commented), --replace."""
+    ctext = row_text._crow_text
+    if ctext is None or opts.commented or opts.sql.replace:
+        return None
+    images = functools.partial(_images, opts=opts.sql, rollback=True)
+    return ctext.RowLane(row_text._LaneTables(schema, images), {}, True, spool)
+
+
+def _images(table: Any, code: int, layout: bytes, opts: SqlOptions, rollback: bool = False) -> tuple | None:
+    """(before, after or None) SqlImages of a table's rows events of this column count and bitmaps, or None.
+    With `rollback`, the images of the undo: the first image's, then the second's."""
     op = ROW_OPS.get(code)
     if op is None or not table.has_names:
         return None
@@ -51,6 +68,12 @@ def _images(table: Any, code: int, layout: bytes, opts: SqlOptions) -> tuple | N
     images = []
     for k, bitmap in enumerate(bitmaps):
         present = present_columns(bitmap, n)
+        if rollback:
+            got = _undo_image(table, op, k, present, target, key, writable, opts)
+            if got is None:
+                return None
+            images.append(got)
+            continue
         if op == INSERT:
             role, keyed = _VALUE, False
             if not set(writable) <= set(present):
@@ -72,6 +95,37 @@ def _images(table: Any, code: int, layout: bytes, opts: SqlOptions) -> tuple | N
             return None
         images.append(row_text._crow_text.SqlImage(plan, prefix.encode("utf-8"), len(key) if keyed else 0))
     return images[0], (images[1] if len(images) > 1 else None)
+
+
+def _undo_image(table: Any, op: str, k: int, present: list[int], target: str, key: tuple, writable: dict,
+                opts: SqlOptions) -> Any:
+    """The SqlImage of image `k` of a rows event of `op` in its undo (statements.statement's, images swapped):
+    undoing an INSERT deletes its row by key, a DELETE inserts its row whole, an UPDATE sets its before image
+    whole where its after image's key is; None where the lane leaves it."""
+    if op == DELETE or (op == UPDATE and k == 0):
+        if not set(writable) <= set(present):
+            return None             # (the reference refuses an undo of a row not logged whole)
+        if op == DELETE:
+            role, keyed = _VALUE, False
+            if opts.complete_insert or any(table.generated) or any(table.invisible):
+                names = ", ".join(quote_identifier(name) for _, name in table.writable_columns)
+                prefix = f"INSERT INTO {target} ({names}) VALUES ("
+            else:
+                prefix = f"INSERT INTO {target} VALUES ("
+        else:
+            role, keyed, prefix = _SET, False, f"UPDATE {target} SET "
+    else:
+        role, keyed = 0, True
+        prefix = f"DELETE FROM {target} WHERE " if op == INSERT else ""
+    if keyed and (not key or not set(key) <= set(present)):
+        return None
+    try:
+        plan = _plan(table, present, role, key if keyed else (), writable)
+        if plan is None or "\n" in prefix or any(b"\n" in step[7] for step in plan):
+            return None             # (a name with a newline: the undo's lines are reversed by newlines)
+        return row_text._crow_text.SqlImage(plan, prefix.encode("utf-8"), len(key) if keyed else 0)
+    except UnicodeEncodeError:      # (a name holding undecoded bytes: the reference writes its rows)
+        return None
 
 
 def _plan(table: Any, present: list[int], role: int, key: tuple, writable: dict) -> list[tuple] | None:

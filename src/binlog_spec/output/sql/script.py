@@ -22,7 +22,7 @@ from binlog_spec.rows.statement_text import (DML_STATEMENTS, TX_BEGIN, TX_END, T
 from binlog_spec.binlog.event_types import FL_PREPARED_XA, QUERY_EVENTS, ROW_OPS
 from binlog_spec.stream.transactions import Transactions, implies_begin, tx_control, xa_xid
 from binlog_spec.errors import BinlogError, RowRefusedError
-from binlog_spec.output.rollback.spool import Spool
+from binlog_spec.output.rollback.spool import BLOCK, Spool
 from binlog_spec.output.sql.statements import SqlOptions, leading_statements, statement
 from binlog_spec.rows.statement_text import quote_identifier
 from binlog_spec.options import ScriptOptions  # noqa: F401 - (its home: options)
@@ -33,6 +33,8 @@ ET = spec.EventType
 #: checked by the source server; zero dates and ENUM error values must go back as they were), with
 #: NO_AUTO_VALUE_ON_ZERO so that a 0 in an AUTO_INCREMENT column stays 0, and backslash escapes on.
 HEADER = ["SET NAMES utf8mb4;", "SET time_zone='+00:00';", "SET SESSION sql_mode='NO_AUTO_VALUE_ON_ZERO';"]
+#: A rollback with the compiled lane hands on a record of more bytes than this as bytes (no str made of it).
+BLOCK_TEXT = 1 << 16
 #: Event header flag: the statement needs no default database (CREATE/DROP DATABASE).
 LOG_EVENT_SUPPRESS_USE_F = 0x8
 
@@ -180,17 +182,24 @@ def _statement(ev: Event, spool: Spool, not_undone: NotUndone | None) -> None:
 
 def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
              not_undone: NotUndone | None = None, warn=None,
-             refused: Callable[[BinlogError], None] | None = None) -> Iterator[str]:
+             refused: Callable[[BinlogError], None] | None = None, spool: Spool | None = None) -> Iterator[str]:
     """The lines of a script undoing the row changes, last transaction first; the statements it cannot
-    undo go to `not_undone`; a row whose undo cannot be written exactly is left out as in `forward`."""
+    undo go to `not_undone`; a row whose undo cannot be written exactly is left out as in `forward`.
+    `spool`: the one the compiled lane of the events' reader writes to (output/sql/lane.py), else a new one;
+    with it, the lane's blocks of lines and any ASCII record over BLOCK_TEXT bytes come as UTF-8 bytes (lines joined
+    by newlines, as a lane's text: cli.blocks.write_blocks writes them)."""
+    lane = spool is not None
     sql_opts = SqlOptions(**{**opts.sql.__dict__, "rollback": True})
     decoder = RowDecoder(schema_source, warn)
     observe, rows_of, row_ops = decoder.observe, decoder._rows, ROW_OPS
     tx = Transactions()
-    spool = Spool()
+    spool = Spool() if spool is None else spool
     try:
         for ev in events:
             starts, _ends = tx.step(ev)
+            if ev.replayed:     # taken by the compiled lane, its undo spooled by it: known, not undone again
+                observe(ev)
+                continue
             if starts:
                 spool.begin()
             op = row_ops.get(ev.type_code) if ev.error is None else None
@@ -218,10 +227,16 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
         yield from HEADER
         if opts.commented:
             yield f"-- times in {timezones.zone_name(opts.tz)}"
+        kinds, starts, read = spool.kinds, spool.tx_starts, spool.read
         for k in spool.last_first():
+            if kinds[starts[k]] == BLOCK:       # (the compiled lane's whole transactions, their framing in it)
+                yield read(starts[k])
+                continue
             yield "BEGIN;"
             for i, _ in spool.undo_order(k):
-                yield spool.text(i)
+                data = read(i)
+                big = lane and len(data) > BLOCK_TEXT and data.isascii()
+                yield data if big else data.decode("utf-8", "surrogateescape")
             yield "COMMIT;"
     finally:
         spool.close()

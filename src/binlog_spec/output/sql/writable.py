@@ -283,17 +283,26 @@ def may_have_problems(paths: list, options: SqlOptions, read: ReadOptions) -> bo
                        if (options.rollback and op in (DELETE, UPDATE)) or (options.replace and op == UPDATE))
     read = dataclasses.replace(read, verify_checksums=False)   # (the run checks them)
     made: dict[bytes, TableDef] = {}
+    heads: dict[tuple, int] = {}    # (code, len_post_header, the column count's first byte) -> ofs_rows, of v1
     for path in paths:
         reader = BinlogReader(path, read)
         tables: dict[int, TableDef] = {}
+        seen: set[tuple] = set()        # (code, the body up to its rows) of the rows events found sound
         try:
             for pos, code, size, ev in reader.scan(wanted | {TABLE_MAP, PAYLOAD}, frozenset(), SCAN_CHUNK):
                 fde = reader.format_description
                 if code == PAYLOAD or code == FDE or fde is None:
                     if code == FDE:
                         tables.clear()
+                        seen.clear()
                         continue
                     return None
+                if code != TABLE_MAP:       # a rows event with the head of one found sound: sound
+                    h, lph = fde.len_common_header, fde.post_header_len(code)
+                    shape = (code, lph, ev[h + lph]) if h + lph < size else None
+                    n = heads.get(shape, 0)
+                    if n and h + n <= size - fde.len_checksum and (code, bytes(ev[h:h + n])) in seen:
+                        continue
                 bare = bytes(ev[:size - fde.len_checksum])     # (no view of the window kept past this step)
                 if code == TABLE_MAP:
                     body = bare[fde.len_common_header:]
@@ -306,6 +315,8 @@ def may_have_problems(paths: list, options: SqlOptions, read: ReadOptions) -> bo
                         made[body] = table
                     if not table.has_names:
                         return True
+                    if tables.get(table.table_id) is not table:
+                        seen.clear()        # (what a table id names changes)
                     tables[table.table_id] = table
                     continue
                 o = spec.rows_offsets(code, fde.post_header_len(code), bare[fde.len_common_header:])
@@ -318,6 +329,11 @@ def may_have_problems(paths: list, options: SqlOptions, read: ReadOptions) -> bo
                     bytes(body[o.ofs_columns_after_image:o.ofs_columns_after_image + o.len_columns_bitmap])
                 if causes(table, ROW_OPS[code], o.num_columns, b, a, options, keyed=True):
                     return True
+                if shape is not None and shape[2] < 251 and spec.rows_extra_at(code, shape[1]) is None:
+                    heads[shape] = o.ofs_rows       # (a v1 head's length: its column count's first byte says)
+                    if len(seen) > _MAX_MADE:
+                        seen.clear()
+                    seen.add((code, bytes(body[:o.ofs_rows])))
         except BinlogError:
             return True         # (the exact pass reads up to the fault)
         except (*spec.SpecError, ValueError, IndexError, KeyError, TypeError):
