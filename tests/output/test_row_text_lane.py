@@ -81,6 +81,19 @@ def test_json_strings_escape_as_the_reference_and_invalid_utf8_is_left():
         assert lane_json([column], b"\x00" + bytes([len(bad), 0]) + bad) is None, bad
 
 
+def test_latin1_text_is_each_byte_as_mysql_reads_it_and_ascii_text_past_0x7f_is_left():
+    # (MySQL's latin1 is cp1252 with its five undefined bytes as C1 controls: each of the 256 bytes, alone and
+    # in a run, against the pure decoder's text)
+    latin1 = col(VARCHAR, {"max_length": 400}, charset=LATIN1)
+    for text in [bytes([c]) for c in range(256)] + [bytes(range(256)), "Björn €".encode("cp1252")]:
+        buf = b"\x00" + struct.pack("<H", len(text)) + text
+        got = lane_json([latin1], buf)
+        assert got is not None and got == reference_text([latin1], buf), text
+    ascii_ = col(VARCHAR, {"max_length": 40}, charset=11)
+    assert lane_json([ascii_], b"\x00\x02\x00ok") == reference_text([ascii_], b"\x00\x02\x00ok")
+    assert lane_json([ascii_], b"\x00\x02\x00\xe9!") is None
+
+
 def test_a_geometry_is_its_srid_and_wkb_bytes():
     column = col(GEOMETRY, {"pack_length": 4})
     buf = b"\x00" + struct.pack("<I", 9) + struct.pack("<I", 4326) + b"\x01\x02\xff\x00\x10"

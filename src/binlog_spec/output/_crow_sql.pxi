@@ -30,9 +30,10 @@ cdef int put_hex_upper(Buf *b, const unsigned char *s, Py_ssize_t n, Py_ssize_t 
     return put(b, "'", 1)
 
 
-cdef int put_sql_text(Buf *b, const unsigned char *s, Py_ssize_t n, bint ascii) except -2:
-    """text.string_literal of UTF-8 text: quoted where every byte is plain (quotes doubled), else
-    _utf8mb4 X'...'; -1 (nothing written) where the bytes are no valid UTF-8 (or not ASCII where `ascii`)."""
+cdef int put_sql_text(Buf *b, const unsigned char *s, Py_ssize_t n, int codec) except -2:
+    """text.string_literal of text in `codec` (C_UTF8, C_ASCII, C_LATIN1): quoted where every byte is plain
+    (quotes doubled), else _utf8mb4 X'...' of its UTF-8; -1 (nothing written) where the bytes are no valid
+    UTF-8 in C_UTF8 (or not ASCII in C_ASCII)."""
     cdef Py_ssize_t i, need
     cdef bint all_plain = True
     for i in range(n):
@@ -52,12 +53,21 @@ cdef int put_sql_text(Buf *b, const unsigned char *s, Py_ssize_t n, bint ascii) 
         b.p[b.n] = 39
         b.n += 1
         return 0
+    if codec == C_LATIN1:           # each byte's character in UTF-8, in hex
+        reserve(b, 6 * n + 12)
+        put(b, "_utf8mb4 X'", 11)
+        for i in range(n):
+            for need in range(LATIN1_UTF8[s[i]][3]):
+                b.p[b.n] = HEX_UPPER[LATIN1_UTF8[s[i]][need] >> 4]
+                b.p[b.n + 1] = HEX_UPPER[LATIN1_UTF8[s[i]][need] & 15]
+                b.n += 2
+        return put(b, "'", 1)
     i = 0
-    while i < n:                    # strict UTF-8 (what the pure decoder decodes), ASCII where `ascii`
+    while i < n:                    # strict UTF-8 (what the pure decoder decodes), ASCII in C_ASCII
         if s[i] < 0x80:
             i += 1
             continue
-        need = 0 if ascii else utf8_sequence(s, i, n)
+        need = 0 if codec == C_ASCII else utf8_sequence(s, i, n)
         if need == 0:
             return -1
         i += need
@@ -249,7 +259,7 @@ cdef class SqlImage:
                 put(b, ")", 1)
             elif prm[1] == C_BYTES:
                 put_hex_upper(b, p + start, length, max(prm[2] - length, 0))
-            elif put_sql_text(b, p + start, length, prm[1] == C_ASCII) < 0:
+            elif put_sql_text(b, p + start, length, prm[1]) < 0:
                 return -1
             return pos
         if kind == K_FLOAT or kind == K_DOUBLE:
@@ -297,7 +307,7 @@ cdef class SqlImage:
                             put(&self.joined, ",", 1)
                         first = False
                         put_bytes(&self.joined, <bytes>texts[i])
-                if put_sql_text(b, <const unsigned char *>self.joined.p, self.joined.n, False) < 0:
+                if put_sql_text(b, <const unsigned char *>self.joined.p, self.joined.n, C_UTF8) < 0:
                     return -1
             return pos + size
         if kind == K_FLOAT or kind == K_DOUBLE:

@@ -47,6 +47,7 @@ from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, ANONYMOUS_GTID_LOG
                                          opens_plain_transaction, query_is_begin, read_fde, u4, uuid_text)
 from binlog_spec.rows._cscalars cimport (be, civil, date_fields, datetime2_fields, decimal_text, time2_fields,
                                          timestamp2_fields)
+from binlog_spec.rows.charsets import _mysql_latin1
 
 cdef extern from *:
     """

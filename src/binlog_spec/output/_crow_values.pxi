@@ -9,7 +9,7 @@ cdef enum:
     K_YEAR = 2
     K_FLOAT = 3
     K_DOUBLE = 4
-    K_TEXT = 5          # a: length prefix 1-4; b: C_UTF8, C_ASCII or C_BYTES; c: BINARY(c) padding
+    K_TEXT = 5          # a: length prefix 1-4; b: C_UTF8, C_ASCII, C_LATIN1 or C_BYTES; c: BINARY(c) padding
     K_DATE = 6
     K_DATETIME2 = 7     # a: fsp
     K_TIMESTAMP2 = 8    # a: fsp
@@ -23,12 +23,22 @@ cdef enum:
 cdef enum:
     C_BYTES = 0
     C_UTF8 = 1
-    C_ASCII = 2         # MySQL latin1: ASCII alone here (else -1)
+    C_ASCII = 2         # ASCII: a byte past 0x7f is no text here (-1)
+    C_LATIN1 = 3        # MySQL's latin1, each byte one character (LATIN1_UTF8)
 
 KINDS = {"int": K_INT, "year": K_YEAR, "float": K_FLOAT, "double": K_DOUBLE, "text": K_TEXT, "date": K_DATE,
          "datetime2": K_DATETIME2, "timestamp2": K_TIMESTAMP2, "decimal": K_DECIMAL, "time2": K_TIME2,
          "bit": K_BIT, "enum": K_ENUM, "set": K_SET, "geometry": K_GEOMETRY}
-CODECS = {"bytes": C_BYTES, "utf8": C_UTF8, "latin1": C_ASCII}
+CODECS = {"bytes": C_BYTES, "utf8": C_UTF8, "ascii": C_ASCII, "latin1": C_LATIN1}
+
+#: MySQL's latin1 byte -> its character in UTF-8 ([3]: the length), made from the pure decoder's own table
+#: (rows.charsets._mysql_latin1: cp1252, the five bytes it leaves undefined as C1 controls).
+cdef unsigned char LATIN1_UTF8[256][4]
+for _b in range(256):
+    _u = _mysql_latin1(bytes([_b])).encode("utf-8")
+    assert 1 <= len(_u) <= 3
+    LATIN1_UTF8[_b][0], LATIN1_UTF8[_b][1], LATIN1_UTF8[_b][2] = (_u + b"\0\0")[:3]
+    LATIN1_UTF8[_b][3] = len(_u)
 
 cdef Py_ssize_t H = LEN_EVENT_HEADER
 #: The GTID and XID layouts checked against the generated parser (False: the lane takes no event).
@@ -167,10 +177,10 @@ cdef inline Py_ssize_t utf8_sequence(const unsigned char *s, Py_ssize_t i, Py_ss
     return need + 1
 
 
-cdef int put_json_text(Buf *b, const unsigned char *s, Py_ssize_t n, bint ascii) except -2:
-    """s as a JSON string as jsonenc writes a str (UTF-8 unescaped; '"', '\\' and the control characters
-    escaped); -1 (nothing written) when s is not valid UTF-8 (strict, as Python decodes it), or not ASCII
-    where `ascii`."""
+cdef int put_json_text(Buf *b, const unsigned char *s, Py_ssize_t n, int codec) except -2:
+    """s, in `codec` (C_UTF8, C_ASCII, C_LATIN1), as a JSON string as jsonenc writes a str (UTF-8 unescaped;
+    '"', '\\' and the control characters escaped); -1 (nothing written) when s is not valid UTF-8 (strict, as
+    Python decodes it) in C_UTF8, or not ASCII in C_ASCII."""
     cdef Py_ssize_t i = 0, need
     cdef unsigned char c
     cdef char *o
@@ -205,7 +215,12 @@ cdef int put_json_text(Buf *b, const unsigned char *s, Py_ssize_t n, bint ascii)
                 continue
             o += 2
             continue
-        if ascii:
+        if codec == C_LATIN1:       # (no character past 0x7f is escaped)
+            memcpy(o, LATIN1_UTF8[c], LATIN1_UTF8[c][3])
+            o += LATIN1_UTF8[c][3]
+            i += 1
+            continue
+        if codec == C_ASCII:
             return -1
         need = utf8_sequence(s, i, n) - 1
         if need < 0:
@@ -335,7 +350,7 @@ cdef class TextImage:
                     for i in range(length, prm[2]):
                         put(b, "00", 2)
                     put(b, '"}', 2)
-                elif put_json_text(b, p + start, length, prm[1] == C_ASCII) < 0:
+                elif put_json_text(b, p + start, length, prm[1]) < 0:
                     return -1
             elif kind == K_FLOAT or kind == K_DOUBLE:
                 size = 4 if kind == K_FLOAT else 8

@@ -197,7 +197,7 @@ def lane_column(col: Any) -> tuple | None:
     as their code), or None for a column they have no text for (its rows go the ordinary way)."""
     kind, a, b, c, obj = column_plan(col)
     if kind == "text" and b == "codec" and obj == b"ascii":
-        b = "latin1"        # (both read as ASCII in the lane: a byte past 0x7f leaves the image)
+        b = "ascii"         # (a byte past 0x7f leaves the image to the pure decoder, which says what it is)
     if kind not in _crow_text.KINDS or (kind == "text" and b not in _crow_text.CODECS):
         return None
     if kind == "text":

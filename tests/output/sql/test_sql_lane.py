@@ -56,7 +56,8 @@ def _value(rng: random.Random, column: str) -> str:
         "ts": f"FROM_UNIXTIME({rng.randint(1, 2**31 - 2)}.{rng.randint(0, 99):02d})", "y": str(rng.randint(1901, 2155)),
         "b3": f"b'{rng.randint(0, 7):b}'", "b40": str(rng.randint(0, 2**40 - 1)),
         "e": rng.choice(["'a'", "'it''s'", "'é'", "''"]), "s": rng.choice(["''", "'x'", "'y,x'", "'zé,x'"]),
-        "c": quoted, "vc": quoted, "asc_": rng.choice(["'ascii'", "''", "'a''b'"]), "lat": rng.choice(["'plain'", "'Björn'"]),
+        "c": quoted, "vc": quoted, "asc_": rng.choice(["'ascii'", "''", "'a''b'"]), "lat": rng.choice(["'plain'", "'Björn'", "'€ƒ‰Ÿ'",
+                                                                                      "_latin1 X'81408D8F909DFF'"]),
         "bn": f"X'{rng.getrandbits(16):04X}'", "vb": f"X'{rng.getrandbits(48):012X}'", "tx": quoted,
         "bl": f"X'{rng.getrandbits(64):016X}'",
     }[column]
