@@ -143,3 +143,31 @@ def test_a_selection_that_keeps_no_row_says_so_as_the_reference(monkeypatch, log
     assert got == _pure(args)
     assert got[0] == "" and "--table d.nosuch: no TABLE_MAP" in got[1] and "kept no rows event" in got[1]
 
+
+
+def _pipeline(log: str, filters, lane: bool) -> tuple:
+    """The rows JSON text (api), and the filters' state and tally at the end: the table ids they exclude
+    (SkipGate.excluded_tables), the Selection's counts and names; with the lane, or every event read by the
+    filters (the reference)."""
+    from binlog_spec import api
+    from binlog_spec.rows.ddl.schema import SchemaTracker
+    gate, selection, schema = api.skip_gate(filters), api.Selection(), SchemaTracker()
+    sink = api.skipping_sink(gate, filters, selection) if lane else None
+    taker = api.row_lane("jsonl", schema, filters, None, (gate, selection, sink)) if lane else None
+    assert (taker is not None) == lane
+    events = api.read_events([log], api.ReadOptions(parse_bodies=api.ROWS_BODIES), sink=taker)
+    kept = api.select_events(events, filters, [log], schema, gate=gate, selection=selection)
+    text = "\n".join(x.decode() if type(x) is bytes else x
+                     for x in api.lines_with_lane(taker, api.row_lines(api.read_rows(kept), "jsonl")))
+    return text, set(gate.excluded_tables), (selection.kept, selection.rows, selection.tables, selection.schemas)
+
+
+@pytest.mark.parametrize("filters", [
+    dict(tables=("d.a",)), dict(exclude_tables=("d.b",), stop_datetime=T0 + 300), dict(exclude_tables=("d.c",)),
+    dict(databases=("d",), server_ids=frozenset({1}), start_datetime=T0 + 105), dict(tables=("d.nosuch",))],
+    ids=["table", "exclude-window", "exclude-c", "database-server-window", "nothing"])
+def test_the_filters_state_and_tally_after_the_lane_are_those_of_every_event_read(log, filters):
+    from binlog_spec.stream.filters import FilterOptions
+    filters = FilterOptions(**{k: datetime.fromtimestamp(v, tz=timezone.utc) if k.endswith("datetime") else v
+                               for k, v in filters.items()})
+    assert _pipeline(log, filters, lane=True) == _pipeline(log, filters, lane=False)
