@@ -24,6 +24,10 @@
 
 #: The text of one transaction the filtered lane holds until its end, at most (past it: the ordinary path).
 cdef Py_ssize_t MAX_TX_TEXT = 16 << 20
+#: The text handed on (RowLane.taken) that may wait for its consumer, at most: past it, the lane leaves the next
+#: transaction to the ordinary path, whose lines let the consumer take the text (output/lane_text.py). (Larger
+#: than the unfiltered lane's CHUNK: it leaves a whole transaction, not one rows event.)
+cdef Py_ssize_t MAX_HELD = 8 << 20
 #: _rows: a rows event of a table the filters drop (taken, nothing written).
 cdef int ROWS_DROPPED = 2
 
@@ -173,7 +177,7 @@ cdef bint take_filtered(RowLane lane, LaneFilter f, bytes buf, const unsigned ch
         yields = f.end(lane)
         lane._take(buf, e, code, len_event, at)
         if not yields:      # (the filters drop all of it: the ordinary path never hears of it)
-            lane.recent, lane.last_xid = f.saved_recent, f.saved_last_xid
+            lane.recent, lane.last_xid, lane.gtid_null = f.saved_recent, f.saved_last_xid, f.saved_gtid_null
         return True
     if not lane._take(buf, e, code, len_event, at):
         return False
@@ -199,7 +203,7 @@ cdef Py_ssize_t walk_filtered(RowLane lane, bytes buf, const unsigned char *p, P
         code = p[off + OFS_TYPE_CODE]
         len_event = u4(p + off + OFS_LEN_EVENT)
         if not lane.in_tx:
-            if not opens_transaction(code, False) or lane.held >= CHUNK or not f.may_open(p + off):
+            if not opens_transaction(code, False) or lane.held >= MAX_HELD or not f.may_open(p + off):
                 break
         elif not (code == QUERY_EVENT and lane.settled if lane.begin_wanted else in_transaction(code)):
             break

@@ -49,6 +49,8 @@ cdef class Skipper:
     cdef long long lo, hi
     cdef Fde lens
     cdef dict maps          # TABLE_MAP body bytes -> (table id, schema, table, dropped) or None (not skipped)
+    cdef dict shapes        # rows events: (code, len_post_header) -> offset of a one-byte column count, or -1;
+                            # with that byte -> (len_table_id, ofs_rows) (what spec.rows_offsets reads)
     cdef list tx_maps       # the TABLE_MAPs of the transaction looked at: (table id, schema, table)
 
     def __init__(self, gate, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names):
@@ -63,6 +65,7 @@ cdef class Skipper:
         self.fde = None
         self.lens.usable = False
         self.maps = {}
+        self.shapes = {}
         self.tx_maps = []
 
     def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
@@ -80,6 +83,7 @@ cdef class Skipper:
         if fde is not self.fde:
             self.fde = fde
             self.maps.clear()
+            self.shapes.clear()
             read_fde(fde, LAYOUTS_AGREE, &self.lens)
         if not self.lens.usable:
             return 0
@@ -182,16 +186,41 @@ cdef class Skipper:
                 self.tables.add((got[1], got[2]))
             return True
         if code == WRITE_ROWS_EVENT_V1 or code == UPDATE_ROWS_EVENT_V1 or code == DELETE_ROWS_EVENT_V1:
-            try:
-                o = _rows_offsets(code, self.lens.rows[code - WRITE_ROWS_EVENT_V1],
-                                  PyBytes_FromStringAndSize(<const char*>e + H, len_body))
-            except Exception:
+            table_id = self._table_id(code, e + H, len_body)
+            if table_id is None:
                 return False
             if by_table:
-                table_id = o.table_id
                 for m in self.tx_maps:
                     if m[0] == table_id:
                         return True
                 return table_id in self.gate.excluded_tables
             return True
         return False
+
+    cdef object _table_id(self, int code, const unsigned char *body, Py_ssize_t len_body):
+        """The table id of a v1 rows event's body, None where spec.rows_offsets does not read it (the layout of
+        a body with a one-byte column count kept per count, as rows_offsets keeps it)."""
+        cdef int lph = self.lens.rows[code - WRITE_ROWS_EVENT_V1]
+        cdef Py_ssize_t at = self.shapes.get((code, lph), -2), i
+        cdef unsigned long long table_id = 0
+        if at >= 0 and at < len_body:
+            got = self.shapes.get((code, lph, body[at]))
+            if got is not None and <Py_ssize_t>got[1] <= len_body:
+                for i in range(<Py_ssize_t>got[0] - 1, -1, -1):
+                    table_id = table_id << 8 | body[i]
+                return table_id
+        try:
+            o = _rows_offsets(code, lph, PyBytes_FromStringAndSize(<const char*>body, len_body))
+        except Exception:
+            return None
+        if at == -2:
+            at = o.ofs_columns_before_image - 1
+            self.shapes[(code, lph)] = at if o.num_columns < 251 and 0 <= at < len_body and \
+                body[at] == o.num_columns else -1
+            at = self.shapes[(code, lph)]
+        if at >= 0 and o.ofs_columns_before_image - 1 == at and body[at] == o.num_columns and \
+                int.from_bytes(PyBytes_FromStringAndSize(<const char*>body, o.ofs_rows_flags), "little") == o.table_id:
+            if len(self.shapes) > 4096:
+                self.shapes.clear()
+            self.shapes[(code, lph, body[at])] = (o.ofs_rows_flags, o.ofs_rows)
+        return o.table_id
