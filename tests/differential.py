@@ -67,6 +67,11 @@ CHECKED: list[list[str]] = [
     ["sql", "--sql2", "--exclude-table", "{table}", "--stop-datetime", "{time}"],
     ["rows", "--format", "text", "--database", "no_such_schema"],
     ["sql", "--sql2", "--exclude-server-id", "2", "--start-datetime", "{time}"],
+    # the lanes under those filters (output/_crow_filter.pxi): rows events of a dropped table inside the kept
+    # transactions, a server id kept, a window's edge
+    ["rows", "--format", "jsonl", "--exclude-table", "{table}", "--start-datetime", "{time:before}"],
+    ["sql", "--sql2", "--table", "{table}", "--stop-datetime", "{time}"],
+    ["rows", "--format", "jsonl", "--server-id", "1", "--stop-datetime", "{time}"],
 ]
 
 

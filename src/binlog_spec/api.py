@@ -235,15 +235,20 @@ def row_renderer(fmt: str = "text", tz=None) -> Callable:
     raise ValueError(f"not a rows format: {fmt!r} (one of {', '.join(ROW_FORMATS)})")
 
 
-def row_lane(fmt: str, schema, filters: FilterOptions):
+def row_lane(fmt: str, schema, filters: FilterOptions, skipping: tuple = (None, None, None)):
     """The compiled lane of the `rows` lines (output.row_text.json_lane): a sink for read_events of the run's
     files (or piece_events of a --jobs piece: it writes the file's positions), whose lines
     `lines_with_lane(lane, lines)` puts among the others; None where the ordinary path writes every line (the
-    text format, filters, the pure-Python core)."""
-    if fmt != "jsonl" or filters.active:
+    text format, the pure-Python core, filters no compiled loop decides). Under filters, `skipping` is (gate,
+    selection, sink) of the run's select_events (skip_gate, its Selection, skipping_sink): the lane skips what
+    they drop, and writes what they keep of the common transactions (output/_crow_filter.pxi)."""
+    if fmt != "jsonl":
         return None
     from binlog_spec.output import row_text
-    return row_text.json_lane(schema)
+    if not filters.active:
+        return row_text.json_lane(schema)
+    filtering = row_text.lane_filter(skipping[0], filters, skipping[1], skipping[2])
+    return row_text.json_lane(schema, filtering) if filtering is not None else None
 
 
 def lines_with_lane(lane, lines: Iterable[str]) -> Iterable[str]:
@@ -255,14 +260,17 @@ def lines_with_lane(lane, lines: Iterable[str]) -> Iterable[str]:
     return lane_text.with_lane(lane, lines)
 
 
-def sql_lane(schema, options, filters: FilterOptions):
+def sql_lane(schema, options, filters: FilterOptions, skipping: tuple = (None, None, None)):
     """The compiled lane of a forward `sql --sql2` script (output.sql.lane.sql_lane): a sink for read_events
     of the run's files (or piece_events of a --jobs piece), whose text `lines_with_lane(lane, lines)` puts among
-    write_sql's lines; None where write_sql writes every line (filters, --sql, --replace, the pure-Python core)."""
-    if filters.active:
-        return None
+    write_sql's lines; None where write_sql writes every line (--sql, --replace, the pure-Python core, filters
+    no compiled loop decides). `skipping`: as row_lane's."""
+    from binlog_spec.output import row_text
     from binlog_spec.output.sql import lane
-    return lane.sql_lane(schema, options)
+    if not filters.active:
+        return lane.sql_lane(schema, options)
+    filtering = row_text.lane_filter(skipping[0], filters, skipping[1], skipping[2])
+    return lane.sql_lane(schema, options, filtering) if filtering is not None else None
 
 
 def rollback_lane(schema, options, filters: FilterOptions, piece=None):

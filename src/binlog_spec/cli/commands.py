@@ -244,8 +244,9 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     tracker = schema_tracker(args)
     warnings = [0]
     gate, selection, sink = _skipping(args)
-    lane = api.row_lane(args.format, tracker, args.filters) if sink is None else None
-    changes = api.read_rows(_events(args, err, warnings, schema=tracker, bodies=api.ROWS_BODIES, sink=sink or lane,
+    # the lane skips what the filters drop (the sink's loop) and writes what they keep of the common transactions
+    lane = api.row_lane(args.format, tracker, args.filters, (gate, selection, sink))
+    changes = api.read_rows(_events(args, err, warnings, schema=tracker, bodies=api.ROWS_BODIES, sink=lane or sink,
                                     gate=gate, selection=selection), warn=warner(err))
     lines: Iterable[str] = (render(rc) for rc in changes)
     if lane is not None:        # (the lane's text: blocks of UTF-8 lines)
@@ -425,10 +426,12 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     warnings = [0]
     check = rollback_check.conflict_check(args, True) if args.rollback else None
     gate, selection, sink = _skipping(args, check)
-    lane = None if sink is not None or check is not None else \
-        api.rollback_lane(tracker, opts, args.filters, getattr(args, "piece", None)) if args.rollback else \
-        api.sql_lane(tracker, opts, args.filters)
-    events = _events(args, err, warnings, schema=tracker, bodies=api.SQL_BODIES, check=check, sink=sink or lane,
+    if args.rollback:
+        lane = None if sink is not None or check is not None else \
+            api.rollback_lane(tracker, opts, args.filters, getattr(args, "piece", None))
+    else:       # (under filters, as run_rows's)
+        lane = api.sql_lane(tracker, opts, args.filters, (gate, selection, sink))
+    events = _events(args, err, warnings, schema=tracker, bodies=api.SQL_BODIES, check=check, sink=lane or sink,
                      gate=gate, selection=selection)
 
     def refused(exc: BinlogError) -> None:     # a row left out of the script (a comment in its place)

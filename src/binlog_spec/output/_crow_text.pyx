@@ -90,7 +90,7 @@ cdef class TableText:
 
 
 cdef class RowLane:
-    cdef object tables, fde, path, generation, file_head
+    cdef object tables, fde, path, generation, file_head, filt
     cdef public list taken, replay
     cdef Fde lens
     cdef dict maps, heads, shapes, ops, tx_tables, recent, begins, extra_at
@@ -103,8 +103,8 @@ cdef class RowLane:
     cdef Buf out, head
     cdef Undo undo      # the rollback mode of the SQL lane (_crow_undo.pxi), or None
 
-    def __init__(self, tables, dict ops not None, bint sql=False, spool=None):
-        self.tables, self.ops, self.sql = tables, ops, sql
+    def __init__(self, tables, dict ops not None, bint sql=False, spool=None, LaneFilter filt=None):
+        self.tables, self.ops, self.sql, self.filt = tables, ops, sql, filt
         self.undo = Undo(spool) if sql and spool is not None else None
         self.taken, self.replay = [], []
         self.fde = self.path = self.generation = None
@@ -172,11 +172,18 @@ cdef class RowLane:
             self.generation = generation
             self.maps.clear()
         self.expect = pos
+        if self.filt is not None and not self.in_tx:   # what the filters drop whole, skipped (stream/_cskipping.pyx)
+            want = (<LaneFilter>self.filt).skipper(buf, off, pos, fde, verify, path)
+            if want:
+                self.expect = pos + want if want > 0 else pos
+                return want
         if not self.lens.usable or self.file_head is None:
             self.expect = -1
             return 0
         try:
-            while True:
+            if self.filt is not None:       # (_crow_filter.pxi)
+                off = walk_filtered(self, buf, p, off, n, pos, start, verify, &want)
+            while self.filt is None:
                 if n - off < H:
                     want = H
                     break
@@ -333,7 +340,7 @@ cdef class RowLane:
         self.begin_wanted = False
         if self.undo is not None:
             self.begin_event = (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
-        elif self.sql:          # (script.forward's BEGIN of a BEGIN query)
+        elif self.sql and self.filt is None:    # (script.forward's BEGIN of a BEGIN query; filtered: later)
             put(&self.out, "BEGIN;\n", 7)
         return True
 
@@ -348,7 +355,7 @@ cdef class RowLane:
             self.gtid_json = (b'"%d-%d-%d"' % (u4(body + OFS_GTID_DOMAIN_ID), u4(e + OFS_SERVER_ID),
                                                le(body + OFS_GTID_SEQ_NO, 8)))
             self._opens(e, len_event, at, False)
-            if self.sql and self.undo is None:      # (script.forward's BEGIN of a MariaDB GTID event)
+            if self.sql and self.undo is None and self.filt is None:   # (script.forward's BEGIN of a MariaDB GTID
                 put(&self.out, "BEGIN;\n", 7)
             return True
         if code == GTID_LOG_EVENT or code == ANONYMOUS_GTID_LOG_EVENT or code == GTID_TAGGED_LOG_EVENT:
@@ -368,7 +375,7 @@ cdef class RowLane:
             self.gtid_event = self.begin_event = None
             if self.undo is not None:
                 self.undo.commits(&self.out)
-            elif self.sql:
+            elif self.sql and self.filt is None:    # (filtered: LaneFilter.end)
                 put(&self.out, "COMMIT;\n", 8)
             self.last_xid = (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
             return True
@@ -390,8 +397,9 @@ cdef class RowLane:
             return True
         return self._rows(e, code, len_body, at)
 
-    cdef bint _rows(self, const unsigned char *e, int code, Py_ssize_t len_body, Py_ssize_t at) except -1:
-        """Whether the lane writes the lines of this rows event (nothing written when it does not)."""
+    cdef int _rows(self, const unsigned char *e, int code, Py_ssize_t len_body, Py_ssize_t at) except -1:
+        """Whether the lane writes the lines of this rows event (nothing written when it does not); ROWS_DROPPED
+        for one of a table the filters drop (_crow_filter.pxi)."""
         cdef const unsigned char *body = e + H
         cdef bint v2 = code >= WRITE_ROWS_EVENT
         cdef int lph = self.lens.rows2[code - WRITE_ROWS_EVENT] if v2 else self.lens.rows[code - WRITE_ROWS_EVENT_V1]
@@ -424,6 +432,8 @@ cdef class RowLane:
         if ofs_rows > len_body:
             return False
         table = self.tx_tables.get(le(body, <int>len_table_id))
+        if table is None and self.filt is not None and (<LaneFilter>self.filt).dropped(le(body, <int>len_table_id)):
+            return ROWS_DROPPED
         if table is None or n_columns > (<TableText>table).n_columns:
             return False
         images = (<TableText>table).image(code, PyBytes_FromStringAndSize(<const char *>body + ofs_count,
@@ -433,6 +443,9 @@ cdef class RowLane:
         if self.undo is not None:
             return self.undo.statements(&self.out, images, op, body, ofs_rows, len_body, mark)
         if self.sql:
+            if self.filt is not None and (<LaneFilter>self.filt).begin_due:    # (the transaction keeps a statement)
+                (<LaneFilter>self.filt).begin_due = False
+                put(&self.out, "BEGIN;\n", 7)
             return self._statements(images, op, body, ofs_rows, len_body, mark)
         before, after = images
         self.head.n = 0
@@ -479,3 +492,7 @@ cdef class RowLane:
 
 def _position(event):
     return event[0]
+
+
+include "_crow_filter.pxi"
+

@@ -49,14 +49,26 @@ def row_line(rc: RowChange, tz: tzinfo = timezone.utc) -> str:
 _crow_text = compiled.load("binlog_spec.output._crow_text")
 
 
-def json_lane(schema: Any) -> Any:
+def json_lane(schema: Any, filtering: Any = None) -> Any:
     """The compiled lane of the JSON lines (output/_crow_text.pyx `RowLane`), a sink for the reader of the
-    events whose row changes `row_json` writes, given unfiltered and in order (rows.observe_schema with
-    `schema`, then rows.read_rows); None with the pure-Python core (the reference)."""
+    events whose row changes `row_json` writes, given in order (rows.observe_schema with `schema`, then the
+    filters, then rows.read_rows): unfiltered, or under the filters `filtering` (lane_filter's) decides; None
+    with the pure-Python core (the reference)."""
     if _crow_text is None:
         return None
     ops = {code: f',"op":"{op}","before":'.encode() for code, op in ROW_OPS.items()}
-    return _crow_text.RowLane(_LaneTables(schema), ops)
+    return _crow_text.RowLane(_LaneTables(schema), ops, False, filt=filtering)
+
+
+def lane_filter(gate: Any, filters: Any, selection: Any, skipper: Any) -> Any:
+    """What lets a lane (json_lane, sql.lane.sql_lane) run under filters a compiled loop decides
+    (FilterOptions.skippable; output/_crow_filter.pxi `LaneFilter`): `gate` and `selection` those of
+    select_events (api.skip_gate, api.Selection), `skipper` the loop that skips what the filters drop whole
+    (api.skipping_sink); None where any is missing (the ordinary path then writes every line)."""
+    from binlog_spec.stream import skipping
+    if _crow_text is None or gate is None or selection is None or skipper is None:
+        return None
+    return _crow_text.LaneFilter(skipper, gate, selection, *skipping.decisions(filters, selection))
 
 
 class _LaneTables:

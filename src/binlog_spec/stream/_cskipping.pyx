@@ -12,7 +12,7 @@ inside one it began to skip, and takes whole events, with the checks of framing.
   `exclude_server_ids` (FilterOptions.keeps_transaction decides by them): the transaction is
   skipped, the gate told (SkipGate.skip_open), and then its ANNOTATE_ROWS_EVENTs, TABLE_MAP_EVENTs (each
   parsed once, by `names`: the filters' table-name watcher learns its names in `tables` as it would),
-  WRITE/UPDATE/DELETE_ROWS_EVENT_V1 (spec.rows_offsets reads their layout, kept per shape) and the XID_EVENT that
+  WRITE/UPDATE/DELETE_ROWS_EVENT_V1 (spec.rows_offsets reads their layout) and the XID_EVENT that
   ends it (SkipGate.skip_done); the gate drops what the loop hands back of it;
 * with `keeps_table` (schema or table filters), a transaction of such events inside the bounds whose
   TABLE_MAPs all name tables `keeps_table` drops, and whose rows events are all of those tables: the
@@ -49,9 +49,9 @@ cdef class Skipper:
     cdef long long lo, hi
     cdef Fde lens
     cdef dict maps          # TABLE_MAP body bytes -> (table id, schema, table, dropped) or None (not skipped)
+    cdef dict shapes        # rows events: (code, len_post_header) -> offset of a one-byte column count, or -1;
+                            # with that byte -> (len_table_id, ofs_rows) (what spec.rows_offsets reads)
     cdef list tx_maps       # the TABLE_MAPs of the transaction looked at: (table id, schema, table)
-    cdef dict count_at      # (type code, post-header length) -> offset of a v1 rows event's column count
-    cdef dict shapes        # ... and the count byte -> (length of the table id, offset of the rows)
 
     def __init__(self, gate, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names):
         self.gate = gate
@@ -65,9 +65,8 @@ cdef class Skipper:
         self.fde = None
         self.lens.usable = False
         self.maps = {}
-        self.tx_maps = []
-        self.count_at = {}
         self.shapes = {}
+        self.tx_maps = []
 
     def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
         """Skip whole events of buf from off (file position pos); the bytes taken, or minus the bytes
@@ -84,6 +83,7 @@ cdef class Skipper:
         if fde is not self.fde:
             self.fde = fde
             self.maps.clear()
+            self.shapes.clear()
             read_fde(fde, LAYOUTS_AGREE, &self.lens)
         if not self.lens.usable:
             return 0
@@ -155,44 +155,11 @@ cdef class Skipper:
                 return 0
             off += len_event
 
-    cdef long long _rows_table_id(self, int code, const unsigned char* body, Py_ssize_t len_body) except -2:
-        """The table id of a v1 rows event whose layout spec.rows_offsets reads (-1: it would not read it).
-        Its offsets, kept per type code, post-header length and column-count byte (a one-byte count), are
-        spec.rows_offsets' own, asked once; a layout that ends past the body is left to the reference."""
-        cdef int lph = self.lens.rows[code - WRITE_ROWS_EVENT_V1], i
-        cdef long key = code << 8 | lph
-        cdef Py_ssize_t at = self.count_at.get(key, -1), len_table_id, ofs_rows
-        cdef long long table_id = 0
-        if at < 0 or at >= len_body or body[at] >= 251:
-            try:
-                o = _rows_offsets(code, lph, PyBytes_FromStringAndSize(<const char*>body, len_body))
-            except Exception:
-                return -1
-            if o.num_columns < 251:
-                at = self.count_at[key] = o.ofs_columns_before_image - 1
-                self.shapes[key << 8 | o.num_columns] = (o.ofs_rows_flags, o.ofs_rows)
-            return o.table_id
-        shape = self.shapes.get(key << 8 | body[at])
-        if shape is None:
-            try:
-                o = _rows_offsets(code, lph, PyBytes_FromStringAndSize(<const char*>body, len_body))
-            except Exception:
-                return -1
-            self.shapes[key << 8 | body[at]] = (o.ofs_rows_flags, o.ofs_rows)
-            return o.table_id
-        len_table_id, ofs_rows = shape
-        if ofs_rows > len_body:
-            return -1
-        for i in range(len_table_id - 1, -1, -1):
-            table_id = table_id << 8 | body[i]
-        return table_id
-
     cdef bint _skipped(self, int code, const unsigned char* e, uint32_t len_event, int len_checksum,
                        bint by_table) except -1:
         """Whether the loop skips this event of a transaction the filters drop (`by_table`: for its tables;
         else for its time, its TABLE_MAPs' names learnt at once)."""
         cdef Py_ssize_t len_body = len_event - H - len_checksum
-        cdef long long table_id
         if code == ANNOTATE_ROWS_EVENT:
             return True
         if code == XID_EVENT:
@@ -219,8 +186,8 @@ cdef class Skipper:
                 self.tables.add((got[1], got[2]))
             return True
         if code == WRITE_ROWS_EVENT_V1 or code == UPDATE_ROWS_EVENT_V1 or code == DELETE_ROWS_EVENT_V1:
-            table_id = self._rows_table_id(code, e + H, len_body)
-            if table_id < 0:
+            table_id = self._table_id(code, e + H, len_body)
+            if table_id is None:
                 return False
             if by_table:
                 for m in self.tx_maps:
@@ -229,3 +196,31 @@ cdef class Skipper:
                 return table_id in self.gate.excluded_tables
             return True
         return False
+
+    cdef object _table_id(self, int code, const unsigned char *body, Py_ssize_t len_body):
+        """The table id of a v1 rows event's body, None where spec.rows_offsets does not read it (the layout of
+        a body with a one-byte column count kept per count, as rows_offsets keeps it)."""
+        cdef int lph = self.lens.rows[code - WRITE_ROWS_EVENT_V1]
+        cdef Py_ssize_t at = self.shapes.get((code, lph), -2), i
+        cdef unsigned long long table_id = 0
+        if at >= 0 and at < len_body:
+            got = self.shapes.get((code, lph, body[at]))
+            if got is not None and <Py_ssize_t>got[1] <= len_body:
+                for i in range(<Py_ssize_t>got[0] - 1, -1, -1):
+                    table_id = table_id << 8 | body[i]
+                return table_id
+        try:
+            o = _rows_offsets(code, lph, PyBytes_FromStringAndSize(<const char*>body, len_body))
+        except Exception:
+            return None
+        if at == -2:
+            at = o.ofs_columns_before_image - 1
+            self.shapes[(code, lph)] = at if o.num_columns < 251 and 0 <= at < len_body and \
+                body[at] == o.num_columns else -1
+            at = self.shapes[(code, lph)]
+        if at >= 0 and o.ofs_columns_before_image - 1 == at and body[at] == o.num_columns and \
+                int.from_bytes(PyBytes_FromStringAndSize(<const char*>body, o.ofs_rows_flags), "little") == o.table_id:
+            if len(self.shapes) > 4096:
+                self.shapes.clear()
+            self.shapes[(code, lph, body[at])] = (o.ofs_rows_flags, o.ofs_rows)
+        return o.table_id

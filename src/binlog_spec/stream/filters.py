@@ -284,6 +284,9 @@ def _filter_events(events: Iterable[Event], options: FilterOptions, files: list[
     held = _Held()
     see = selection.watcher(options) if selection is not None else None
     for ev in events:
+        if ev.replayed:     # what a compiled lane took, handed back between transactions (stream.skipping)
+            yield ev
+            continue
         starts, ends = tx.step(ev)
         code = ev.type_code
         if see is not None and (code == ET.table_map_event or code in QUERY_EVENTS):

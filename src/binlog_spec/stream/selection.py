@@ -53,7 +53,7 @@ class Selection:
         control, rows = CONTROL_EVENTS, ROWS_EVENTS
         for ev in events:
             code = ev.type_code
-            if code not in control:
+            if code not in control and not ev.replayed:     # (a lane counted those it took: stream.skipping)
                 self.kept += 1
                 if code in rows:
                     self.rows += 1

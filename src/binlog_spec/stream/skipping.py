@@ -46,6 +46,9 @@ class SkipGate:
         """The events, less the rest of a transaction a compiled loop began to skip."""
         step, control = self.tx.step, CONTROL_EVENTS
         for ev in events:
+            if ev.replayed:         # (what a filtered lane hands back of a whole transaction it took: no step)
+                yield ev
+                continue
             starts, ends = step(ev)
             if self.dropping:
                 if starts:              # (a transaction cut short: the next one is the filters' again)
@@ -83,12 +86,20 @@ def sink(gate: SkipGate | None, filters, selection=None) -> Any:
     event) or no gate."""
     if _cskipping is None or gate is None:
         return None
+    return _cskipping.Skipper(gate, *decisions(filters, selection))
+
+
+def decisions(filters, selection=None) -> tuple:
+    """What a compiled loop decides the filters' choice by (the Skipper's, the filtered lanes' of
+    output/_crow_filter.pxi): (lo, hi) of the time bounds (None: no bound), the server ids kept (None: any)
+    and dropped, `keeps_table` (None: no schema or table filter), the set of the (schema, table) names the
+    Selection's watcher learns (None: it learns none) and `_table_names`."""
     watched = Selection().watcher(filters) is not None
     tables = selection.tables if selection is not None and watched else None
     lo, hi = filters.time_seconds()
     by_table = bool(filters.databases or filters.exclude_databases or filters.filters_tables)
-    return _cskipping.Skipper(gate, lo, hi, filters.server_ids or None, filters.exclude_server_ids,
-                              filters.keeps_table if by_table else None, tables, _table_names)
+    return (lo, hi, filters.server_ids or None, filters.exclude_server_ids, filters.keeps_table if by_table else None,
+            tables, _table_names)
 
 
 def _table_names(raw: bytes, fde) -> tuple[int, str, str] | None:

@@ -32,13 +32,15 @@ _VALUE, _SET = 1, 2
 _OPS = {INSERT: 0, DELETE: 1, UPDATE: 2}
 
 
-def sql_lane(schema: Any, opts: ScriptOptions) -> Any:
+def sql_lane(schema: Any, opts: ScriptOptions, filtering: Any = None) -> Any:
     """The lane (a reader sink, as row_text.json_lane's) of a forward executable script under `opts`, or None
-    where the reference writes it all: the pure-Python core, --sql (commented), --replace."""
+    where the reference writes it all: the pure-Python core, --sql (commented), --replace. `filtering`: the
+    filters it runs under (row_text.lane_filter's), None for none."""
     ctext = row_text._crow_text
     if ctext is None or opts.commented or opts.sql.replace or opts.sql.rollback:
         return None
-    return ctext.RowLane(row_text._LaneTables(schema, functools.partial(_images, opts=opts.sql)), {}, True)
+    return ctext.RowLane(row_text._LaneTables(schema, functools.partial(_images, opts=opts.sql)), {}, True,
+                         filt=filtering)
 
 
 def rollback_lane(schema: Any, opts: ScriptOptions, spool: Any) -> Any:

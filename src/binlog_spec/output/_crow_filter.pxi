@@ -1,0 +1,231 @@
+# The filters in output/_crow_text.pyx's RowLane (included there, after it): the lane under the filters a compiled
+# loop decides (FilterOptions.skippable: time bounds, server ids, schema and table filters), for `rows --format
+# jsonl` and `sql --sql2`.
+#
+# `LaneFilter(skipper, gate, selection, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names)`: the
+# stream/_cskipping.pyx Skipper first skips the transactions the filters drop whole; the lane then takes a
+# transaction only where the filters are between transactions (the SkipGate of select_events says so), whose first
+# event they keep (its timestamp in [lo, hi), its server id kept, as FilterOptions.keeps_transaction decides), and
+# only whole, to its XID_EVENT, within the reader's window: anything it cannot take inside (an event of another
+# type, a value it cannot write, a rows event of a table id not mapped in the transaction, a transaction past
+# MAX_EVENT bytes or its text past MAX_TX_TEXT) rewinds the lane to the transaction's first event, its text
+# unwritten, and the ordinary path reads all of it. So the filters (stream.filters.filter_events) and what they
+# keep are never left inside a transaction the lane began.
+#
+# Inside it, as filter_events: a TABLE_MAP_EVENT of a table `keeps_table` drops (names parsed once per body by
+# `names`, stream.skipping's) is dropped, its table id excluded, and the rows events of that id; the transaction is
+# written (BEGIN and COMMIT of the SQL script with it) when it keeps a rows event, or when nothing was removed
+# from it. At its XID the lane does what the filters would have done of it: the table ids excluded and kept again
+# (SkipGate.excluded_tables), the names of its TABLE_MAPs learnt (`tables`, the Selection's, as its watcher learns
+# them), the events kept and the rows events among them counted (Selection.count), in the order filter_events
+# yields framing, attached events (ANNOTATE_ROWS_EVENT, ROWS_QUERY_LOG_EVENT) and content. What the lane hands
+# back to the ordinary path (RowLane's `replay`) is then only of whole transactions the filters kept: the replayed
+# events pass the gate and the filters untouched (Event.replayed).
+
+#: The text of one transaction the filtered lane holds until its end, at most (past it: the ordinary path).
+cdef Py_ssize_t MAX_TX_TEXT = 16 << 20
+#: The text handed on (RowLane.taken) that may wait for its consumer, at most: past it, the lane leaves the next
+#: transaction to the ordinary path, whose lines let the consumer take the text (output/lane_text.py). (Larger
+#: than the unfiltered lane's CHUNK: it leaves a whole transaction, not one rows event.)
+cdef Py_ssize_t MAX_HELD = 8 << 20
+#: _rows: a rows event of a table the filters drop (taken, nothing written).
+cdef int ROWS_DROPPED = 2
+
+
+cdef class LaneFilter:
+    cdef object skipper, gate, selection, keeps_table, tables, names, fde, server_ids, exclude_server_ids
+    cdef long long lo, hi
+    cdef dict statuses      # TABLE_MAP body bytes -> (table id, schema, table, kept) or None (not read)
+    # the transaction the lane is taking: what filter_events would hold and yield of it
+    cdef dict tx_status     # table id -> kept (its last TABLE_MAP's)
+    cdef Py_ssize_t framing, attached, kept, rows, mark
+    cdef bint content, removed, begin_due, saved_gtid_null
+    cdef object saved_recent, saved_last_xid
+
+    def __init__(self, skipper, gate, selection, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names):
+        self.skipper, self.gate, self.selection = skipper, gate, selection
+        self.lo = -(1 << 62) if lo is None else lo
+        self.hi = (1 << 62) if hi is None else hi
+        self.server_ids, self.exclude_server_ids = server_ids, exclude_server_ids
+        self.keeps_table, self.tables, self.names = keeps_table, tables, names
+        self.fde = None
+        self.statuses, self.tx_status = {}, {}
+
+    cdef bint may_open(self, const unsigned char *e) except -1:
+        """Whether the lane may open the transaction whose first event is at e: the filters between transactions,
+        and keeping it by its time and server id."""
+        cdef long long ts = u4(e + OFS_TIMESTAMP)
+        gate = self.gate
+        if not gate.between or gate.dropping or ts < self.lo or ts >= self.hi:
+            return False
+        if self.server_ids is None and not self.exclude_server_ids:
+            return True
+        sid = u4(e + OFS_SERVER_ID)
+        return (self.server_ids is None or sid in self.server_ids) and sid not in self.exclude_server_ids
+
+    cdef int open(self, RowLane lane) except -1:
+        self.tx_status.clear()
+        self.framing = self.attached = self.kept = self.rows = 0
+        self.content = self.removed = False
+        self.begin_due = lane.sql
+        self.mark = lane.out.n
+        self.saved_recent, self.saved_last_xid, self.saved_gtid_null = dict(lane.recent), lane.last_xid, lane.gtid_null
+        return 0
+
+    cdef int rewind(self, RowLane lane) except -1:
+        """The transaction begun is left whole to the ordinary path: the lane as it was before it."""
+        lane.out.n = self.mark
+        lane.in_tx = lane.begin_wanted = False
+        lane.tx_tables.clear()
+        lane.gtid_event = None
+        lane.recent, lane.last_xid, lane.gtid_null = self.saved_recent, self.saved_last_xid, self.saved_gtid_null
+        return 0
+
+    # what filter_events holds and yields (its _Held), counted
+    cdef inline void frame(self) noexcept:
+        if self.content:
+            self.kept += 1
+        else:
+            self.framing += 1
+
+    cdef object table_status(self, const unsigned char *e, uint32_t len_event, Py_ssize_t len_body, object fde):
+        """(table id, schema, table, kept) of a TABLE_MAP_EVENT, None where its body does not read."""
+        if fde is not self.fde:
+            self.fde = fde
+            self.statuses.clear()
+        body = PyBytes_FromStringAndSize(<const char *>e + H, len_body)
+        got = self.statuses.get(body, False)
+        if got is False:
+            named = self.names(PyBytes_FromStringAndSize(<const char *>e, len_event), fde)
+            got = None if named is None else (named[0], named[1], named[2],
+                                                   self.keeps_table is None or self.keeps_table(named[1], named[2]))
+            if len(self.statuses) > 4096:
+                self.statuses.clear()
+            self.statuses[body] = got
+        return got
+
+    cdef bint dropped(self, object table_id) except -1:
+        return self.tx_status.get(table_id) is False
+
+    cdef bint end(self, RowLane lane) except -1:
+        """The XID_EVENT ends the transaction: what the filters would have done of it; whether they yield it."""
+        cdef bint yields = self.content or not self.removed
+        self.attached = 0
+        self.frame()
+        if yields:
+            self.kept += self.framing
+            if lane.sql:
+                if self.begin_due:
+                    put(&lane.out, "BEGIN;\n", 7)
+                put(&lane.out, "COMMIT;\n", 8)
+        excluded = self.gate.excluded_tables
+        for table_id, kept in self.tx_status.items():
+            if kept:
+                excluded.discard(table_id)
+            else:
+                excluded.add(table_id)
+        if self.kept:
+            self.selection.kept += self.kept
+        if self.rows:
+            self.selection.rows += self.rows
+        return yields
+
+
+cdef bint take_filtered(RowLane lane, LaneFilter f, bytes buf, const unsigned char *e, int code, uint32_t len_event,
+                        Py_ssize_t at) except -1:
+    """Whether the lane takes the event at e of a transaction the filters keep, as they keep or drop it."""
+    cdef Py_ssize_t len_body = len_event - H - lane.lens.len_checksum
+    cdef int got
+    if code == TABLE_MAP_EVENT:
+        if f.keeps_table is not None or f.tables is not None:
+            status = f.table_status(e, len_event, len_body, lane.fde)
+            if status is None:
+                return False
+            if f.tables is not None:
+                f.tables.add((status[1], status[2]))
+            if not status[3]:
+                lane.tx_tables.pop(status[0], None)
+                f.tx_status[status[0]] = False
+                f.removed = True
+                return True
+            f.tx_status[status[0]] = True
+        if not lane._take(buf, e, code, len_event, at):
+            return False
+        f.frame()
+        if f.content:
+            f.kept += f.attached
+        else:
+            f.framing += f.attached
+        f.attached = 0
+        return True
+    if is_rows(code):
+        got = lane._rows(e, code, len_body, at)
+        if got == ROWS_DROPPED:
+            f.removed, f.attached = True, 0
+        elif got:
+            if not f.content:
+                f.content = True
+                f.kept += f.framing
+                f.framing = 0
+            f.kept += f.attached + 1
+            f.attached = 0
+            f.rows += 1
+        return got != 0
+    if code == XID_EVENT:
+        if len_body != lane.lens.xid + 8:
+            return False
+        yields = f.end(lane)
+        lane._take(buf, e, code, len_event, at)
+        if not yields:      # (the filters drop all of it: the ordinary path never hears of it)
+            lane.recent, lane.last_xid, lane.gtid_null = f.saved_recent, f.saved_last_xid, f.saved_gtid_null
+        return True
+    if not lane._take(buf, e, code, len_event, at):
+        return False
+    if code == ANNOTATE_ROWS_EVENT or code == ROWS_QUERY_LOG_EVENT:
+        f.attached += 1
+    else:                   # (its GTID event, its BEGIN)
+        f.frame()
+    return True
+
+
+cdef Py_ssize_t walk_filtered(RowLane lane, bytes buf, const unsigned char *p, Py_ssize_t off, Py_ssize_t n,
+                              Py_ssize_t pos, Py_ssize_t start, bint verify, Py_ssize_t *want) except -2:
+    """The filtered lane's walk from off: the offset after the whole transactions it took; `want` set to the bytes
+    it wants from pos in the window (a transaction that runs past it, first in the window)."""
+    cdef LaneFilter f = lane.filt
+    cdef Py_ssize_t tx_start = off, need = 0
+    cdef int code
+    cdef uint32_t len_event
+    while True:
+        if n - off < H:
+            need = H
+            break
+        code = p[off + OFS_TYPE_CODE]
+        len_event = u4(p + off + OFS_LEN_EVENT)
+        if not lane.in_tx:
+            if not opens_transaction(code, False) or lane.held >= MAX_HELD or not f.may_open(p + off):
+                break
+        elif not (code == QUERY_EVENT and lane.settled if lane.begin_wanted else in_transaction(code)):
+            break
+        if <Py_ssize_t>len_event > n - off:
+            need = len_event
+            break
+        if not event_at(p, off, n, lane.lens.len_checksum, verify, &code, &len_event):
+            break
+        if not lane.in_tx:
+            tx_start = off
+            f.open(lane)
+        if not take_filtered(lane, f, buf, p + off, code, len_event, pos + off - start):
+            break
+        off += len_event
+        if not lane.in_tx:
+            tx_start = off
+            if lane.out.n >= CHUNK:
+                lane._hand_text()
+        elif lane.out.n - f.mark > MAX_TX_TEXT:
+            break
+    if lane.in_tx:
+        f.rewind(lane)
+    if need and tx_start == start and off - start + need <= MAX_EVENT:
+        want[0] = off - start + need
+    return tx_start

@@ -1,0 +1,206 @@
+"""The compiled lanes under the filters a compiled loop decides (output/_crow_filter.pxi: time bounds, server ids,
+schema and table filters): `rows --format jsonl` and `sql --sql2` give, byte for byte, what the pure-Python core
+gives (BINLOG_SPEC_PURE=1: every event read, the filters of stream/filters.py), with the same notes and exit
+code, on a binlog the real MariaDB wrote: transactions whose events straddle a time bound (the first event
+decides), transactions of several tables where a table filter drops some rows events, a server id of its own,
+a table whose values the lane leaves (non-ASCII latin1: its transactions go whole to the ordinary path), and
+selections that keep nothing; and the lane writes most of the lines. What the filters hold at the end (the
+table ids they exclude) and count (the Selection behind the notes) is what they hold and count reading every
+event, and the transactions of dropped tables alone are skipped with no Event made."""
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from datetime import datetime, timezone
+
+import pytest
+
+from binlog_spec import compiled
+from binlog_spec.output import lane_text
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "fixtures"))
+import mariadb_server  # noqa: E402
+
+pytestmark = [pytest.mark.skipif(compiled.load("binlog_spec.output._crow_text") is None,
+                                 reason="the compiled core is not built (make build)"),
+              pytest.mark.skipif(not mariadb_server.available(), reason="needs Debian's mariadb-server")]
+
+T0 = 1_700_000_000
+
+
+def _at(ts: int) -> str:
+    return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _workload() -> str:
+    """Transactions at T0 + k*10 s: single-table, multi-table (a and b interleaved), one whose statements are
+    stamped past its first event, some from server id 2, some of table c (latin1, non-ASCII: left by the lane)."""
+    sql = ["CREATE DATABASE d",
+           "CREATE TABLE d.a (id INT PRIMARY KEY, name VARCHAR(40) CHARSET utf8mb4, price DECIMAL(10,2))",
+           "CREATE TABLE d.b (id INT PRIMARY KEY, note VARCHAR(20) CHARSET utf8mb4, at DATETIME(3))",
+           "CREATE TABLE d.c (id INT PRIMARY KEY, label VARCHAR(20) CHARSET latin1)"]
+    for k in range(60):
+        ts = T0 + 10 * k
+        sql.append(f"SET TIMESTAMP={ts}")
+        if k % 10 == 7:
+            sql.append("SET SESSION server_id=2")
+        if k % 3 == 0:
+            sql.append(f"INSERT INTO d.a VALUES ({k}, 'ä{k}', {k}.25), ({k + 1000}, NULL, -{k})")
+        elif k % 3 == 1:          # a and b in one transaction, a's rows events between b's
+            sql += ["BEGIN", f"INSERT INTO d.b VALUES ({k}, 'n{k}', '2024-01-02 03:04:05.678')",
+                    f"INSERT INTO d.a VALUES ({k}, 'x', 1)", f"UPDATE d.b SET note = 'u{k}' WHERE id = {k}",
+                    f"SET TIMESTAMP={ts + 5}",       # (later statements, stamped inside the next window)
+                    f"DELETE FROM d.a WHERE id = {k}", f"INSERT INTO d.b VALUES ({k + 1000}, 'm', NULL)", "COMMIT"]
+        elif k % 6 == 2:          # c and a in one transaction: the lane cannot write c's value
+            sql += ["BEGIN", f"INSERT INTO d.a VALUES ({k}, 'y', 2)", f"INSERT INTO d.c VALUES ({k}, 'Café')",
+                    "COMMIT"]
+        else:
+            sql.append(f"INSERT INTO d.b VALUES ({k}, 'b', NULL)")
+        if k % 10 == 7:
+            sql.append("SET SESSION server_id=1")
+    sql.append(f"SET TIMESTAMP={T0 + 700}")
+    sql.append("INSERT INTO d.a SELECT seq + 5000, REPEAT('n', 30), seq / 100 FROM d.seq_1_to_3000")
+    return ";\n".join(sql) + ";\n"
+
+
+@pytest.fixture(scope="module")
+def log(tmp_path_factory):
+    with mariadb_server.MariaDBServer() as srv:
+        srv.sql(_workload())
+        path = tmp_path_factory.mktemp("filtered") / "mariadb-bin.000001"
+        path.write_bytes(srv.binlogs()[-1].read_bytes())
+    return str(path)
+
+
+def _pure(args: list[str]) -> tuple[str, str, int]:
+    """The command's (stdout, stderr, exit code) under the pure-Python core (the reference)."""
+    env = {**os.environ, "BINLOG_SPEC_PURE": "1", "PYTHONPATH": str(ROOT / "src")}
+    got = subprocess.run([sys.executable, "-m", "binlog_spec", *args], env=env, capture_output=True)
+    return got.stdout.decode("utf-8", "surrogateescape"), got.stderr.decode(), got.returncode
+
+
+def _with_lane(monkeypatch, args: list[str]) -> tuple[tuple[str, str, int], int]:
+    """The command's output in process (the compiled core), and how many of its lines the lane wrote."""
+    from binlog_spec.cli import main
+    ordinary = [-1]       # (-1: no lane ran, the ordinary path wrote every line)
+    lines_of = lane_text.with_lane
+
+    def counted(lane, lines):
+        ordinary[0] = 0
+
+        def of_the_ordinary_path():
+            for line in lines:
+                ordinary[0] += 1
+                yield line
+        return lines_of(lane, of_the_ordinary_path())
+    monkeypatch.setattr(lane_text, "with_lane", counted)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(args, out, err)
+    by_lane = out.getvalue().count("\n") - ordinary[0] if ordinary[0] >= 0 else 0
+    return (out.getvalue(), err.getvalue(), code), by_lane
+
+
+#: (filters, share of the lines the lane writes at least, of rows --format jsonl and of sql --sql2).
+CASES = [
+    (["--start-datetime", _at(T0 + 100), "--stop-datetime", _at(T0 + 400)], 0.7),
+    (["--start-datetime", _at(T0 + 105)], 0.9),     # (the bound between a transaction's first event and its later)
+    (["--table", "d.a"], 0.9),
+    (["--exclude-table", "d.b", "--stop-datetime", _at(T0 + 300)], 0.7),
+    (["--exclude-table", "d.c"], 0.9),
+    (["--database", "d", "--exclude-table", "d.a"], 0.7),
+    (["--server-id", "2"], 0.7),
+    (["--exclude-server-id", "2", "--stop-datetime", _at(T0 + 500)], 0.7),
+    (["--table", "d.b", "--table", "d.c", "--start-datetime", _at(T0 + 300)], 0.7),
+    (["--table", "d.c"], 0.0),                      # (c's values: its transactions are the reference's whole)
+    (["--table", "d.nosuch"], 0.0),                 # kept nothing: the notes
+    (["--start-datetime", _at(T0 + 10_000)], 0.0),
+]
+
+
+@pytest.mark.parametrize("command", [["rows", "--format", "jsonl"], ["sql", "--sql2"]], ids=["rows", "sql2"])
+@pytest.mark.parametrize("filters, share", CASES, ids=[" ".join(c[0]) for c in CASES])
+def test_the_filtered_lane_gives_what_the_pure_core_gives(monkeypatch, log, command, filters, share):
+    args = [*command, "--timezone", "UTC", *filters, log]
+    got, by_lane = _with_lane(monkeypatch, args)
+    assert got == _pure(args)
+    lines = got[0].count("\n")
+    assert by_lane >= share * lines
+    if share:
+        assert by_lane > 0
+
+
+def test_the_lane_writes_the_kept_table_of_a_multi_table_transaction(monkeypatch, log):
+    """--table d.a: the transactions of a and b are the lane's, b's rows events dropped inside them."""
+    args = ["rows", "--format", "jsonl", "--table", "d.a", log]
+    got, by_lane = _with_lane(monkeypatch, args)
+    assert got == _pure(args) and got[2] == 0
+    assert '"table":"b"' not in got[0] and got[0].count('"table":"a"') == got[0].count("\n") > 3000
+    assert by_lane >= 0.98 * got[0].count("\n")
+
+
+def test_a_selection_that_keeps_no_row_says_so_as_the_reference(monkeypatch, log):
+    args = ["rows", "--format", "jsonl", "--table", "d.nosuch", log]
+    got, _ = _with_lane(monkeypatch, args)
+    assert got == _pure(args)
+    assert got[0] == "" and "--table d.nosuch: no TABLE_MAP" in got[1] and "kept no rows event" in got[1]
+
+
+
+def _pipeline(log: str, filters, lane: bool) -> tuple:
+    """The rows JSON text (api), and the filters' state and tally at the end: the table ids they exclude
+    (SkipGate.excluded_tables), the Selection's counts and names; with the lane, or every event read by the
+    filters (the reference)."""
+    from binlog_spec import api
+    from binlog_spec.rows.ddl.schema import SchemaTracker
+    gate, selection, schema = api.skip_gate(filters), api.Selection(), SchemaTracker()
+    sink = api.skipping_sink(gate, filters, selection) if lane else None
+    taker = api.row_lane("jsonl", schema, filters, None, (gate, selection, sink)) if lane else None
+    assert (taker is not None) == lane
+    events = api.read_events([log], api.ReadOptions(parse_bodies=api.ROWS_BODIES), sink=taker)
+    kept = api.select_events(events, filters, [log], schema, gate=gate, selection=selection)
+    text = "\n".join(x.decode() if type(x) is bytes else x
+                     for x in api.lines_with_lane(taker, api.row_lines(api.read_rows(kept), "jsonl")))
+    return text, set(gate.excluded_tables), (selection.kept, selection.rows, selection.tables, selection.schemas)
+
+
+@pytest.mark.parametrize("filters", [
+    dict(tables=("d.a",)), dict(exclude_tables=("d.b",), stop_datetime=T0 + 300), dict(exclude_tables=("d.c",)),
+    dict(databases=("d",), server_ids=frozenset({1}), start_datetime=T0 + 105), dict(tables=("d.nosuch",))],
+    ids=["table", "exclude-window", "exclude-c", "database-server-window", "nothing"])
+def test_the_filters_state_and_tally_after_the_lane_are_those_of_every_event_read(log, filters):
+    from binlog_spec.stream.filters import FilterOptions
+    filters = FilterOptions(**{k: datetime.fromtimestamp(v, tz=timezone.utc) if k.endswith("datetime") else v
+                               for k, v in filters.items()})
+    assert _pipeline(log, filters, lane=True) == _pipeline(log, filters, lane=False)
+
+
+def test_the_transactions_of_dropped_tables_alone_are_skipped_unread(log):
+    """--table d.a: the transactions of b alone are skipped by stream/_cskipping.pyx (no Event made for them),
+    the table id of each of their rows events read from its layout."""
+    from binlog_spec import api
+    from binlog_spec.rows.ddl.schema import SchemaTracker
+    from binlog_spec.stream.filters import FilterOptions
+    every, starts = list(api.read_events([log])), {}
+    for ev in every:                    # each transaction's first position and its tables
+        if ev.type == "GTID_EVENT":
+            tx = starts.setdefault(ev.pos, set())
+        elif ev.type == "TABLE_MAP_EVENT":
+            tx.add(ev.fields["table"])
+    b_alone = {pos for pos, tables in starts.items() if tables == {"b"}}
+    assert len(b_alone) >= 10
+    filters = FilterOptions(tables=("d.a",))
+    gate, selection = api.skip_gate(filters), api.Selection()
+    sink = api.skipping_sink(gate, filters, selection)
+    read = []
+
+    def recorded(events):
+        for ev in events:
+            read.append(ev)
+            yield ev
+    events = api.read_events([log], api.ReadOptions(parse_bodies=api.ROWS_BODIES), sink=sink)
+    list(api.select_events(recorded(events), filters, [log], SchemaTracker(), gate=gate, selection=selection))
+    assert not b_alone & {ev.pos for ev in read} and {ev.pos for ev in read if ev.type == "GTID_EVENT"}
