@@ -10,7 +10,7 @@ import os
 import pytest
 
 from binlog_spec.cli import EXIT_BAD_INPUT, EXIT_UNWRITABLE, jobs, main
-from conftest import CORPUS
+from conftest import CORPUS, FIXTURES
 
 #: MySQL 5.1, no column names in the TABLE_MAPs and no CREATE TABLE in the file: its statements
 #: (`USE carsales; INSERT INTO phpmyadmin.pma_history ...`) come before the first rows event, of
@@ -64,6 +64,21 @@ def test_a_filter_that_leaves_the_nameless_table_out_lets_the_script_through():
     assert out.startswith("SET NAMES utf8mb4;") and "pma_history" in out and "`carsales`.`carsales`" not in out
     out, err, code = run(["sql", "--sql2", "--database", "phpmyadmin", NAMELESS])
     assert code == 0, err
+
+
+def test_a_filtered_run_of_binlogs_with_no_problem_is_cleared_by_the_scan_of_the_whole_input(monkeypatch):
+    # (FULL metadata: no table lacks its names, so no selection of it does; no second read of the events)
+    from binlog_spec.cli import sql_precheck
+    demo = FIXTURES / "demo" / "mariadb-bin.000001"
+    argv = ["sql", "--sql2", "--table", "shop.orders", "--stop-datetime", "2026-01-01 00:03:00", "--timezone",
+            "UTC", demo]
+    expected = run(argv)
+    assert expected[2] == 0 and "`shop`.`orders`" in expected[0]
+
+    def no_pass(*args, **kwargs):
+        raise AssertionError("the pre-pass read the filtered events")
+    monkeypatch.setattr(sql_precheck, "_pass", no_pass)
+    assert run(argv) == expected
 
 
 def test_a_filter_that_keeps_the_nameless_table_is_refused_at_its_first_kept_event():

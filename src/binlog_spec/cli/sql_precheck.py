@@ -2,10 +2,12 @@
 whether every rows event it will write can be written (output.sql.writable); if not, nothing is written,
 each table that stops it is named on stderr with what to do, and the exit code is EXIT_UNWRITABLE.
 
-It reads the input as the run does, with the run's filters and schema, but parses only the TABLE_MAP
-bodies (and the QUERY ones the filters or the DDL need): a quick pass without the DDL first, which finds
-every problem and, on most binlogs (binlog_row_metadata=FULL, whole images), none; only when it finds
-some, the exact pass with the run's schema (--schema, the DDL in the files) says which are real. It
+It parses only the TABLE_MAP bodies (and the QUERY ones the filters or the DDL need): a quick pass
+without the DDL first, which finds every problem and, on most binlogs (binlog_row_metadata=FULL, whole
+images), none; only when it finds some, the exact pass with the run's schema (--schema, the DDL in the
+files) says which are real. The quick pass reads the whole input in the reader's scan mode (no Event;
+but after a --start-position); where that finds some under filters, it reads again the events the run's
+filters keep. The exact pass reads what the run reads, with its filters and schema. It
 runs once, in the parent of a --jobs run, before any piece. Standard input, which cannot be read
 twice, is first copied to a temporary file (rereadable_stdin): the pre-pass reads it, then the run."""
 from __future__ import annotations
@@ -80,8 +82,13 @@ def problems(args: argparse.Namespace) -> list:
     options = sql_options(args, rollback=args.rollback)
     f = args.filters
     quick = None
-    if not f.active and f.start_position is None:     # the scan mode's pass: what the whole input holds
+    if f.start_position is None:
+        # the scan mode's pass: what the whole input holds, read from its start as the run reads it. A problem
+        # is one rows event's (its table's names, its images): none in the whole input is none in what any
+        # filter keeps of it (a --start-position run may begin past a fault that ends this pass: not here)
         quick = api.may_be_unwritable(list(args.files), options, read_options(args))
+        if quick and f.active:
+            quick = None    # (the problems may all be in what the filters drop: ask the filtered events)
     if quick is None:
         quick = bool(_pass(args, options, None, api.UNWRITABLE_QUICK_BODIES, exact=False))
     if not quick:
