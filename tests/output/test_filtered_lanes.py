@@ -158,7 +158,7 @@ def _pipeline(log: str, filters, lane: bool) -> tuple:
     from binlog_spec.rows.ddl.schema import SchemaTracker
     gate, selection, schema = api.skip_gate(filters), api.Selection(), SchemaTracker()
     sink = api.skipping_sink(gate, filters, selection) if lane else None
-    taker = api.row_lane("jsonl", schema, filters, None, (gate, selection, sink)) if lane else None
+    taker = api.row_lane("jsonl", schema, filters, (gate, selection, sink)) if lane else None
     assert (taker is not None) == lane
     events = api.read_events([log], api.ReadOptions(parse_bodies=api.ROWS_BODIES), sink=taker)
     kept = api.select_events(events, filters, [log], schema, gate=gate, selection=selection)

@@ -193,7 +193,7 @@ cdef Py_ssize_t walk_filtered(RowLane lane, bytes buf, const unsigned char *p, P
     """The filtered lane's walk from off: the offset after the whole transactions it took; `want` set to the bytes
     it wants from pos in the window (a transaction that runs past it, first in the window)."""
     cdef LaneFilter f = lane.filt
-    cdef Py_ssize_t tx_start = off, need = 0
+    cdef Py_ssize_t tx_start = off, need = 0, skipped
     cdef int code
     cdef uint32_t len_event
     while True:
@@ -203,6 +203,14 @@ cdef Py_ssize_t walk_filtered(RowLane lane, bytes buf, const unsigned char *p, P
         code = p[off + OFS_TYPE_CODE]
         len_event = u4(p + off + OFS_LEN_EVENT)
         if not lane.in_tx:
+            if off != start:    # what the filters drop whole, skipped here too (at start: the lane's caller asked)
+                skipped = f.skipper(buf, off, pos + off - start, lane.fde, verify, lane.path)
+                if skipped < 0:     # (it wants more of the window: the reader calls again from here)
+                    break
+                if skipped > 0:
+                    off += skipped
+                    tx_start = off
+                    continue
             if not opens_transaction(code, False) or lane.held >= MAX_HELD or not f.may_open(p + off):
                 break
         elif not (code == QUERY_EVENT and lane.settled if lane.begin_wanted else in_transaction(code)):
