@@ -48,10 +48,10 @@ cdef class Skipper:
     cdef object gate, keeps_table, tables, names, fde, server_ids, exclude_server_ids
     cdef long long lo, hi
     cdef Fde lens
-    cdef dict maps          # TABLE_MAP body bytes -> (table id, schema, table, dropped) or None (not skipped)
+    cdef dict maps          # TABLE_MAP body bytes -> (table id, schema, table, dropped, (schema, table)) or None
     cdef dict shapes        # rows events: (code, len_post_header) -> offset of a one-byte column count, or -1;
                             # with that byte -> (len_table_id, ofs_rows) (what spec.rows_offsets reads)
-    cdef list tx_maps       # the TABLE_MAPs of the transaction looked at: (table id, schema, table)
+    cdef list tx_maps       # the TABLE_MAPs of the transaction looked at: maps' (table id, schema, table, dropped, name)
 
     def __init__(self, gate, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names):
         self.gate = gate
@@ -114,8 +114,8 @@ cdef class Skipper:
             if end < 0:
                 return end if off == start else off - start
             excluded = gate.excluded_tables
-            for table_id, schema, table in self.tx_maps:
-                excluded.add(table_id)
+            for got in self.tx_maps:
+                excluded.add((<tuple>got)[0])
             off = end
         return off - start
 
@@ -148,8 +148,8 @@ cdef class Skipper:
                 if not self.tx_maps or not self._skipped(code, p + off, len_event, len_checksum, True):
                     return 0
                 if self.tables is not None:
-                    for table_id, schema, table in self.tx_maps:
-                        self.tables.add((schema, table))
+                    for got in self.tx_maps:
+                        self.tables.add((<tuple>got)[4])
                 return off + len_event
             if not self._skipped(code, p + off, len_event, len_checksum, True):
                 return 0
@@ -172,7 +172,7 @@ cdef class Skipper:
                 got = None
                 if named is not None:
                     dropped = self.keeps_table is not None and not self.keeps_table(named[1], named[2])
-                    got = (named[0], named[1], named[2], dropped)
+                    got = (named[0], named[1], named[2], dropped, (named[1], named[2]))
                 if len(self.maps) > 4096:
                     self.maps.clear()
                 self.maps[body] = got
@@ -181,17 +181,17 @@ cdef class Skipper:
             if by_table:
                 if not got[3]:
                     return False
-                self.tx_maps.append(got[:3])
+                self.tx_maps.append(got)
             elif self.tables is not None:
-                self.tables.add((got[1], got[2]))
+                self.tables.add((<tuple>got)[4])
             return True
         if code == WRITE_ROWS_EVENT_V1 or code == UPDATE_ROWS_EVENT_V1 or code == DELETE_ROWS_EVENT_V1:
             table_id = self._table_id(code, e + H, len_body)
             if table_id is None:
                 return False
             if by_table:
-                for m in self.tx_maps:
-                    if m[0] == table_id:
+                for got in self.tx_maps:
+                    if (<tuple>got)[0] == table_id:
                         return True
                 return table_id in self.gate.excluded_tables
             return True
