@@ -134,7 +134,7 @@ cdef class Skipper:
         cdef int code
         cdef uint32_t len_event
         cdef Py_ssize_t off = at
-        self.tx_maps = []
+        del self.tx_maps[:]
         if not event_at(p, off, n, len_checksum, verify, &code, &len_event):
             return 0
         off += len_event
