@@ -127,3 +127,22 @@ def test_random_workload_script_is_the_reference_and_replays_to_the_source_state
         replica.sql(SCHEMA)
         replica.sql(out)
         assert _checksums(replica) == end
+
+
+def test_a_column_name_of_undecodable_bytes_is_left_to_the_reference_path():
+    # (names come from the binlog: one holding bytes that are no UTF-8 has no text the lane can write; the
+    # reference path writes its rows, forward and undone)
+    from types import SimpleNamespace
+    from binlog_spec.output.sql import lane
+    from binlog_spec.output.sql.statements import SqlOptions
+    from binlog_spec.rows.column_types import LONG, VARCHAR
+    from test_compiled_rows import UTF8, col
+    columns = [col(LONG), col(VARCHAR, {"max_length": 40}, charset=UTF8)]
+
+    def table(names):
+        return SimpleNamespace(columns=columns, names=names, has_names=True, row_key=(0,), schema="d", table="t",
+                               writable_columns=list(enumerate(names)), generated=[False] * 2, invisible=[False] * 2)
+    for rollback in (False, True):
+        write_rows, layout = 23, bytes([2, 0b11])   # (WRITE_ROWS_EVENT_V1, two columns, both present)
+        assert lane._images(table(["id", "name"]), write_rows, layout, SqlOptions(), rollback) is not None
+        assert lane._images(table(["id", "na\udcffme"]), write_rows, layout, SqlOptions(), rollback) is None

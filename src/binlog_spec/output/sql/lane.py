@@ -92,10 +92,13 @@ def _images(table: Any, code: int, layout: bytes, opts: SqlOptions, rollback: bo
             role, keyed, prefix = _SET, False, f"UPDATE {target} SET "
         if keyed and (not key or not set(key) <= set(present)):
             return None             # (the builders match the whole image)
-        plan = _plan(table, present, role, key if keyed else (), writable)
-        if plan is None:
+        try:
+            plan = _plan(table, present, role, key if keyed else (), writable)
+            if plan is None:
+                return None
+            images.append(row_text._crow_text.SqlImage(plan, prefix.encode("utf-8"), len(key) if keyed else 0))
+        except UnicodeEncodeError:      # (a name holding undecoded bytes: the reference writes its rows)
             return None
-        images.append(row_text._crow_text.SqlImage(plan, prefix.encode("utf-8"), len(key) if keyed else 0))
     return images[0], (images[1] if len(images) > 1 else None)
 
 
