@@ -362,3 +362,28 @@ def test_the_lanes_run_in_the_pieces_with_the_positions_of_the_file(monkeypatch,
             assert [(e["pos"], e["end_log_pos"]) for e in lines] == [(p, end) for p, end, _ in printed]
         elif argv[0] == "rows":
             assert {json.loads(line)["pos"] for line in one[0].splitlines()} == rows_at
+
+
+def test_the_workers_end_when_the_run_is_killed_with_no_chance_to_stop_them(tmp_path):
+    # (SIGKILL, the OOM killer: the pool cannot stop its workers, which would wait for work forever)
+    import signal
+    import subprocess
+    import sys
+    log = CORPUS / "mariadb-poc" / "mariadb-binlog__binlogs__domain_id_0__mariadb-repl-bin.000002"    # (3.7 MB)
+    env = {**os.environ, jobs.PIECE_ENV: str(log.stat().st_size // 16)}
+    cli = [sys.executable, "-m", "binlog_spec", "rows", "--format", "jsonl", "--jobs", "2", str(log)]
+    run = subprocess.Popen(cli, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)    # (never read)
+    children: list[int] = []
+    deadline = time.monotonic() + 60
+    while len(children) < 2 and time.monotonic() < deadline and run.poll() is None:
+        time.sleep(0.05)
+        path = f"/proc/{run.pid}/task/{run.pid}/children"
+        children = [int(c) for c in open(path).read().split()] if os.path.exists(path) else []
+    assert len(children) >= 2, "the run started its workers"
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    deadline = time.monotonic() + 20
+    while any(os.path.exists(f"/proc/{c}") and open(f"/proc/{c}/stat").read().split()[2] != "Z" for c in children):
+        assert time.monotonic() < deadline, f"workers {children} outlived the run"
+        time.sleep(0.05)
+    run.stdout.close()

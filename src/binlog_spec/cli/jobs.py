@@ -231,7 +231,8 @@ def _run_pieces(command, args: argparse.Namespace, pieces, out: TextIO, err: Tex
     global _WORK
     folder = tempfile.mkdtemp(prefix="binlog-spec-jobs.")
     _WORK = (command, args, pieces, folder)
-    pool = concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"))
+    pool = concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"),
+                                                  initializer=_die_with_parent, initargs=(os.getpid(),))
     try:
         out.flush()
         err.flush()
@@ -242,6 +243,20 @@ def _run_pieces(command, args: argparse.Namespace, pieces, out: TextIO, err: Tex
         pool.shutdown(wait=True, cancel_futures=True)
         _WORK = None
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _die_with_parent(parent: int) -> None:
+    """A worker's start: it ends when the run's process ends, even killed with no chance to stop its pool
+    (SIGKILL, the OOM killer), where it would wait for work forever (Linux's PR_SET_PDEATHSIG; elsewhere the
+    pool stops its workers as it did)."""
+    import ctypes
+    import signal
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)     # (1: PR_SET_PDEATHSIG)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:      # (the run ended before the call)
+        os._exit(1)
 
 
 def _join(pool, n: int, jobs: int, mode: Mode, args, folder: str, out: TextIO, err: TextIO, report=None) -> int:
