@@ -81,6 +81,25 @@ def test_a_filtered_run_of_binlogs_with_no_problem_is_cleared_by_the_scan_of_the
     assert run(argv) == expected
 
 
+def test_a_filtered_run_of_minimal_metadata_whose_ddl_names_every_table_is_cleared_by_one_pass_over_it(monkeypatch):
+    # (binlog_row_metadata=MINIMAL, the CREATE TABLEs in the file: the scan finds tables without names, the
+    # exact pass over the whole input finds their names; the filtered events are not read again)
+    from binlog_spec.cli import sql_precheck
+    log = FIXTURES / "types-minimal" / "mariadb-bin.000001"
+    argv = ["sql", "--sql2", "--exclude-table", "nothing.here", log]
+    expected = run(argv)
+    assert expected[2] == 0 and "INSERT INTO" in expected[0]
+    passes = []
+    real = sql_precheck._pass
+
+    def counted(args, options, schema, bodies, exact, filters=None):
+        passes.append((exact, filters))
+        return real(args, options, schema, bodies, exact, *(() if filters is None else (filters,)))
+    monkeypatch.setattr(sql_precheck, "_pass", counted)
+    assert run(argv) == expected
+    assert len(passes) == 1 and passes[0][0] and not passes[0][1].active, passes
+
+
 def test_a_filter_that_keeps_the_nameless_table_is_refused_at_its_first_kept_event():
     out, err, code = run(["sql", "--sql2", "--table", "carsales.carsales", "--start-position", 2053, NAMELESS])
     assert (out, code) == ("", EXIT_UNWRITABLE)

@@ -6,8 +6,10 @@ It parses only the TABLE_MAP bodies (and the QUERY ones the filters or the DDL n
 without the DDL first, which finds every problem and, on most binlogs (binlog_row_metadata=FULL, whole
 images), none; only when it finds some, the exact pass with the run's schema (--schema, the DDL in the
 files) says which are real. The quick pass reads the whole input in the reader's scan mode (no Event;
-but after a --start-position); where that finds some under filters, it reads again the events the run's
-filters keep. The exact pass reads what the run reads, with its filters and schema. It
+but after a --start-position); where that finds some under filters, the exact pass over the whole input
+(compiled, unfiltered: the schema stage sees every event whatever the filters keep) clears the run when it
+finds none, and otherwise both passes read again the events the run's filters keep. The exact pass reads
+what the run reads, with its filters and schema. It
 runs once, in the parent of a --jobs run, before any piece. Standard input, which cannot be read
 twice, is first copied to a temporary file (rereadable_stdin): the pre-pass reads it, then the run."""
 from __future__ import annotations
@@ -81,14 +83,20 @@ def problems(args: argparse.Namespace) -> list:
     """The output.sql.writable problems of the run's script: the quick pass, then the exact one if needed."""
     options = sql_options(args, rollback=args.rollback)
     f = args.filters
+    whole = f.start_position is None and f.active    # (a filtered run read from its start)
     quick = None
     if f.start_position is None:
         # the scan mode's pass: what the whole input holds, read from its start as the run reads it. A problem
         # is one rows event's (its table's names, its images): none in the whole input is none in what any
         # filter keeps of it (a --start-position run may begin past a fault that ends this pass: not here)
         quick = api.may_be_unwritable(list(args.files), options, read_options(args))
-        if quick and f.active:
+        if quick and whole:
             quick = None    # (the problems may all be in what the filters drop: ask the filtered events)
+    if quick is None and whole:
+        # the exact pass over the whole input (its compiled loop runs unfiltered): the schema stage sees every
+        # event whatever the filters keep, so none there is none in any selection either
+        if not _pass(args, options, schema_tracker(args), api.UNWRITABLE_BODIES, True, api.FilterOptions()):
+            return []
     if quick is None:
         quick = bool(_pass(args, options, None, api.UNWRITABLE_QUICK_BODIES, exact=False))
     if not quick:
@@ -96,12 +104,13 @@ def problems(args: argparse.Namespace) -> list:
     return _pass(args, options, schema_tracker(args), api.UNWRITABLE_BODIES, exact=True)
 
 
-def _pass(args: argparse.Namespace, options, schema, bodies: frozenset[int], exact: bool) -> list:
-    read = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, args.filters))
+def _pass(args: argparse.Namespace, options, schema, bodies: frozenset[int], exact: bool, filters=None) -> list:
+    f = args.filters if filters is None else filters     # (the run's, or those of a pass over the whole input)
+    read = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, f))
     # unfiltered, the exact pass's events the compiled loop needs no Event for are taken from the window
-    sink = api.unwritable_sink(schema) if exact and not args.filters.active else None
-    events = api.read_events(args.files, read, None, args.filters.start_position, sink)
-    selected = api.select_events(events, args.filters, [api.display_name(f) for f in args.files], schema)
+    sink = api.unwritable_sink(schema) if exact and not f.active else None
+    events = api.read_events(args.files, read, None, f.start_position, sink)
+    selected = api.select_events(events, f, [api.display_name(p) for p in args.files], schema)
     return api.unwritable(_until_fault(selected), options, exact, sink)
 
 
