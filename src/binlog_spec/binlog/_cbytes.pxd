@@ -43,6 +43,11 @@ from binlog_spec.binlog._cspec cimport *
 
 cdef enum:
     XA_FLAGS = FL_PREPARED_XA | FL_COMPLETED_XA
+    # packed_int's first byte (formats/binlog.ksy): the value itself below PACKED_NULL, else 2, 3 or 8 bytes follow
+    PACKED_NULL = 0xFB
+    PACKED_2 = 0xFC
+    PACKED_3 = 0xFD
+    PACKED_8 = 0xFE
 
 
 cdef inline uint32_t u4(const unsigned char* p) noexcept:
@@ -55,6 +60,41 @@ cdef inline uint64_t le(const unsigned char* p, int size) noexcept:
     for i in range(size - 1, -1, -1):
         v = (v << 8) | p[i]
     return v
+
+
+cdef inline Py_ssize_t rows_v1_ofs_rows(const unsigned char* body, Py_ssize_t len_body, Py_ssize_t len_post_header,
+                                        bint update, uint64_t* num_columns, Py_ssize_t* len_count) noexcept:
+    """Where a v1 rows event's rows start in its body (spec.rows_offsets' ofs_rows: the post-header, num_columns
+    as a packed_int, then one columns bitmap of (num_columns + 7) / 8 bytes, two for an UPDATE), its column count
+    and that packed_int's length set; -1 where the spec's layout does not hold (the reference path reads it)."""
+    cdef Py_ssize_t at = len_post_header, size, bitmap
+    cdef uint64_t count
+    cdef int first
+    if at >= len_body:
+        return -1
+    first = body[at]
+    if first < PACKED_NULL:
+        count, size = first, 1
+    elif first == PACKED_2:
+        size = 3
+    elif first == PACKED_3:
+        size = 4
+    elif first == PACKED_8:
+        size = 9
+    else:
+        return -1
+    if at + size > len_body:
+        return -1
+    if size > 1:
+        count = le(body + at + 1, <int>(size - 1))
+        if count > <uint64_t>len_body * 8:
+            return -1
+    bitmap = <Py_ssize_t>((count + 7) // 8)
+    at += size + bitmap * (2 if update else 1)
+    if at > len_body:
+        return -1
+    num_columns[0], len_count[0] = count, size
+    return at
 
 
 cdef inline bint opens_plain_transaction(const unsigned char* body, Py_ssize_t len_body) noexcept:

@@ -26,7 +26,7 @@ from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_
                                          OFS_GTID_DOMAIN_ID, OFS_GTID_FLAGS2, OFS_GTID_SEQ_NO, OFS_LEN_EVENT,
                                          OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE, TABLE_MAP_EVENT,
                                          UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1, XA_FLAGS, XID_EVENT, Fde, event_at,
-                                         le, read_fde, u4)
+                                         le, read_fde, rows_v1_ofs_rows, u4)
 
 cdef extern from "Python.h":
     object PyUnicode_DecodeUTF8(const char* s, Py_ssize_t size, const char* errors)
@@ -40,8 +40,6 @@ cdef Py_ssize_t HELD = 4 << 20
 cdef Py_ssize_t MAX_WANT = 64 << 20
 #: The TABLE_MAP texts kept (`remember`) hold at most this many bytes (bodies and texts); then they are forgotten.
 cdef Py_ssize_t KEPT = 16 << 20
-#: packed_int's markers (formats/binlog.ksy): 2, 3 and 8 bytes follow.
-cdef int PACKED_2 = 0xFC, PACKED_3 = 0xFD, PACKED_8 = 0xFE
 cdef const char* HEX = b"0123456789abcdef"
 
 
@@ -254,7 +252,7 @@ cdef class Lane:
         where the loop does not take it."""
         cdef const unsigned char* b = e + H
         cdef Py_ssize_t n = len_event - H - self.lens.len_checksum, at, lph, size, bitmap
-        cdef int flags2, first
+        cdef int flags2
         cdef uint64_t count
         name = self.names[code]
         if name is None:
@@ -326,27 +324,10 @@ cdef class Lane:
             lph = self.lens.rows[code - WRITE_ROWS_EVENT_V1]
             if (lph != 6 and lph != 8) or lph >= n:
                 return False
-            first = b[lph]
-            if first < 0xFB:
-                count, size = first, 1
-            elif first == PACKED_2:
-                size = 3
-            elif first == PACKED_3:
-                size = 4
-            elif first == PACKED_8:
-                size = 9
-            else:
+            at = rows_v1_ofs_rows(b, n, lph, code == UPDATE_ROWS_EVENT_V1, &count, &size)
+            if at < 0:
                 return False
-            if lph + size > n:
-                return False
-            if size > 1:
-                count = le(b + lph + 1, size - 1)
-                if count > <uint64_t>n * 8:
-                    return False
             bitmap = <Py_ssize_t>((count + 7) // 8)
-            at = lph + size + bitmap * (2 if code == UPDATE_ROWS_EVENT_V1 else 1)
-            if at > n:
-                return False
             self._head(file_json, name, e, pos, len_event)
             self._reserve(2 * n + 320)
             self._put(b',"rows_flags":', 14)

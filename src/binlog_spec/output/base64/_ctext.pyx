@@ -13,7 +13,7 @@ from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_
                                          OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE, TABLE_MAP_EVENT,
                                          UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1, XID_EVENT, Fde, event_at,
                                          event_crc32, gtid_xid_reads_agree, le as _le, opens_plain_transaction,
-                                         read_fde, u4 as _u4)
+                                         read_fde, rows_v1_ofs_rows, u4 as _u4)
 
 
 cdef extern from "Python.h":
@@ -111,39 +111,13 @@ cdef Py_ssize_t HELD = 1 << 18
 
 #: The common header's length, as a Py_ssize_t in the size arithmetic (the spec's constants: binlog/_cbytes.pxd).
 cdef Py_ssize_t H = LEN_EVENT_HEADER
-#: rows_event v1 (formats/binlog.ksy): the post-header, num_columns (packed_int), the columns bitmap(s)
-#: of (num_columns + 7) / 8 bytes each, then the rows.
-cdef int PACKED_2 = 0xFC, PACKED_3 = 0xFD, PACKED_8 = 0xFE
-
-
 cdef Py_ssize_t _ofs_rows(const unsigned char* body, Py_ssize_t len_body, Py_ssize_t len_post_header,
                           bint update) noexcept:
     """Where a v1 rows event's rows start in its body (spec.rows_offsets' ofs_rows), or -1 where the
     spec's layout does not hold (the reference path then reads it: its error, or its value)."""
-    cdef Py_ssize_t at = len_post_header, size
     cdef uint64_t count
-    cdef int first
-    if at >= len_body:
-        return -1
-    first = body[at]
-    if first < 0xFB:
-        count, size = first, 1
-    elif first == PACKED_2:
-        size = 3
-    elif first == PACKED_3:
-        size = 4
-    elif first == PACKED_8:
-        size = 9
-    else:
-        return -1
-    if at + size > len_body:
-        return -1
-    if size > 1:
-        count = _le(body + at + 1, size - 1)
-        if count > <uint64_t>len_body * 8:
-            return -1
-    at += size + <Py_ssize_t>((count + 7) // 8) * (2 if update else 1)
-    return at if at <= len_body else -1
+    cdef Py_ssize_t size
+    return rows_v1_ofs_rows(body, len_body, len_post_header, update, &count, &size)
 
 
 def _layout_probe() -> bool:
