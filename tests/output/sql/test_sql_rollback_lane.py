@@ -22,7 +22,7 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "fixtures"))
 sys.path.insert(0, str(ROOT / "tests" / "output" / "sql"))
 import mariadb_server  # noqa: E402
-from test_sql_lane import COLUMNS, SCHEMA, TABLES, _value, _workload  # noqa: E402
+from test_sql_lane import COLUMNS, SCHEMA, _checksums, _value, _workload  # noqa: E402
 
 pytestmark = [pytest.mark.skipif(not mariadb_server.available(), reason="needs Debian's mariadb-server"),
               pytest.mark.skipif(row_text._crow_text is None, reason="the compiled core is not built (make build)")]
@@ -86,10 +86,6 @@ def _script(log: str, lane: bool) -> tuple[str, str, int, int]:
         row_text._crow_text = saved
         spool_module.Spool.add, spool_module.Spool.add_text = add, add_text
     return out.getvalue(), err.getvalue(), code, counts[0] - counts[1]
-
-
-def _checksums(srv) -> str:
-    return srv.sql("CHECKSUM TABLE " + ", ".join(TABLES) + " EXTENDED;")
 
 
 def test_random_workload_undo_is_the_reference_and_brings_the_server_back():
