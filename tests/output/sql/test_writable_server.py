@@ -56,8 +56,9 @@ def checksums(srv: MariaDBServer, tables: list[str]) -> dict[str, str]:
     return dict(line.split("\t") for line in out.strip().splitlines())
 
 
-def workload_binlogs(srv: MariaDBServer, workload: str, folder) -> list:
-    """The binlogs `workload` is written to, copied into `folder` (closed by FLUSH BINARY LOGS)."""
+def workload_binlogs(srv: MariaDBServer, workload: str, folder, prefix: str = "") -> list:
+    """The binlogs `workload` is written to, copied into `folder` (closed by FLUSH BINARY LOGS), their names
+    after `prefix`."""
     srv.sql("FLUSH BINARY LOGS;")
     first = srv.binlogs()[-1]
     srv.sql(workload)
@@ -65,7 +66,7 @@ def workload_binlogs(srv: MariaDBServer, workload: str, folder) -> list:
     copies = []
     for p in srv.binlogs():
         if first.name <= p.name < srv.binlogs()[-1].name:
-            copies.append(folder / p.name)
+            copies.append(folder / f"{prefix}{p.name}")
             copies[-1].write_bytes(p.read_bytes())
     return copies
 

@@ -27,6 +27,7 @@ from conftest import CORPUS, FIXTURES, ROOT
 
 sys.path.insert(0, str(ROOT / "fixtures"))
 import mariadb_server  # noqa: E402
+from test_writable_server import workload_binlogs  # noqa: E402
 
 compiled_only = pytest.mark.skipif(compiled.load("binlog_spec.output.sql._cwritable") is None,
                                    reason="the pure-Python core has no compiled loop: every event is an Event")
@@ -137,27 +138,14 @@ def refused_workload() -> str:
     return "\n".join(sql) + "\n"
 
 
-def binlogs_of(srv, workload: str, folder, name: str) -> list:
-    srv.sql("FLUSH BINARY LOGS;")
-    first = srv.binlogs()[-1]
-    srv.sql(workload)
-    srv.sql("FLUSH BINARY LOGS;")
-    copies = []
-    for p in srv.binlogs():
-        if first.name <= p.name < srv.binlogs()[-1].name:
-            copies.append(folder / f"{name}-{p.name}")
-            copies[-1].write_bytes(p.read_bytes())
-    return copies
-
-
 @pytest.fixture(scope="module")
 def minimal(tmp_path_factory):
     """MINIMAL metadata: the binlogs of the writable workload, then of the refused one."""
     folder = tmp_path_factory.mktemp("prepass")
     with mariadb_server.MariaDBServer(extra_args=["--binlog-row-metadata=MINIMAL"]) as srv:
         srv.sql(START)
-        writable = binlogs_of(srv, writable_workload(), folder, "writable")
-        refused = binlogs_of(srv, refused_workload(), folder, "refused")
+        writable = workload_binlogs(srv, writable_workload(), folder, "writable-")
+        refused = workload_binlogs(srv, refused_workload(), folder, "refused-")
     return writable, refused
 
 
