@@ -224,7 +224,9 @@ def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # (to UTF-8 output only: elsewhere a character the encoding lacks fails where the reference fails)
     lane = api.event_json_sink(args.files) if args.format == "jsonl" and not args.filters.active \
         and blocks.utf8(out) else None
-    events = _events(args, err, warnings, sink=lane)
+    # under filters, the skipping loop drops the transactions they drop whole, with no Event for them
+    gate, selection, sink = _skipping(args) if args.filters.active else (None, None, None)
+    events = _events(args, err, warnings, sink=lane or sink, gate=gate, selection=selection)
     if piece is not None:       # --jobs: the FDE put in front of the piece is not its event
         events = (ev for ev in events if not api.is_prefix(piece, ev))
     if lane is not None:
@@ -355,7 +357,10 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         plain = not args.filters.active and args.filters.start_position is None and piece is None \
             and schema is None and check is None
         lane = writer.sink() if plain else None
-        events = _events(args, err, warnings, schema=schema, check=check, sink=lane)
+        # Under filters, the skipping loop drops the transactions they drop whole, with no Event for them.
+        gate, selection, sink = _skipping(args, check) if lane is None and args.filters.active else (None, None, None)
+        events = _events(args, err, warnings, schema=schema, check=check, sink=lane or sink, gate=gate,
+                         selection=selection)
         _write_lines(writer.lines(events, lane), _text_output(out))
         _report_not_undone(writer.not_undone(), err)
     ending = writer.ending()

@@ -119,6 +119,11 @@ def plan(args: argparse.Namespace, err: TextIO) -> list[Split] | None:
     f = args.filters
     if f.start_position is not None or f.stop_position is not None:
         return None
+    # A compiled loop skips what the filters drop, in one process only: the pieces would read every event
+    # (a --table run on 2 cores took 10x the CPU of one process, docs/benchmarks.md, issue 29). A rollback's
+    # filters are its conflict check's (_checked_rollback_runs_alone).
+    if f.active and not getattr(args, "rollback", False) and api.skips_in_one_process(f):
+        return None
     refs = api.local_files(args.files)      # None: standard input, gzip, not a regular file
     if refs is None:
         return None
