@@ -75,6 +75,10 @@ class Window:
         self.f, self.chunk, self.buf, self.base = f, chunk, b"", 0
         #: take() reads nothing at or past this offset (the file's size when it was opened).
         self.limit = limit
+        try:
+            self.seekable = f.seekable()
+        except (AttributeError, OSError, ValueError):
+            self.seekable = False
 
     def take(self, pos: int, n: int) -> bytes:
         """The bytes [pos, pos+n), fewer where the stream (or `limit`) ends first. Positions only go
@@ -84,8 +88,12 @@ class Window:
             return buf[off:off + n]
         if self.limit is not None:
             n = max(min(n, self.limit - pos), 0)
-        parts = [buf[off:]]
-        have = len(parts[0])
+        if 0 <= off < len(buf) and self.seekable:
+            # the bytes left over read again with the next ones: one read, no join (a second copy of the file)
+            self.f.seek(pos)
+            buf, off = b"", 0
+        parts = [buf[off:]] if off < len(buf) else []
+        have = len(buf) - off if off < len(buf) else 0
         while have < n:
             want = max(self.chunk, min(n - have, MAX_READ))
             if self.limit is not None:
@@ -95,7 +103,7 @@ class Window:
                 break
             parts.append(data)
             have += len(data)
-        self.buf, self.base = b"".join(parts), pos
+        self.buf, self.base = (parts[0] if len(parts) == 1 else b"".join(parts)), pos
         return self.buf[:n]
 
     def ensure(self, pos: int, n: int) -> int:

@@ -28,6 +28,8 @@ The pure-Python reference is the reader's events through the filters; the differ
 (tests/test_compiled_core.py) runs both over the corpus, the fixtures and fuzz cases.
 """
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.list cimport PyList_GET_SIZE
+from libc.string cimport memcmp
 from libc.stdint cimport uint32_t
 
 from binlog_spec.binlog import spec
@@ -42,6 +44,9 @@ cdef object _rows_offsets = spec.rows_offsets
 LAYOUTS_AGREE = gtid_xid_reads_agree()
 #: At most this many bytes of one transaction are asked into the reader's window.
 cdef Py_ssize_t MAX_WHOLE = 64 << 20
+#: The TABLE_MAP bodies met last, compared byte for byte before the dict is asked (a workload's transactions
+#: map the same few tables over and over: no bytes object, no hash for them).
+DEF RECENT = 8
 
 
 cdef class Skipper:
@@ -49,9 +54,17 @@ cdef class Skipper:
     cdef long long lo, hi
     cdef Fde lens
     cdef dict maps          # TABLE_MAP body bytes -> (table id, schema, table, dropped, (schema, table)) or None
-    cdef dict shapes        # rows events: (code, len_post_header) -> offset of a one-byte column count, or -1;
-                            # with that byte -> (len_table_id, ofs_rows) (what spec.rows_offsets reads)
-    cdef list tx_maps       # the TABLE_MAPs of the transaction looked at: maps' (table id, schema, table, dropped, name)
+    # rows events, per FDE and type (WRITE, UPDATE, DELETE_ROWS_EVENT_V1): the offset of a one-byte column count
+    # (-1: none; -2: not known yet), and with that byte, the length of the table id and ofs_rows (what
+    # spec.rows_offsets reads; -1: not known yet)
+    cdef Py_ssize_t shape_at[3]
+    cdef int shape_len_id[3][256]
+    cdef Py_ssize_t shape_ofs_rows[3][256]
+    cdef list recent_bodies, recent_got     # RECENT TABLE_MAP bodies and their maps' entries
+    cdef int recent_next
+    cdef list tx_maps       # the TABLE_MAPs of the transaction looked at: maps' (table id, schema, table, dropped, name),
+    cdef Py_ssize_t n_tx    # its first n_tx items (the list is reused from one transaction to the next)
+    cdef set excluded       # the gate's excluded_tables
 
     def __init__(self, gate, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names):
         self.gate = gate
@@ -65,14 +78,25 @@ cdef class Skipper:
         self.fde = None
         self.lens.usable = False
         self.maps = {}
-        self.shapes = {}
         self.tx_maps = []
+        self.n_tx = 0
+        self.excluded = gate.excluded_tables
+        self._forget_layouts()
+
+    cdef int _forget_layouts(self) except -1:
+        cdef int c, b
+        for c in range(3):
+            self.shape_at[c] = -2
+            for b in range(256):
+                self.shape_len_id[c][b] = -1
+        self.recent_bodies, self.recent_got, self.recent_next = [], [], 0
+        return 0
 
     def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
         """Skip whole events of buf from off (file position pos); the bytes taken, or minus the bytes
         wanted from pos in the window."""
         cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(buf)
-        cdef Py_ssize_t n = PyBytes_GET_SIZE(buf), start = off, end
+        cdef Py_ssize_t n = PyBytes_GET_SIZE(buf), start = off, end, i
         cdef const unsigned char* e
         cdef int code, len_checksum
         cdef uint32_t len_event, ts
@@ -83,7 +107,7 @@ cdef class Skipper:
         if fde is not self.fde:
             self.fde = fde
             self.maps.clear()
-            self.shapes.clear()
+            self._forget_layouts()
             read_fde(fde, LAYOUTS_AGREE, &self.lens)
         if not self.lens.usable:
             return 0
@@ -113,9 +137,8 @@ cdef class Skipper:
                 break
             if end < 0:
                 return end if off == start else off - start
-            excluded = gate.excluded_tables
-            for got in self.tx_maps:
-                excluded.add((<tuple>got)[0])
+            for i in range(self.n_tx):
+                self.excluded.add((<tuple>self.tx_maps[i])[0])
             off = end
         return off - start
 
@@ -133,8 +156,8 @@ cdef class Skipper:
         when it runs past the window."""
         cdef int code
         cdef uint32_t len_event
-        cdef Py_ssize_t off = at
-        del self.tx_maps[:]
+        cdef Py_ssize_t off = at, i
+        self.n_tx = 0
         if not event_at(p, off, n, len_checksum, verify, &code, &len_event):
             return 0
         off += len_event
@@ -145,11 +168,11 @@ cdef class Skipper:
                 want = 2 * (n - at) + (<Py_ssize_t>_u4(p + off + OFS_LEN_EVENT) if n - off >= H else 0)
                 return -want if want <= MAX_WHOLE and n - at < want else 0
             if code == XID_EVENT:
-                if not self.tx_maps or not self._skipped(code, p + off, len_event, len_checksum, True):
+                if self.n_tx == 0 or not self._skipped(code, p + off, len_event, len_checksum, True):
                     return 0
                 if self.tables is not None:
-                    for got in self.tx_maps:
-                        self.tables.add((<tuple>got)[4])
+                    for i in range(self.n_tx):
+                        self.tables.add((<tuple>self.tx_maps[i])[4])
                 return off + len_event
             if not self._skipped(code, p + off, len_event, len_checksum, True):
                 return 0
@@ -159,29 +182,25 @@ cdef class Skipper:
                        bint by_table) except -1:
         """Whether the loop skips this event of a transaction the filters drop (`by_table`: for its tables;
         else for its time, its TABLE_MAPs' names learnt at once)."""
-        cdef Py_ssize_t len_body = len_event - H - len_checksum
+        cdef Py_ssize_t len_body = len_event - H - len_checksum, i
         if code == ANNOTATE_ROWS_EVENT:
             return True
         if code == XID_EVENT:
             return len_body == self.lens.xid + 8
         if code == TABLE_MAP_EVENT:
-            body = PyBytes_FromStringAndSize(<const char*>e + H, len_body)
-            got = self.maps.get(body, False)
+            got = self._recent(e + H, len_body)
             if got is False:
-                named = self.names(PyBytes_FromStringAndSize(<const char*>e, len_event), self.fde)
-                got = None
-                if named is not None:
-                    dropped = self.keeps_table is not None and not self.keeps_table(named[1], named[2])
-                    got = (named[0], named[1], named[2], dropped, (named[1], named[2]))
-                if len(self.maps) > 4096:
-                    self.maps.clear()
-                self.maps[body] = got
+                got = self._mapped(e, len_event, len_body)
             if got is None:
                 return False
             if by_table:
                 if not got[3]:
                     return False
-                self.tx_maps.append(got)
+                if self.n_tx < PyList_GET_SIZE(self.tx_maps):
+                    self.tx_maps[self.n_tx] = got
+                else:
+                    self.tx_maps.append(got)
+                self.n_tx += 1
             elif self.tables is not None:
                 self.tables.add((<tuple>got)[4])
             return True
@@ -190,23 +209,56 @@ cdef class Skipper:
             if table_id is None:
                 return False
             if by_table:
-                for got in self.tx_maps:
-                    if (<tuple>got)[0] == table_id:
+                for i in range(self.n_tx):
+                    if (<tuple>self.tx_maps[i])[0] == table_id:
                         return True
-                return table_id in self.gate.excluded_tables
+                return table_id in self.excluded
             return True
         return False
 
+    cdef object _recent(self, const unsigned char* body, Py_ssize_t len_body):
+        """The maps' entry of a TABLE_MAP body met among the last RECENT, else False."""
+        cdef Py_ssize_t i
+        cdef bytes b
+        for i in range(PyList_GET_SIZE(self.recent_bodies)):
+            b = <bytes>self.recent_bodies[i]
+            if PyBytes_GET_SIZE(b) == len_body and memcmp(PyBytes_AS_STRING(b), body, len_body) == 0:
+                return self.recent_got[i]
+        return False
+
+    cdef object _mapped(self, const unsigned char* e, uint32_t len_event, Py_ssize_t len_body):
+        """The maps' entry of the TABLE_MAP event at e (its names parsed once per body), kept among the recent
+        ones."""
+        body = PyBytes_FromStringAndSize(<const char*>e + H, len_body)
+        got = self.maps.get(body, False)
+        if got is False:
+            named = self.names(PyBytes_FromStringAndSize(<const char*>e, len_event), self.fde)
+            got = None
+            if named is not None:
+                dropped = self.keeps_table is not None and not self.keeps_table(named[1], named[2])
+                got = (named[0], named[1], named[2], dropped, (named[1], named[2]))
+            if len(self.maps) > 4096:
+                self.maps.clear()
+            self.maps[body] = got
+        if PyList_GET_SIZE(self.recent_bodies) < RECENT:
+            self.recent_bodies.append(body)
+            self.recent_got.append(got)
+        else:
+            self.recent_bodies[self.recent_next] = body
+            self.recent_got[self.recent_next] = got
+            self.recent_next = (self.recent_next + 1) % RECENT
+        return got
+
     cdef object _table_id(self, int code, const unsigned char *body, Py_ssize_t len_body):
         """The table id of a v1 rows event's body, None where spec.rows_offsets does not read it (the layout of
-        a body with a one-byte column count kept per count, as rows_offsets keeps it)."""
-        cdef int lph = self.lens.rows[code - WRITE_ROWS_EVENT_V1]
-        cdef Py_ssize_t at = self.shapes.get((code, lph), -2), i
+        a body with a one-byte column count kept per count, as rows_offsets keeps it, for this FDE)."""
+        cdef int lph = self.lens.rows[code - WRITE_ROWS_EVENT_V1], k = code - WRITE_ROWS_EVENT_V1, len_id
+        cdef Py_ssize_t at = self.shape_at[k], i
         cdef unsigned long long table_id = 0
         if at >= 0 and at < len_body:
-            got = self.shapes.get((code, lph, body[at]))
-            if got is not None and <Py_ssize_t>got[1] <= len_body:
-                for i in range(<Py_ssize_t>got[0] - 1, -1, -1):
+            len_id = self.shape_len_id[k][body[at]]
+            if len_id >= 0 and self.shape_ofs_rows[k][body[at]] <= len_body:
+                for i in range(len_id - 1, -1, -1):
                     table_id = table_id << 8 | body[i]
                 return table_id
         try:
@@ -215,12 +267,10 @@ cdef class Skipper:
             return None
         if at == -2:
             at = o.ofs_columns_before_image - 1
-            self.shapes[(code, lph)] = at if o.num_columns < 251 and 0 <= at < len_body and \
-                body[at] == o.num_columns else -1
-            at = self.shapes[(code, lph)]
+            self.shape_at[k] = at if o.num_columns < 251 and 0 <= at < len_body and body[at] == o.num_columns else -1
+            at = self.shape_at[k]
         if at >= 0 and o.ofs_columns_before_image - 1 == at and body[at] == o.num_columns and \
                 int.from_bytes(PyBytes_FromStringAndSize(<const char*>body, o.ofs_rows_flags), "little") == o.table_id:
-            if len(self.shapes) > 4096:
-                self.shapes.clear()
-            self.shapes[(code, lph, body[at])] = (o.ofs_rows_flags, o.ofs_rows)
+            self.shape_len_id[k][body[at]] = o.ofs_rows_flags
+            self.shape_ofs_rows[k][body[at]] = o.ofs_rows
         return o.table_id
