@@ -136,11 +136,6 @@ def skip_gate(filters: FilterOptions):
     return SkipGate()
 
 
-def skips_in_one_process(filters: FilterOptions) -> bool:
-    """Whether a compiled loop skips what `filters` drop in one process (skipping_sink), as --jobs pieces do not."""
-    return skipping_sink(skip_gate(filters), filters) is not None
-
-
 def skipping_sink(gate, filters: FilterOptions, selection=None):
     """The compiled loop that skips, straight from the reader's window (read_events' `sink`), the MariaDB
     transactions of rows events `filters` drop whole, with select_events' `gate` and `selection` (the

@@ -74,7 +74,7 @@ def test_a_table_named_only_by_a_longer_name_in_a_statement_is_still_unknown():
 def test_the_notes_of_a_jobs_run_are_those_of_one_process(command, filters, monkeypatch):
     monkeypatch.setenv(jobs.PIECE_ENV, "400")      # the demo cut into several pieces
     # (these filters run in one process where the compiled skipping loop runs: the pieces as the pure core cuts them)
-    monkeypatch.setattr(jobs.api, "skips_in_one_process", lambda filters: False)
+    monkeypatch.setattr(jobs, "skips_in_one_process", lambda filters: False)
     ran = []
     real = jobs._run_pieces
     monkeypatch.setattr(jobs, "_run_pieces", lambda *a, **k: ran.append(1) or real(*a, **k))
@@ -88,7 +88,7 @@ def test_the_notes_of_a_jobs_run_are_those_of_one_process(command, filters, monk
 def test_a_run_the_skipping_loop_filters_is_not_cut_into_pieces(command, monkeypatch):
     """Pieces read every event; one process skips what the filters drop (a --table run on 2 cores took ten
     times the CPU of one process)."""
-    if not jobs.api.skips_in_one_process(jobs.api.FilterOptions(tables=("shop.places",))):
+    if not jobs.skips_in_one_process(jobs.api.FilterOptions(tables=("shop.places",))):
         pytest.skip("the pure-Python core has no skipping loop: its filtered runs are cut into pieces")
     monkeypatch.setenv(jobs.PIECE_ENV, "400")
     ran = []

@@ -103,6 +103,11 @@ def _base64_loop_runs(args: argparse.Namespace) -> bool:
                                            or args.filters.active or args.filters.start_position is not None)
 
 
+def skips_in_one_process(filters) -> bool:
+    """Whether a compiled loop skips what `filters` drop in one process (api.skipping_sink), as pieces do not."""
+    return api.skipping_sink(api.skip_gate(filters), filters) is not None
+
+
 def _checked_rollback_runs_alone(args: argparse.Namespace) -> bool:
     """Whether a checked rollback (a SQL rollback under a filter: cli/rollback_check.py) runs in one process:
     where the check's compiled loop runs, one process reads the input once, checking and undoing as it
@@ -122,7 +127,7 @@ def plan(args: argparse.Namespace, err: TextIO) -> list[Split] | None:
     # A compiled loop skips what the filters drop, in one process only: the pieces would read every event
     # (a --table run on 2 cores took 10x the CPU of one process, docs/benchmarks.md, issue 29). A rollback's
     # filters are its conflict check's (_checked_rollback_runs_alone).
-    if f.active and not getattr(args, "rollback", False) and api.skips_in_one_process(f):
+    if f.active and not getattr(args, "rollback", False) and skips_in_one_process(f):
         return None
     refs = api.local_files(args.files)      # None: standard input, gzip, not a regular file
     if refs is None:
