@@ -19,7 +19,7 @@ from typing import Iterator
 import pymysql
 
 from binlog_spec.binlog.gtid import GtidSet
-from binlog_spec.errors import RemoteError
+from binlog_spec.errors import AccessDeniedError, PrivilegeError, RemoteError, ServerGoneError
 from binlog_spec.remote import protocol
 from binlog_spec.remote.connection import Connection, purged_error
 
@@ -112,7 +112,12 @@ def dump_events(conn: Connection, log: str, position: int = 4, *, blocking: bool
     sid = server_id or conn.options.connection_server_id or random_server_id()
     checksum_len = prepare(conn, heartbeat_s=heartbeat if blocking else 0, gtid_start=gtid_start)
     conn.command(protocol.register_slave(sid))
-    conn.ok()
+    try:
+        conn.ok()
+    except AccessDeniedError as exc:    # authenticated, so a privilege: MariaDB's check_access says no more
+        raise PrivilegeError(f"the server refused to register the reader ({exc.message}): the user needs the "
+                             "REPLICATION SLAVE privilege", privilege="REPLICATION SLAVE", server=exc.server,
+                             log=log, position=position, code=exc.code) from None
     if exclude_gtids is not None and conn.flavor == "mysql":
         gtids = GtidSet.parse(exclude_gtids) if isinstance(exclude_gtids, str) else exclude_gtids
         conn.command(protocol.binlog_dump_gtid(log, position, sid, gtids, non_block=not blocking))
@@ -129,6 +134,9 @@ def dump_events(conn: Connection, log: str, position: int = 4, *, blocking: bool
             raise purged_error(conn, exc, current, at) from None
         kind = protocol.packet_kind(packet)
         if kind == protocol.PACKET_EOF:
+            if blocking:    # a blocking dump has no end: the server ends it when it shuts down
+                raise ServerGoneError("the server ended the dump (shutting down?)", server=conn.server,
+                                      log=current, position=at)
             return
         data = packet[1:]
         _ts, type_code, _sid, _size, log_pos, flags = protocol.event_header(data)
