@@ -170,3 +170,27 @@ def test_the_command_line_gives_a_remote_error_one_line_and_exit_7(monkeypatch):
     lines = err.getvalue().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"binlog-spec: error: 127.0.0.1:{port}: cannot connect")
     assert "Traceback" not in err.getvalue() and REPL_PASSWORD not in err.getvalue()
+
+
+def test_a_silent_server_is_gone_after_the_heartbeats_stop():
+    """A frozen server (SIGSTOP: no byte, no heartbeat, the connection still open, as behind a network cut)
+    ends a blocking dump with ServerGoneError once silence_timeout has passed; it does not hang."""
+    import os
+    import signal
+
+    from binlog_spec.remote.dump import silence_timeout
+    with replication_server() as srv:
+        name = list(server_logs(srv))[-1]
+        seen = []
+        with api.connect(connect_options(srv, heartbeat_s=0.5)) as conn:
+            started = None
+            with pytest.raises(ServerGoneError) as caught:
+                for ev in api.dump_events(conn, name, 4, blocking=True):
+                    seen.append(ev)
+                    if ev.heartbeat and started is None:       # caught up: freeze the server
+                        os.kill(srv.proc.pid, signal.SIGSTOP)
+                        started = time.monotonic()
+            waited = time.monotonic() - started
+            os.kill(srv.proc.pid, signal.SIGCONT)
+        assert silence_timeout(0.5) == 10.0 and 9.0 < waited < 20.0
+        assert caught.value.log == name and "timed out" in str(caught.value)
