@@ -164,3 +164,19 @@ def test_the_user_and_password_of_an_option_file_or_mysql_pwd_reach_the_server(t
         monkeypatch.setenv("MYSQL_PWD", "wrong")
         with pytest.raises(AccessDeniedError):
             api.connect(cli_options(parse(["-R", "--host", "127.0.0.1", "-P", str(srv.port), "-u", "repl"])))
+
+
+def test_a_unix_socket_is_used_instead_of_host_and_port_and_names_the_server():
+    from binlog_spec.options import ConnectOptions
+    with replication_server() as srv:
+        opts = ConnectOptions(socket=str(srv.socket), host="ignored.invalid", port=1, user="repl",
+                              password=REPL_PASSWORD)
+        with api.connect(opts) as conn:
+            assert conn.server == str(srv.socket) and conn.binary_logs()
+        with pytest.raises(AccessDeniedError) as caught:
+            api.connect(ConnectOptions(socket=str(srv.socket), user="repl", password="nope"))
+        assert str(caught.value).startswith(f"{srv.socket}: ")
+        missing = str(srv.tmp / "no.sock")
+        with pytest.raises(ServerUnreachableError) as caught:
+            api.connect(ConnectOptions(socket=missing, user="repl"))
+        assert str(caught.value).startswith(f"{missing}: cannot connect")
