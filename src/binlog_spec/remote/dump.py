@@ -113,7 +113,7 @@ def dump_events(conn: Connection, log: str, position: int = 4, *, blocking: bool
     heartbeat arrives every heartbeat_s while nothing happens. A server silent for longer than
     silence_timeout(heartbeat_s) (a network cut, a frozen server) raises ServerGoneError, in either mode. gtid_start (MariaDB): start at this GTID position (log and position
     are then ignored by the server). exclude_gtids (MySQL): COM_BINLOG_DUMP_GTID with the set the server
-    skips. Errors raise RemoteError's classes (a purged log: LogPurgedError naming the oldest log kept)."""
+    skips (MariaDB has no such command: ignored there, a reader filters the GTIDs itself). Errors raise RemoteError's classes (a purged log: LogPurgedError naming the oldest log kept)."""
     heartbeat = conn.options.heartbeat_s if heartbeat_s is None else heartbeat_s
     sid = server_id or conn.options.connection_server_id or random_server_id()
     checksum_len = prepare(conn, heartbeat_s=heartbeat, gtid_start=gtid_start)
