@@ -20,8 +20,9 @@ from binlog_spec.remote.dump import dump_events
 class ScriptedConnection:
     """What dump_events uses of a Connection, answering with `packets` (payloads, status byte first)."""
 
-    def __init__(self, packets, flavor="mysql"):
+    def __init__(self, packets, flavor="mysql", checksum=b"CRC32"):
         self.flavor = flavor
+        self.checksum = checksum
         self.server = "scripted:3306"
         self.options = ConnectOptions(heartbeat_s=1.0)
         self.packets = list(packets)
@@ -29,7 +30,7 @@ class ScriptedConnection:
 
     def query(self, sql):
         self.queries.append(sql)
-        return [("CRC32",)] if sql.startswith("SELECT @master_binlog_checksum") else []
+        return [(self.checksum,)] if sql.startswith("SELECT @master_binlog_checksum") else []
 
     def command(self, payload):
         self.commands.append(payload)
@@ -111,3 +112,13 @@ def test_a_mariadb_gtid_start_is_checked_before_it_is_quoted_into_sql():
     with pytest.raises(GtidSetError):
         next(dump_events(conn, "", 4, blocking=False, gtid_start="0-1-5'; DROP TABLE t; --"))
     assert not conn.commands and not [q for q in conn.queries if "slave_connect_state" in q]
+
+
+def test_without_checksums_the_fake_rotate_names_its_log_whole():
+    """The fake ROTATE comes before any FORMAT_DESCRIPTION: whether it ends with a CRC32 is what the server
+    said of @master_binlog_checksum (here NONE, as binary: a user variable's type)."""
+    body = struct.pack("<Q", 4) + b"b.000007"
+    rotate = protocol.EVENT_HEADER.pack(0, protocol.ROTATE_EVENT, 1, 19 + len(body), 0,
+                                        protocol.LOG_EVENT_ARTIFICIAL_F) + body
+    conn = ScriptedConnection([b"\x00" + rotate, b"\xfe\x00\x00\x02\x00"], checksum=b"NONE")
+    assert [e.log for e in dump_events(conn, "b.000007", 4, blocking=False)] == ["b.000007"]

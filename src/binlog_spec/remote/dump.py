@@ -80,6 +80,8 @@ def prepare(conn: Connection, *, heartbeat_s: float, gtid_start: str | None) -> 
             conn.query(f"SET @slave_connect_state = '{_gtid_text(gtid_start)}'")
             conn.query("SET @slave_gtid_strict_mode = 0")
             conn.query("SET @slave_gtid_ignore_duplicates = 0")
+    if isinstance(checksum, (bytes, bytearray)):     # (a user variable may come back as binary)
+        checksum = checksum.decode("ascii", "replace")
     return 4 if str(checksum or "NONE").upper() not in ("NONE", "0", "OFF") else 0
 
 
