@@ -23,6 +23,8 @@
 * `check_rollback` - whether a rollback would overwrite later changes (output.rollback.check);
 * `row_changes_by_transaction` - the row changes a transaction at a time, with its GTID, XID, start and
   commit time (stream.row_transactions), for an output per transaction.
+* a live server (remote/, imported when first used: remote.EXPORTS): `connect(ConnectOptions) -> Connection`
+  (`.flavor`, `.binary_logs()`, `.query()`, `.close()`), `dump_events` (RemoteEvent), `log_heads` (LogHead).
 
 What the command line needs besides, re-exported from the layers below so that it calls only this module
 and binlog_spec.options: the option values' parsers (stream.option_parser: `parse_position`, `parse_zone`,
@@ -42,6 +44,7 @@ from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import ET, QUERY_EVENTS, ROWS, SQL, types_where
 from binlog_spec.binlog.reader import STDIN, display_name, events_size
 from binlog_spec.binlog.timezones import local_zone, zone_name
+from binlog_spec import remote
 from binlog_spec.options import (DEFAULT_OPTIONS, AnalyzeOptions, Base64Options, ReadOptions, ScriptOptions,
                                  WriteOptions)
 from binlog_spec.rows.decoder import observe_schema, read_rows
@@ -474,6 +477,8 @@ __all__ += ["Event", "UNWRITABLE_QUICK_BODIES", "UNWRITABLE_BODIES", "STDIN", "d
             "local_zone", "zone_name", "filter_options", "parse_charset", "parse_datetime", "parse_gtid_set",
             "parse_names", "parse_position", "parse_server_id", "parse_zone", "schema_tracker", "Selection",
             "Plan", "Split", "local_files", "plan_pieces", "piece_schema", "piece_events", "is_prefix"]
+__all__ += list(remote.EXPORTS)
+__getattr__ = remote.export     # (PEP 562: the names of remote.EXPORTS, imported when first asked for)
 
 
 # -- Row changes by transaction (stream.row_transactions), what an output per transaction reads ----------
