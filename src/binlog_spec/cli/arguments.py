@@ -8,6 +8,7 @@ from typing import Callable, TextIO
 
 from binlog_spec import api
 from binlog_spec.api import FilterOptions
+from binlog_spec.cli.remote_arguments import add_connection_arguments, connect_options
 from binlog_spec.errors import GtidSetError, OptionValueError, UsageError, ZoneError
 from binlog_spec.options import (AnalyzeOptions, Base64Options, ReadOptions, ScriptOptions, SqlOptions,
                                  WriteOptions, parse_size)
@@ -152,8 +153,10 @@ def add_schema_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def add_read_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", nargs="+", metavar="FILE",
-                   help="binlog files (plain or .gz), read in order; - reads standard input")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="binlog files (plain or .gz), read in order; - reads standard input. With -R: the server's "
+                        "logs by name (mysql-bin.000042), each read alone (with --to-last-log: the first and every "
+                        "later one); none: the oldest the server has, or the one --start-datetime falls in")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE instead of stdout (written whole or not at all: a temporary file renamed "
                         "at the end; a new FILE gets mode 0666 less the umask, an existing one keeps its mode, "
@@ -172,6 +175,64 @@ def add_read_arguments(p: argparse.ArgumentParser) -> None:
                         "standard input, .gz files, inputs under 32 MiB, --start/--stop-position, and runs "
                         "sql --output-format binlog, sql's base64 --rollback and analyze")
     _add_filter_arguments(p)
+
+
+def _add_server_arguments(p: argparse.ArgumentParser) -> None:
+    add_connection_arguments(p)
+    g = p.add_argument_group("reading a server (-R)", "What -R reads of the server's logs; the output is what "
+                             "reading the same logs as files gives (each event names its log)")
+    g.add_argument("--to-last-log", action="store_true",
+                   help="-R: read on from the log named through the server's newest (up to where it ended when the "
+                        "run began)")
+    g.add_argument("--stop-never", action="store_true",
+                   help="-R: keep reading as the server writes, each event printed as it comes (implies "
+                        "--to-last-log; not with --rollback). SIGINT or SIGTERM ends the run as if the input ended "
+                        "there: analyze then prints its report, sql --sql/--sql2 skip their pre-pass")
+
+
+def remote_input(args: argparse.Namespace) -> None:
+    """-R: the run's files become the server's logs (api.remote_logs: what the run reads, fixed when it
+    begins); a bad combination of options raises UsageError naming them."""
+    remote = getattr(args, "remote", False)
+    if not remote:
+        for flag, given in (("--stop-never", args.stop_never), ("--to-last-log", args.to_last_log)):
+            if given:
+                raise UsageError(f"{flag} reads from a server: give -R (--read-from-remote-server) and its options")
+        if not args.files:
+            raise UsageError("give the binlog files to read (- reads standard input), or -R and the server's log names")
+        return
+    if getattr(args, "rollback", False) and args.stop_never:
+        raise UsageError("--stop-never does not go with --rollback: a rollback is written from its last transaction, "
+                         "once the input has ended")
+    if api.STDIN in args.files:
+        raise UsageError("-R reads the logs of a server by name: '-' (standard input) is not one")
+    if (args.to_last_log or args.stop_never) and len(args.files) > 1:
+        raise UsageError("--to-last-log and --stop-never read from one log on: give one log name")
+    start = args.filters.start_position
+    args.files = api.remote_logs(connect_options(args), args.files, to_last_log=args.to_last_log,
+                                 stop_never=args.stop_never, start_datetime=args.filters.start_datetime,
+                                 gtid_start=getattr(start, "text", None) or None)
+
+
+class Flushed:
+    """--stop-never's output: each line written out as it ends (a terminal's way: the writers' line at a
+    time, cli.commands._write_lines and cli.blocks, as `isatty`)."""
+
+    def __init__(self, out: TextIO):
+        self._out = out
+        self.encoding = getattr(out, "encoding", None)
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        n = self._out.write(text)
+        if text.endswith("\n"):
+            self._out.flush()
+        return n
+
+    def flush(self) -> None:
+        self._out.flush()
 
 
 def rewrite_arg(text: str) -> tuple[str, str]:
