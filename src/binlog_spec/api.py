@@ -6,29 +6,33 @@
     for change in api.read_rows(events):
         ...
 
-* `read_events` - the events of files, in order, checked (binlog.reader); with a --start-position, the first
-  file read by seeking (stream.planning.seek); or of a server's logs (`remote_logs`: remote.streams);
-* `select_events` - the schema stage then the filters: every event is seen by the schema tracker (DDL
-  replayed, TABLE_MAPs completed) before the filters choose what is output (stream.filters);
+* `read_events` - the events of files, in order, checked (binlog.reader); with a --start-position,
+  the first file read by seeking (stream.planning.seek);
+* `select_events` - the schema stage then the filters: every event is seen by the schema tracker
+  (DDL replayed, TABLE_MAPs completed) before the filters choose what is output (stream.filters);
 * `read_rows` - row events to row changes (rows.decoder);
 * `event_lines`, `row_lines` - the `events` and `rows` outputs' lines (text or jsonl);
 * `write_base64` - the base64 script, as mysqlbinlog writes it (sql's default output; output.base64.script),
   and `Base64Writer`, the same with its compiled lane, its pieces and its notes;
 * `write_sql` - SQL statements, forward or rollback (output.sql.script);
-* `unwritable` - whether write_sql can write its script whole (output.sql.writable; `unwritable_sink`);
+* `unwritable` - whether write_sql can write its script whole (output.sql.writable; `unwritable_sink`, its
+  compiled loop over the reader's window);
 * `write_binlog` - a binlog file, forward or rollback (output.rewriter);
-* `analyze` - the analysis report's figures (analysis.collector); `report_lines`, `report_html`,
+* `analyze` - the analysis report's figures (analysis.collector), and `report_lines`, `report_html`,
   `write_report_csv` - the report written;
 * `check_rollback` - whether a rollback would overwrite later changes (output.rollback.check);
-* `row_changes_by_transaction` - the row changes a transaction at a time (stream.row_transactions).
+* `row_changes_by_transaction` - the row changes a transaction at a time (stream.row_transactions);
+* a live server (remote/, imported when first used: remote.EXPORTS): `connect`, `dump_events`, `log_heads`,
+  `remote_logs` (a server's logs as read_events reads them).
 
 What the command line needs besides, re-exported from the layers below so that it calls only this module
 and binlog_spec.options: the option values' parsers (stream.option_parser), the names and zones of a run
 (`display_name`, `STDIN`, `events_size`; `local_zone`, `zone_name`), the filters' tally (`Selection`), and
-the pieces of a --jobs run (stream.planning.parallel; `piece_events`, `is_prefix`).
+the pieces of a --jobs run (stream.planning.parallel: `local_files`, `plan_pieces`, `piece_schema`;
+`piece_events`, `is_prefix`).
 
-Each output takes its frozen options object (binlog_spec.options; stream.filters.FilterOptions), the same
-ones the CLI and the Spark source build.
+Each output takes its frozen options object (binlog_spec.options: ReadOptions, ScriptOptions, Base64Options,
+WriteOptions, AnalyzeOptions; stream.filters.FilterOptions), the same ones the CLI and the Spark source build.
 """
 from __future__ import annotations
 
@@ -39,6 +43,7 @@ from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import ET, QUERY_EVENTS, ROWS, SQL, types_where
 from binlog_spec.binlog.reader import STDIN, display_name, events_size
 from binlog_spec.binlog.timezones import local_zone, zone_name
+from binlog_spec import remote
 from binlog_spec.options import (DEFAULT_OPTIONS, AnalyzeOptions, Base64Options, ReadOptions, ScriptOptions,
                                  WriteOptions)
 from binlog_spec.rows.decoder import observe_schema, read_rows
@@ -53,7 +58,6 @@ from binlog_spec.stream.planning.splits import piece_events
 from binlog_spec.stream.selection import Selection
 
 # The writers and the analysis are imported when called: a run that lists events does not load them.
-
 #: The formats of event_lines and row_lines.
 EVENT_FORMATS = ("jsonl", "text")
 ROW_FORMATS = ("jsonl", "text")
@@ -90,23 +94,14 @@ def read_events(paths: list, options: ReadOptions = DEFAULT_OPTIONS, faults: lis
     """The events of files, in order, checked (binlog.reader.read_events; `faults`: a broken file's
     error is kept there and the next file is read). With `start_position` (FilterOptions.start_position),
     the first file is read by seeking (stream.planning.seek): what select_events then keeps with that filter is
-    what it keeps of every event, the events before the position are mostly never read. `sink`: a
-    consumer that takes events straight from the framing loop (reader.BinlogReader; not with a seek)."""
-    if is_remote(paths):
+    what it keeps of every event, the events before the position are mostly never read. `sink`: a consumer
+    that takes events straight from the framing loop (reader.BinlogReader; not with a seek). remote_logs'
+    `paths` (a server's logs: remote.streams) are read as they come."""
+    if getattr(paths, "remote", False):
         return paths.events(options, faults, sink)
     if start_position is None:
         return reader.read_events(paths, options, faults, sink)
     return read_from_position(paths, options, faults, start_position)
-
-
-def remote_logs(connect, names=(), **plan) -> list:
-    """A server's logs for read_events (remote.streams.remote_logs: their names, `plan` its options)."""
-    from binlog_spec.remote import streams
-    return streams.remote_logs(connect, names, **plan)
-
-
-def is_remote(paths) -> bool:
-    return getattr(paths, "remote", False)      # a run's input is remote_logs' (a server's logs), not files
 
 
 def select_events(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None,
@@ -245,10 +240,12 @@ def row_renderer(fmt: str = "text", tz=None) -> Callable:
 
 
 def row_lane(fmt: str, schema, filters: FilterOptions, skipping: tuple = (None, None, None)):
-    """The compiled lane of the `rows` lines (output.row_text.json_lane): a sink for read_events (or piece_events:
-    it writes the file's positions), whose lines `lines_with_lane(lane, lines)` puts among the others; None where
-    the ordinary path writes every line (text, the pure-Python core, filters no compiled loop decides). Under
-    filters, `skipping` is the run's (skip_gate, its Selection, skipping_sink) (output/_crow_filter.pxi)."""
+    """The compiled lane of the `rows` lines (output.row_text.json_lane): a sink for read_events of the run's
+    files (or piece_events of a --jobs piece: it writes the file's positions), whose lines
+    `lines_with_lane(lane, lines)` puts among the others; None where the ordinary path writes every line (the
+    text format, the pure-Python core, filters no compiled loop decides). Under filters, `skipping` is (gate,
+    selection, sink) of the run's select_events (skip_gate, its Selection, skipping_sink): the lane skips what
+    they drop, and writes what they keep of the common transactions (output/_crow_filter.pxi)."""
     if fmt != "jsonl":
         return None
     from binlog_spec.output import row_text
@@ -259,7 +256,8 @@ def row_lane(fmt: str, schema, filters: FilterOptions, skipping: tuple = (None, 
 
 
 def lines_with_lane(lane, lines: Iterable[str]) -> Iterable[str]:
-    """The lines, with the text of `lane` (row_lane's, sql_lane's or None) before each in file order."""
+    """The lines, with the text of `lane` (row_lane's or sql_lane's, or None) before each in file order
+    (output.lane_text.with_lane)."""
     if lane is None:
         return lines
     from binlog_spec.output import lane_text
@@ -267,9 +265,10 @@ def lines_with_lane(lane, lines: Iterable[str]) -> Iterable[str]:
 
 
 def sql_lane(schema, options, filters: FilterOptions, skipping: tuple = (None, None, None)):
-    """The compiled lane of a forward `sql --sql2` script (output.sql.lane.sql_lane), as row_lane's for the
-    rows: None where write_sql writes every line (--sql, --replace, the pure-Python core, filters no compiled
-    loop decides)."""
+    """The compiled lane of a forward `sql --sql2` script (output.sql.lane.sql_lane): a sink for read_events
+    of the run's files (or piece_events of a --jobs piece), whose text `lines_with_lane(lane, lines)` puts among
+    write_sql's lines; None where write_sql writes every line (--sql, --replace, the pure-Python core, filters
+    no compiled loop decides). `skipping`: as row_lane's."""
     from binlog_spec.output import row_text
     from binlog_spec.output.sql import lane
     if not filters.active:
@@ -413,9 +412,7 @@ def unwritable_sink(schema=None):
 def may_be_unwritable(paths: list, options, read: ReadOptions = DEFAULT_OPTIONS) -> bool | None:
     """The quick answer of unwritable over whole files, from their TABLE_MAPs alone (the reader's scan
     mode: output.sql.writable.may_have_problems): False when a script of them can be written whole, True
-    when it may not (ask unwritable), None when this cannot tell (a server's logs). `options`: an SqlOptions."""
-    if is_remote(paths):
-        return None
+    when it may not (ask unwritable), None when this cannot tell. `options`: an SqlOptions."""
     from binlog_spec.output.sql import writable
     return writable.may_have_problems(paths, options, read)
 
@@ -469,19 +466,20 @@ def report_html(result: dict) -> str:
     return html.render(result)
 
 
-__all__ = ["ROWS_BODIES", "SQL_BODIES", "ANALYZE_BODIES", "EVENT_FORMATS", "ROW_FORMATS", "bodies_needed", "read_events",
-           "select_events", "read_rows", "event_lines", "event_renderer", "event_json_sink", "event_json_lines",
-           "row_lines", "row_renderer", "Base64Writer", "write_base64", "base64_compiled", "base64_joiner", "write_sql",
-           "sql_header", "not_undone", "unwritable", "unwritable_sink", "may_be_unwritable", "write_binlog", "analyze",
-           "analyzer", "analyzer_sink", "report_lines", "write_report_csv", "report_html", "conflict_check",
-           "conflict_check_compiled", "skip_gate", "skipping_sink", "conflict_lines", "check_rollback", "ReadOptions",
-           "ScriptOptions", "Base64Options", "WriteOptions", "AnalyzeOptions", "FilterOptions", "remote_logs",
-           "is_remote", "row_changes_by_transaction"]
+__all__ = ["ROWS_BODIES", "SQL_BODIES", "ANALYZE_BODIES", "EVENT_FORMATS", "ROW_FORMATS", "bodies_needed",
+           "read_events", "select_events", "read_rows", "event_lines", "event_renderer", "event_json_sink",
+           "event_json_lines", "row_lines", "row_renderer",
+           "Base64Writer", "write_base64", "base64_compiled", "base64_joiner", "write_sql", "sql_header", "not_undone",
+           "unwritable", "unwritable_sink", "may_be_unwritable", "write_binlog", "analyze", "analyzer", "analyzer_sink", "report_lines", "write_report_csv", "report_html",
+           "conflict_check", "conflict_check_compiled", "skip_gate", "skipping_sink", "conflict_lines", "check_rollback",
+           "ReadOptions", "ScriptOptions", "Base64Options", "WriteOptions", "AnalyzeOptions", "FilterOptions"]
 #: What the command line needs besides (see the module doc).
 __all__ += ["Event", "UNWRITABLE_QUICK_BODIES", "UNWRITABLE_BODIES", "STDIN", "display_name", "events_size",
             "local_zone", "zone_name", "filter_options", "parse_charset", "parse_datetime", "parse_gtid_set",
             "parse_names", "parse_position", "parse_server_id", "parse_zone", "schema_tracker", "Selection",
             "Plan", "Split", "local_files", "plan_pieces", "piece_schema", "piece_events", "is_prefix"]
+__all__ += list(remote.EXPORTS)
+__getattr__ = remote.export     # (PEP 562: the names of remote.EXPORTS, imported when first asked for)
 
 
 # -- Row changes by transaction (stream.row_transactions), what an output per transaction reads ----------
@@ -498,3 +496,5 @@ def row_changes_by_transaction(events: Iterable[Event], schema_source=None,
     from binlog_spec.stream.row_transactions import by_transaction
     return by_transaction(events, RowDecoder(schema_source, warn))
 
+
+__all__ += ["row_changes_by_transaction"]

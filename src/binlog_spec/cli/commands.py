@@ -151,7 +151,7 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
             return EXIT_USAGE
         go = functools.partial(jobs.run, selection_notes.handing_back(run),      # --jobs N
                                report=functools.partial(_report_merged, args), precheck=rollback_check.parent_check)
-        if api.is_remote(args.files):   # (one process: a server's logs are no files to cut)
+        if args.remote:     # (one process: a server's logs are no files to cut)
             go, out = run, Flushed(_text_output(out)) if args.stop_never else out
         with sql_precheck.rereadable_stdin(args):
             refused = sql_precheck.refuse(args, err)    # a script that cannot be written whole is not begun
@@ -175,7 +175,7 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
                 err.write(f"binlog-spec: error: {exc}\n")
                 return EXIT_USAGE
             except KeyboardInterrupt:       # (-R: a second SIGINT or SIGTERM, or one without --stop-never)
-                if not api.is_remote(args.files):
+                if not args.remote:
                     raise
                 with contextlib.suppress(OSError, ValueError):
                     out.flush()

@@ -93,7 +93,7 @@ def problems(args: argparse.Namespace) -> list:
         # the scan mode's pass: what the whole input holds, read from its start as the run reads it. A problem
         # is one rows event's (its table's names, its images): none in the whole input is none in what any
         # filter keeps of it (a --start-position run may begin past a fault that ends this pass: not here)
-        quick = api.may_be_unwritable(args.files, options, read_options(args))
+        quick = None if args.remote else api.may_be_unwritable(list(args.files), options, read_options(args))
         if quick and whole:
             quick = None    # (the problems may all be in what the filters drop: ask the filtered events)
     if quick is None and whole:

@@ -99,11 +99,6 @@ def _seconds(value) -> float:
     return value.timestamp() if isinstance(value, datetime) else float(value)
 
 
-def is_remote(paths) -> bool:
-    """Whether a run's input is a server's logs (RemoteLogs), not files."""
-    return getattr(paths, "remote", False)
-
-
 # ------------------------------------------------------------------------------------------------ the stop
 class _Stop:
     """--stop-never's end: set by the first SIGINT or SIGTERM (the next event or heartbeat ends the run)."""
@@ -288,4 +283,4 @@ def _last(logs: RemoteLogs) -> str | None:
     return logs[-1] if len(logs) else None
 
 
-__all__ = ["RemoteLogs", "remote_logs", "is_remote", "LogStream"]
+__all__ = ["RemoteLogs", "remote_logs", "LogStream"]
