@@ -2,7 +2,8 @@
 the replication protocol, and print what reading the same logs as files prints, the `file` field aside (a
 file's path, a log's name): several logs, FLUSH BINARY LOGS and DDL between them, --to-last-log, logs named
 one by one, --start-position in bytes and as a MariaDB GTID, --start-datetime (the dump starts at the log it
-falls in). The expected output is the files' own, read from the server's datadir."""
+falls in). The expected output is the files' own, read from the server's datadir (copied with the newest
+log's in-use flag cleared, as the server sends that log and writes it once it closes it: remote/dump.py)."""
 from __future__ import annotations
 
 import json
@@ -17,6 +18,7 @@ from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "fixtures"))
 import mariadb_server  # noqa: E402
+from remote_server import closed  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not mariadb_server.available(), reason="needs Debian's mariadb-server")
 
@@ -44,14 +46,29 @@ def run(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     return done
 
 
+class Server:
+    """The server after the workload, and its logs as files (`paths`, in `folder`)."""
+
+    def __init__(self, srv, folder):
+        self.srv, self.socket, self.folder = srv, srv.socket, folder
+        self.paths = []
+        for log in srv.binlogs():
+            copy = folder / log.name
+            copy.write_bytes(closed(log.read_bytes()))
+            self.paths.append(copy)
+
+    def binlogs(self):
+        return self.paths
+
+
 @pytest.fixture(scope="module")
-def server():
+def server(tmp_path_factory):
     with mariadb_server.MariaDBServer() as srv:
         for i, statements in enumerate(WORKLOAD):
             if i in (1, 5):
                 time.sleep(1.1)     # (the logs' first events at distinct seconds: --start-datetime)
             srv.sql(statements)
-        yield srv
+        yield Server(srv, tmp_path_factory.mktemp("logs"))
 
 
 def remote(srv) -> list[str]:
@@ -59,8 +76,8 @@ def remote(srv) -> list[str]:
 
 
 def files_as_logs(srv, text: str) -> str:
-    """A run over the datadir's files, its `file` fields (the files' paths) as the logs' names."""
-    return text.replace(str(srv.datadir) + os.sep, "")
+    """A run over the logs as files, its `file` fields (the files' paths) as the logs' names."""
+    return text.replace(str(srv.folder) + os.sep, "")
 
 
 COMMANDS = {

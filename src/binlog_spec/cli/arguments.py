@@ -173,8 +173,10 @@ def add_read_arguments(p: argparse.ArgumentParser) -> None:
                    help="decode in N processes, the input cut at transaction boundaries, the output the same "
                         "as with one (default: the CPUs this process may use, up to 8). One process reads "
                         "standard input, .gz files, inputs under 32 MiB, --start/--stop-position, and runs "
-                        "sql --output-format binlog, sql's base64 --rollback and analyze")
+                        "sql --output-format binlog, sql's base64 --rollback and analyze; a server's logs "
+                         "(-R) are read in one process")
     _add_filter_arguments(p)
+    _add_server_arguments(p)
 
 
 def _add_server_arguments(p: argparse.ArgumentParser) -> None:
@@ -208,10 +210,10 @@ def remote_input(args: argparse.Namespace) -> None:
         raise UsageError("-R reads the logs of a server by name: '-' (standard input) is not one")
     if (args.to_last_log or args.stop_never) and len(args.files) > 1:
         raise UsageError("--to-last-log and --stop-never read from one log on: give one log name")
-    start = args.filters.start_position
+    gtid = args.filters.start_gtid      # (MariaDB: the server starts after it)
     args.files = api.remote_logs(connect_options(args), args.files, to_last_log=args.to_last_log,
                                  stop_never=args.stop_never, start_datetime=args.filters.start_datetime,
-                                 gtid_start=getattr(start, "text", None) or None)
+                                 gtid_start=gtid.text if gtid is not None else None)
 
 
 class Flushed:

@@ -40,20 +40,9 @@ HINTS: dict[str, tuple[str, str, str]] = {
     "-H": (_BOTH, "--hexdump", _HEXDUMP),
     "--short-form": (_BOTH, "", _SHORT),
     "-s": (_BOTH, "--short-form", _SHORT),
-    "--read-from-remote-server": (_BOTH, "", _REMOTE),
-    "-R": (_BOTH, "--read-from-remote-server", _REMOTE),
-    "--read-from-remote-master": (_MYSQL, "", _REMOTE),
-    "--stop-never": (_BOTH, "", _REMOTE),
+    "--read-from-remote-master": (_MYSQL, "", "binlog-spec reads a server with -R (--read-from-remote-server); "
+                                  "--exclude-gtids gives the GTIDs it skips"),
     "--raw": (_BOTH, "", _REMOTE),
-    "--host": (_BOTH, "", _REMOTE),
-    "--user": (_BOTH, "", _REMOTE),
-    "-u": (_BOTH, "--user", _REMOTE),
-    "--password": (_BOTH, "", _REMOTE),
-    "-p": (_BOTH, "--password", _REMOTE),
-    "--port": (_BOTH, "", _REMOTE),
-    "-P": (_BOTH, "--port", _REMOTE),
-    "--socket": (_BOTH, "", _REMOTE),
-    "-S": (_BOTH, "--socket", _REMOTE),
 }
 
 

@@ -21,6 +21,7 @@ the input ended there (a second signal stops it at once: KeyboardInterrupt).
 """
 from __future__ import annotations
 
+import bisect
 import contextlib
 import io
 import signal
@@ -33,7 +34,7 @@ from binlog_spec.binlog.reader import BinlogReader
 from binlog_spec.binlog.replay import with_replay
 from binlog_spec.errors import BinlogError
 from binlog_spec.options import DEFAULT_OPTIONS, ConnectOptions, ReadOptions
-from binlog_spec.remote import connection, dump, logs as log_list
+from binlog_spec.remote import connection, dump, logs
 
 FDE = int(spec.EventType.format_description_event)
 
@@ -65,20 +66,20 @@ class RemoteLogs(list):
 def remote_logs(opts: ConnectOptions, names=(), *, to_last_log: bool = False, stop_never: bool = False,
                 start_datetime: datetime | None = None, gtid_start: str | None = None) -> RemoteLogs:
     """What a run reads from the server (see the module doc): the logs `names` (each alone), or, with
-    `to_last_log` (implied by `stop_never` and `gtid_start`), the first of them and every later one. No name:
-    the server's oldest log, or the one `start_datetime` falls in (the last begun before it)."""
+    `to_last_log` (implied by `stop_never`, `gtid_start` and no name), the first of them and every later one.
+    No name: from the server's oldest log, or the one `start_datetime` falls in (the last begun before it)."""
     names = list(names)
     conn = connection.connect(opts)
     try:
         listed = conn.binary_logs()
-        heads = log_list.log_heads(conn) if start_datetime is not None and not names and not gtid_start else None
+        heads = logs.log_heads(conn) if start_datetime is not None and not names and not gtid_start else None
     finally:
         conn.close()
     order = [name for name, _size in listed]
     ends = {name: size for name, size in listed}
     if stop_never and order:
         ends.pop(order[-1], None)       # the newest log is followed, not read to an end
-    through = to_last_log or stop_never or bool(gtid_start)
+    through = to_last_log or stop_never or bool(gtid_start) or not names
     if gtid_start:
         return RemoteLogs(order, opts, [(names[0] if names else "", 4, gtid_start, True)], ends, stop_never)
     if not names:
@@ -166,14 +167,17 @@ class LogStream(io.RawIOBase):
     """One log's bytes as its file holds them (the reader's stream): the magic, then each event of the dump
     that lies in the log, given as it comes (a read returns the bytes of one event at most, the ones held).
     Ends at the first event of another log, at `end` (the log's size when the run began), or with the dump.
-    `gap`: (position in the stream, file position) where the events resume past the head of the log."""
+    `gaps`: where the events resume past events the server did not send (its start past the head of the log)."""
 
     def __init__(self, feed: _Feed, log: str, end: int | None):
         super().__init__()
         self.feed, self.log, self.end = feed, log, end
         self._held, self._given = spec.MAGIC, 0
+        #: The bytes pulled from the dump so far, the magic included.
+        self._pulled = spec.LEN_MAGIC
         self._fde: bytes | None = None      # the FORMAT_DESCRIPTION the server sent in front of a start past 4
-        self.gap: tuple[int, int] | None = None
+        #: (position in the stream, file position) where the events resume past events the server stepped over.
+        self.gaps: list[tuple[int, int]] = []
         self.reached_end = False            # the log's end was reached (not another log's first event)
 
     def readable(self) -> bool:
@@ -215,42 +219,44 @@ class LogStream(io.RawIOBase):
             self.feed.put_back(ev)
             return None
         if ev.artificial:
-            if ev.type_code == FDE and self._given <= spec.LEN_MAGIC and self._fde is None:
+            if ev.type_code == FDE and self._pulled == spec.LEN_MAGIC and self._fde is None:
                 self._fde = ev.data         # the log's FDE, sent again in front of a start past 4
             return b""
         data, pos = ev.data, ev.log_pos - len(ev.data)
-        if self._fde is not None and self._given <= spec.LEN_MAGIC and ev.type_code != FDE and pos > 0:
-            virtual = spec.LEN_MAGIC + len(self._fde)
-            if pos != virtual:
-                self.gap = (virtual, pos)
+        if self._fde is not None and ev.type_code != FDE:
             data, self._fde = self._fde + data, None
+        virtual = self._pulled + len(data) - len(ev.data)      # where the event lies in the stream
+        if pos != self.real(virtual):   # the server stepped over events (a start past them)
+            self.gaps.append((virtual, pos))
+        self._pulled += len(data)
         if self.end is not None and ev.log_pos >= self.end:
             self.reached_end = True
         return data
 
     def real(self, virtual: int | None) -> int | None:
         """A position of the stream -> the file's."""
-        if virtual is None or self.gap is None or virtual < self.gap[0]:
+        if virtual is None or not self.gaps or virtual < self.gaps[0][0]:
             return virtual
-        return virtual + self.gap[1] - self.gap[0]
+        v0, p0 = self.gaps[bisect.bisect_right(self.gaps, (virtual, float("inf"))) - 1]
+        return p0 + virtual - v0
 
 
 def _placed(events, stream: LogStream) -> Iterator:
     """The reader's events at their file positions (past the gap of a start past the head of the log)."""
     for ev in events:
-        if stream.gap is not None and ev.pos >= stream.gap[0]:
+        if stream.gaps and ev.pos >= stream.gaps[0][0]:
             ev.pos = stream.real(ev.pos)
             if ev.payload_pos is not None:
                 ev.payload_pos = ev.pos
         yield ev
 
 
-def _read_range(logs: RemoteLogs, first: str, position: int, gtid: str | None, through: bool,
+def _read_range(run: RemoteLogs, first: str, position: int, gtid: str | None, through: bool,
                 options: ReadOptions, faults: list | None, sink, stop: _Stop) -> Iterator:
     """The events of one dump: from `first` at `position` (or after the GTID position `gtid`), the log
     `first` alone or, with `through`, every later one up to the end of the last (none: --stop-never)."""
-    conn = connection.connect(logs.opts)
-    events = dump.dump_events(conn, first, position, blocking=logs.stop_never, gtid_start=gtid)
+    conn = connection.connect(run.opts)
+    events = dump.dump_events(conn, first, position, blocking=run.stop_never, gtid_start=gtid)
     feed = _Feed(events, stop)
     try:
         while True:
@@ -258,7 +264,7 @@ def _read_range(logs: RemoteLogs, first: str, position: int, gtid: str | None, t
             if head is None or (not through and head.log != first):
                 return
             feed.put_back(head)
-            stream = LogStream(feed, head.log, logs.ends.get(head.log))
+            stream = LogStream(feed, head.log, run.ends.get(head.log))
             reader = BinlogReader(head.log, options, opener=lambda s=stream: (s, None), sink=sink)
             events_of = reader if getattr(sink, "replay", None) is None else with_replay(reader, sink)
             try:
@@ -272,15 +278,15 @@ def _read_range(logs: RemoteLogs, first: str, position: int, gtid: str | None, t
                     pass
             finally:
                 reader.close()
-            if not through or (stream.reached_end and head.log == _last(logs)):
+            if not through or (stream.reached_end and head.log == _last(run)):
                 return
     finally:
         events.close()
         conn.close()
 
 
-def _last(logs: RemoteLogs) -> str | None:
-    return logs[-1] if len(logs) else None
+def _last(run: RemoteLogs) -> str | None:
+    return run[-1] if len(run) else None
 
 
 __all__ = ["RemoteLogs", "remote_logs", "LogStream"]
