@@ -34,6 +34,7 @@ def server():
 
 
 def start(srv, *args: str) -> subprocess.Popen:
+    srv.sql("FLUSH BINARY LOGS")        # (a new log: what the run prints is what the test writes next)
     log = srv.binlogs()[-1].name
     return subprocess.Popen([sys.executable, "-m", "binlog_spec", *args, "-R", "--socket", str(srv.socket),
                              "--user", "root", "--no-defaults", "--stop-never", log],

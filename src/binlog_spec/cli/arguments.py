@@ -201,7 +201,8 @@ def remote_input(args: argparse.Namespace) -> None:
             if given:
                 raise UsageError(f"{flag} reads from a server: give -R (--read-from-remote-server) and its options")
         if not args.files:
-            raise UsageError("give the binlog files to read (- reads standard input), or -R and the server's log names")
+            raise UsageError("no FILE: give the binlog files to read (- reads standard input), or -R and the "
+                             "server's log names")
         return
     if getattr(args, "rollback", False) and args.stop_never:
         raise UsageError("--stop-never does not go with --rollback: a rollback is written from its last transaction, "
@@ -217,24 +218,45 @@ def remote_input(args: argparse.Namespace) -> None:
 
 
 class Flushed:
-    """--stop-never's output: each line written out as it ends (a terminal's way: the writers' line at a
-    time, cli.commands._write_lines and cli.blocks, as `isatty`)."""
+    """--stop-never's output: the writers' line at a time (cli.commands._write_lines and cli.blocks, as on a
+    terminal: `isatty`), held here and written out, flushed, before each wait for the server (`logs.on_wait`:
+    remote.streams) and at the end (`run`), so that a line is out as soon as its event was read, and a burst
+    of events goes out in large writes whatever the stream's own buffering (PYTHONUNBUFFERED)."""
 
-    def __init__(self, out: TextIO):
-        self._out = out
+    HOLD = 1 << 16
+
+    def __init__(self, out: TextIO, logs):
+        self._out, self._held, self._size = out, [], 0
         self.encoding = getattr(out, "encoding", None)
+        logs.on_wait = self.flush
 
     def isatty(self) -> bool:
         return True
 
     def write(self, text: str) -> int:
-        n = self._out.write(text)
-        if text.endswith("\n"):
-            self._out.flush()
-        return n
+        self._held.append(text)
+        self._size += len(text)
+        if self._size >= self.HOLD:
+            self._write()
+        return len(text)
+
+    def _write(self) -> None:
+        held, self._held, self._size = self._held, [], 0
+        self._out.write("".join(held))
 
     def flush(self) -> None:
+        if self._held:
+            self._write()
         self._out.flush()
+
+    @classmethod
+    def running(cls, command, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+        """The command, writing to `out` through a Flushed; what it wrote is all out when it ends."""
+        flushed = cls(out, args.files)
+        try:
+            return command(args, flushed, err)
+        finally:
+            flushed.flush()
 
 
 def rewrite_arg(text: str) -> tuple[str, str]:

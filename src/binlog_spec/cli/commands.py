@@ -152,7 +152,8 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
         go = functools.partial(jobs.run, selection_notes.handing_back(run),      # --jobs N
                                report=functools.partial(_report_merged, args), precheck=rollback_check.parent_check)
         if args.remote:     # (one process: a server's logs are no files to cut)
-            go, out = run, Flushed(_text_output(out)) if args.stop_never else out
+            go = functools.partial(Flushed.running, run) if args.stop_never else run
+            out = _text_output(out) if args.stop_never and args.command == "sql" else out   # (as run_sql's)
         with sql_precheck.rereadable_stdin(args):
             refused = sql_precheck.refuse(args, err)    # a script that cannot be written whole is not begun
             if refused is not None:

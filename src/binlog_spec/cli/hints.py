@@ -14,8 +14,7 @@ import argparse
 import sys
 
 _BOTH, _MYSQL, _MARIADB = "mysqlbinlog's and mariadb-binlog's", "mysqlbinlog's", "mariadb-binlog's"
-_REMOTE = "reading from a live server is not supported yet: give binlog-spec the binlog files (copies, or " \
-          "what mysqlbinlog --read-from-remote-server --raw fetched)"
+_RAW = "binlog-spec copies a server's logs as they are with: binlog-spec download -R ... -o DIR"
 _ROLLBACK = "binlog-spec writes the undo with: sql --rollback (BINLOG blocks, as --flashback; with --sql2, " \
             "SQL statements)"
 _OUTPUT = "binlog-spec writes to a file with: -o FILE"
@@ -42,7 +41,7 @@ HINTS: dict[str, tuple[str, str, str]] = {
     "-s": (_BOTH, "--short-form", _SHORT),
     "--read-from-remote-master": (_MYSQL, "", "binlog-spec reads a server with -R (--read-from-remote-server); "
                                   "--exclude-gtids gives the GTIDs it skips"),
-    "--raw": (_BOTH, "", _REMOTE),
+    "--raw": (_BOTH, "", _RAW),
 }
 
 

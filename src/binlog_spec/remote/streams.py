@@ -46,6 +46,8 @@ class RemoteLogs(list):
     position, gtid_start, through the last): one dump each."""
 
     remote = True
+    #: Called before a read that may wait for the server (_Feed): the CLI flushes --stop-never's output there.
+    on_wait = None
 
     def __init__(self, names, opts: ConnectOptions, ranges: list, ends: dict[str, int], stop_never: bool = False):
         super().__init__(names)
@@ -137,10 +139,13 @@ def _stopping(active: bool) -> Iterator[_Stop]:
 
 # ------------------------------------------------------------------------------------------------ the feed
 class _Feed:
-    """The dump's events, one at a time, with one put back (the first of the next log)."""
+    """The dump's events, one at a time, with one put back (the first of the next log). `on_wait()` is called
+    before a read that may wait for the server (`conn.idle()`): --stop-never's output flushed there, so that
+    what was printed is out before the wait, and a burst of events is written in large writes."""
 
-    def __init__(self, events: Iterator, stop: _Stop):
+    def __init__(self, events: Iterator, stop: _Stop, conn=None, on_wait=None):
         self._events, self._stop, self._back = events, stop, None
+        self._conn, self._on_wait = conn, on_wait
         self.ended = False
 
     def next(self):
@@ -152,6 +157,8 @@ class _Feed:
             if self._stop.is_set():
                 self.ended = True
                 break
+            if self._on_wait is not None and self._conn.idle():
+                self._on_wait()
             ev = next(self._events, None)
             if ev is None:
                 self.ended = True
@@ -257,7 +264,7 @@ def _read_range(run: RemoteLogs, first: str, position: int, gtid: str | None, th
     `first` alone or, with `through`, every later one up to the end of the last (none: --stop-never)."""
     conn = connection.connect(run.opts)
     events = dump.dump_events(conn, first, position, blocking=run.stop_never, gtid_start=gtid)
-    feed = _Feed(events, stop)
+    feed = _Feed(events, stop, conn, run.on_wait)
     try:
         while True:
             head = feed.next()
