@@ -214,7 +214,8 @@ def remote_input(args: argparse.Namespace) -> None:
     gtid = args.filters.start_gtid      # (MariaDB: the server starts after it)
     args.files = api.remote_logs(connect_options(args), args.files, to_last_log=args.to_last_log,
                                  stop_never=args.stop_never, start_datetime=args.filters.start_datetime,
-                                 gtid_start=gtid.text if gtid is not None else None)
+                                 gtid_start=gtid.text if gtid is not None else None,
+                                 exclude_gtids=args.filters.exclude_gtids)
 
 
 class Flushed:

@@ -49,9 +49,12 @@ class RemoteLogs(list):
     #: Called before a read that may wait for the server (_Feed): the CLI flushes --stop-never's output there.
     on_wait = None
 
-    def __init__(self, names, opts: ConnectOptions, ranges: list, ends: dict[str, int], stop_never: bool = False):
+    def __init__(self, names, opts: ConnectOptions, ranges: list, ends: dict[str, int], stop_never: bool = False,
+                 exclude_gtids=None):
         super().__init__(names)
         self.opts, self.ranges, self.ends, self.stop_never = opts, ranges, ends, stop_never
+        #: The GTIDs a MySQL server is asked to skip (remote_logs).
+        self.exclude_gtids = exclude_gtids
 
     def events(self, options: ReadOptions = DEFAULT_OPTIONS, faults: list | None = None, sink=None) -> Iterator:
         """The events of the logs, as reader.read_events gives those of their files (`faults`, `sink`: its).
@@ -66,10 +69,13 @@ class RemoteLogs(list):
 
 
 def remote_logs(opts: ConnectOptions, names=(), *, to_last_log: bool = False, stop_never: bool = False,
-                start_datetime: datetime | None = None, gtid_start: str | None = None) -> RemoteLogs:
+                start_datetime: datetime | None = None, gtid_start: str | None = None,
+                exclude_gtids=None) -> RemoteLogs:
     """What a run reads from the server (see the module doc): the logs `names` (each alone), or, with
     `to_last_log` (implied by `stop_never`, `gtid_start` and no name), the first of them and every later one.
-    No name: from the server's oldest log, or the one `start_datetime` falls in (the last begun before it)."""
+    No name: from the server's oldest log, or the one `start_datetime` falls in (the last begun before it).
+    `exclude_gtids` (a GtidSet): a MySQL server is asked to skip them (COM_BINLOG_DUMP_GTID; the filters drop
+    them too, so the output is the same either way)."""
     names = list(names)
     conn = connection.connect(opts)
     try:
@@ -82,8 +88,11 @@ def remote_logs(opts: ConnectOptions, names=(), *, to_last_log: bool = False, st
     if stop_never and order:
         ends.pop(order[-1], None)       # the newest log is followed, not read to an end
     through = to_last_log or stop_never or bool(gtid_start) or not names
+
+    def run(names, ranges) -> RemoteLogs:
+        return RemoteLogs(names, opts, ranges, ends, stop_never, exclude_gtids)
     if gtid_start:
-        return RemoteLogs(order, opts, [(names[0] if names else "", 4, gtid_start, True)], ends, stop_never)
+        return run(order, [(names[0] if names else "", 4, gtid_start, True)])
     if not names:
         first = order[0] if order else ""
         if heads:
@@ -93,9 +102,8 @@ def remote_logs(opts: ConnectOptions, names=(), *, to_last_log: bool = False, st
             first = before[-1] if before else heads[0].name
         names = [first]
     if through:
-        shown = order[order.index(names[0]):] if names[0] in order else names[:1]
-        return RemoteLogs(shown, opts, [(names[0], 4, None, True)], ends, stop_never)
-    return RemoteLogs(names, opts, [(name, 4, None, False) for name in names], ends, stop_never)
+        return run(order[order.index(names[0]):] if names[0] in order else names[:1], [(names[0], 4, None, True)])
+    return run(names, [(name, 4, None, False) for name in names])
 
 
 def _seconds(value) -> float:
@@ -263,7 +271,8 @@ def _read_range(run: RemoteLogs, first: str, position: int, gtid: str | None, th
     """The events of one dump: from `first` at `position` (or after the GTID position `gtid`), the log
     `first` alone or, with `through`, every later one up to the end of the last (none: --stop-never)."""
     conn = connection.connect(run.opts)
-    events = dump.dump_events(conn, first, position, blocking=run.stop_never, gtid_start=gtid)
+    events = dump.dump_events(conn, first, position, blocking=run.stop_never, gtid_start=gtid,
+                              exclude_gtids=run.exclude_gtids if conn.flavor == "mysql" else None)
     feed = _Feed(events, stop, conn, run.on_wait)
     try:
         while True:
