@@ -165,3 +165,16 @@ def test_stop_never_and_rollback_are_refused_together():
 def test_stop_never_without_a_server_is_refused():
     done = run("rows", "--stop-never", "some.binlog", check=False)
     assert done.returncode == 2 and "--stop-never reads from a server: give -R" in done.stderr
+
+
+def test_a_script_that_cannot_be_written_is_refused_as_from_the_files(tmp_path):
+    """sql --sql2 --rollback's pre-pass reads the server (again, before the run): with MINIMAL row images an
+    UPDATE's undo cannot be written whole, and nothing is written, exit 6, as from the files."""
+    with mariadb_server.MariaDBServer(extra_args=["--binlog-row-image=MINIMAL"]) as srv:
+        srv.sql("CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v INT, w INT);"
+                "INSERT INTO d.t VALUES (1, 1, 1), (2, 2, 2); UPDATE d.t SET v = 5 WHERE id = 2;")
+        logs = Server(srv, tmp_path)
+        got = run("sql", "--sql2", "--rollback", *remote(srv), "--to-last-log", logs.paths[0].name, check=False)
+        want = run("sql", "--sql2", "--rollback", *map(str, logs.paths), check=False)
+    assert (got.returncode, got.stdout) == (want.returncode, want.stdout) == (6, "")
+    assert got.stderr == files_as_logs(logs, want.stderr) and "d.t" in got.stderr

@@ -101,3 +101,35 @@ def test_the_log_ends_where_the_run_found_it_ended():
     reader = binlog_spec.binlog.reader.BinlogReader("mysql-bin.000001", opener=lambda: (stream, None))
     assert [ev.pos for ev in reader if not ev.is_inner] == [pos for pos, _ in events[:6]]
     assert stream.reached_end
+
+
+class _Conn:
+    """A connection to a server of `flavor` that lists one log (what remote_logs and a dump ask of it)."""
+
+    def __init__(self, flavor: str):
+        self.flavor = flavor
+
+    def binary_logs(self):
+        return [("mysql-bin.000001", LOG.stat().st_size)]
+
+    def idle(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_mysql_server_is_asked_to_skip_the_excluded_gtids_and_a_mariadb_one_is_not(monkeypatch):
+    from binlog_spec.binlog.gtid import GtidSet
+    excluded = GtidSet.parse("3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5")
+    asked = []
+
+    def dump_events(conn, log, position, *, blocking, gtid_start=None, exclude_gtids=None):
+        asked.append((conn.flavor, log, position, blocking, exclude_gtids))
+        return iter(dump_of(file_events(), log))
+    for flavor in ("mysql", "mariadb"):
+        monkeypatch.setattr(streams.connection, "connect", lambda opts, f=flavor: _Conn(f))
+        monkeypatch.setattr(streams.dump, "dump_events", dump_events)
+        run = streams.remote_logs(None, ["mysql-bin.000001"], exclude_gtids=excluded)
+        assert [ev.pos for ev in run.events() if not ev.is_inner] == [pos for pos, _ in file_events()]
+    assert asked == [("mysql", "mysql-bin.000001", 4, False, excluded), ("mariadb", "mysql-bin.000001", 4, False, None)]
