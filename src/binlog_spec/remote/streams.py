@@ -257,7 +257,7 @@ class LogStream(io.RawIOBase):
 
 
 def _placed(events, stream: LogStream) -> Iterator:
-    """The reader's events at their file positions (past the gap of a start past the head of the log)."""
+    """The reader's events at their file positions (past the events the server stepped over)."""
     for ev in events:
         if stream.gaps and ev.pos >= stream.gaps[0][0]:
             ev.pos = stream.real(ev.pos)
@@ -270,6 +270,8 @@ def _read_range(run: RemoteLogs, first: str, position: int, gtid: str | None, th
                 options: ReadOptions, faults: list | None, sink, stop: _Stop) -> Iterator:
     """The events of one dump: from `first` at `position` (or after the GTID position `gtid`), the log
     `first` alone or, with `through`, every later one up to the end of the last (none: --stop-never)."""
+    if gtid is not None:
+        sink = None     # (the server picks where it starts: a sink would write the stream's positions)
     conn = connection.connect(run.opts)
     events = dump.dump_events(conn, first, position, blocking=run.stop_never, gtid_start=gtid,
                               exclude_gtids=run.exclude_gtids if conn.flavor == "mysql" else None)
