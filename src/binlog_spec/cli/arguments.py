@@ -156,7 +156,8 @@ def add_read_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="*", metavar="FILE",
                    help="binlog files (plain or .gz), read in order; - reads standard input. With -R: the server's "
                         "logs by name (mysql-bin.000042), each read alone (with --to-last-log: the first and every "
-                        "later one); none: the oldest the server has, or the one --start-datetime falls in")
+                        "later one); none: from the oldest the server has (or the one --start-datetime falls in, or a MariaDB GTID "
+                        "--start-position) through the newest")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE instead of stdout (written whole or not at all: a temporary file renamed "
                         "at the end; a new FILE gets mode 0666 less the umask, an existing one keeps its mode, "
