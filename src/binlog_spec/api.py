@@ -21,16 +21,15 @@
 * `analyze` - the analysis report's figures (analysis.collector), and `report_lines`, `report_html`,
   `write_report_csv` - the report written;
 * `check_rollback` - whether a rollback would overwrite later changes (output.rollback.check);
-* `row_changes_by_transaction` - the row changes a transaction at a time, with its GTID, XID, start and
-  commit time (stream.row_transactions), for an output per transaction.
-* a live server (remote/, imported when first used: remote.EXPORTS): `connect(ConnectOptions) -> Connection`
-  (`.flavor`, `.binary_logs()`, `.query()`, `.close()`), `dump_events` (RemoteEvent), `log_heads` (LogHead).
+* `row_changes_by_transaction` - the row changes a transaction at a time (stream.row_transactions);
+* a live server (remote/, imported when first used: remote.EXPORTS): `connect`, `dump_events`, `log_heads`,
+  `remote_logs` (a server's logs as read_events reads them).
 
 What the command line needs besides, re-exported from the layers below so that it calls only this module
-and binlog_spec.options: the option values' parsers (stream.option_parser: `parse_position`, `parse_zone`,
-..., `filter_options`, `schema_tracker`), the names and zones of a run (`display_name`, `STDIN`,
-`events_size`; `local_zone`, `zone_name`), the filters' tally (`Selection`), and the pieces of a --jobs run
-(stream.planning.parallel: `local_files`, `plan_pieces`, `piece_schema`; `piece_events`, `is_prefix`).
+and binlog_spec.options: the option values' parsers (stream.option_parser), the names and zones of a run
+(`display_name`, `STDIN`, `events_size`; `local_zone`, `zone_name`), the filters' tally (`Selection`), and
+the pieces of a --jobs run (stream.planning.parallel: `local_files`, `plan_pieces`, `piece_schema`;
+`piece_events`, `is_prefix`).
 
 Each output takes its frozen options object (binlog_spec.options: ReadOptions, ScriptOptions, Base64Options,
 WriteOptions, AnalyzeOptions; stream.filters.FilterOptions), the same ones the CLI and the Spark source build.
@@ -59,7 +58,6 @@ from binlog_spec.stream.planning.splits import piece_events
 from binlog_spec.stream.selection import Selection
 
 # The writers and the analysis are imported when called: a run that lists events does not load them.
-
 #: The formats of event_lines and row_lines.
 EVENT_FORMATS = ("jsonl", "text")
 ROW_FORMATS = ("jsonl", "text")
@@ -96,8 +94,11 @@ def read_events(paths: list, options: ReadOptions = DEFAULT_OPTIONS, faults: lis
     """The events of files, in order, checked (binlog.reader.read_events; `faults`: a broken file's
     error is kept there and the next file is read). With `start_position` (FilterOptions.start_position),
     the first file is read by seeking (stream.planning.seek): what select_events then keeps with that filter is
-    what it keeps of every event, the events before the position are mostly never read. `sink`: a
-    consumer that takes events straight from the framing loop (reader.BinlogReader; not with a seek)."""
+    what it keeps of every event, the events before the position are mostly never read. `sink`: a consumer
+    that takes events straight from the framing loop (reader.BinlogReader; not with a seek). remote_logs'
+    `paths` (a server's logs: remote.streams) are read as they come."""
+    if getattr(paths, "remote", False):
+        return paths.events(options, faults, sink)
     if start_position is None:
         return reader.read_events(paths, options, faults, sink)
     return read_from_position(paths, options, faults, start_position)

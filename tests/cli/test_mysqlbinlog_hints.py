@@ -38,9 +38,7 @@ def one_line(err: str) -> str:
     (["events", "-H"], "no hex dump"),
     (["sql", "--short-form"], "sql --sql2"),
     (["sql", "-s"], "sql --sql2"),
-    (["sql", "-R"], "reading from a live server is not supported yet"),
-    (["sql", "--read-from-remote-server"], "reading from a live server is not supported yet"),
-    (["sql", "--stop-never"], "reading from a live server is not supported yet"),
+    (["sql", "--read-from-remote-master=BINLOG-DUMP-GTIDS"], "binlog-spec reads a server with -R"),
 ])
 def test_a_mysqlbinlog_option_gets_one_line_with_binlog_specs_spelling_and_exit_2(argv, told):
     code, out, err = run(*argv, DEMO)
@@ -90,4 +88,4 @@ def test_the_short_options_hinted_mean_what_mariadb_binlog_help_says():
             checked += 1
         elif not long and "mariadb-binlog" in whose:
             assert re.search(rf"^\s+(-[A-Za-z], )?{re.escape(option)}\b", help_text, re.M), option
-    assert checked >= 8
+    assert checked >= 5     # (-B, -r, -T, -H, -s: -R, -u, -p, -P and -S are binlog-spec's own since it reads servers)

@@ -101,6 +101,8 @@ class GtidPosition:
 
     #: domain -> seq_no.
     seqs: tuple[tuple[int, int], ...]
+    #: The position as given, server ids included (what a server is asked to start after: remote.streams).
+    text: str = field(default="", compare=False, repr=False)
 
     @classmethod
     def parse(cls, text: str) -> "GtidPosition":
@@ -117,7 +119,7 @@ class GtidPosition:
             seqs[domain] = seq
         if not seqs:
             raise GtidSetError(f"no GTID in {text!r}")
-        return cls(tuple(sorted(seqs.items())))
+        return cls(tuple(sorted(seqs.items())), ",".join(e.strip() for e in text.split(",") if e.strip()))
 
     def __str__(self) -> str:
         """The state per domain (the server id, which is not compared, as 0): domain-0-seq,..."""

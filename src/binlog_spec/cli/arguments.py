@@ -8,6 +8,7 @@ from typing import Callable, TextIO
 
 from binlog_spec import api
 from binlog_spec.api import FilterOptions
+from binlog_spec.cli.remote_arguments import add_connection_arguments, connect_options
 from binlog_spec.errors import GtidSetError, OptionValueError, UsageError, ZoneError
 from binlog_spec.options import (AnalyzeOptions, Base64Options, ReadOptions, ScriptOptions, SqlOptions,
                                  WriteOptions, parse_size)
@@ -152,8 +153,11 @@ def add_schema_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def add_read_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", nargs="+", metavar="FILE",
-                   help="binlog files (plain or .gz), read in order; - reads standard input")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="binlog files (plain or .gz), read in order; - reads standard input. With -R: the server's "
+                        "logs by name (mysql-bin.000042), each read alone (with --to-last-log: the first and every "
+                        "later one); none: from the oldest the server has (or the one --start-datetime falls in, or a MariaDB GTID "
+                        "--start-position) through the newest")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE instead of stdout (written whole or not at all: a temporary file renamed "
                         "at the end; a new FILE gets mode 0666 less the umask, an existing one keeps its mode, "
@@ -170,8 +174,91 @@ def add_read_arguments(p: argparse.ArgumentParser) -> None:
                    help="decode in N processes, the input cut at transaction boundaries, the output the same "
                         "as with one (default: the CPUs this process may use, up to 8). One process reads "
                         "standard input, .gz files, inputs under 32 MiB, --start/--stop-position, and runs "
-                        "sql --output-format binlog, sql's base64 --rollback and analyze")
+                        "sql --output-format binlog, sql's base64 --rollback and analyze; a server's logs "
+                         "(-R) are read in one process")
     _add_filter_arguments(p)
+    _add_server_arguments(p)
+
+
+def _add_server_arguments(p: argparse.ArgumentParser) -> None:
+    add_connection_arguments(p)
+    g = p.add_argument_group("reading a server (-R)", "What -R reads of the server's logs; the output is what "
+                             "reading the same logs as files gives (each event names its log)")
+    g.add_argument("--to-last-log", action="store_true",
+                   help="-R: read on from the log named through the server's newest (up to where it ended when the "
+                        "run began)")
+    g.add_argument("--stop-never", action="store_true",
+                   help="-R: keep reading as the server writes, each event printed as it comes (implies "
+                        "--to-last-log; not with --rollback). SIGINT or SIGTERM ends the run as if the input ended "
+                        "there: analyze then prints its report, sql --sql/--sql2 skip their pre-pass")
+
+
+def remote_input(args: argparse.Namespace) -> None:
+    """-R: the run's files become the server's logs (api.remote_logs: what the run reads, fixed when it
+    begins); a bad combination of options raises UsageError naming them."""
+    remote = getattr(args, "remote", False)
+    if not remote:
+        for flag, given in (("--stop-never", args.stop_never), ("--to-last-log", args.to_last_log)):
+            if given:
+                raise UsageError(f"{flag} reads from a server: give -R (--read-from-remote-server) and its options")
+        if not args.files:
+            raise UsageError("no FILE: give the binlog files to read (- reads standard input), or -R and the "
+                             "server's log names")
+        return
+    if getattr(args, "rollback", False) and args.stop_never:
+        raise UsageError("--stop-never does not go with --rollback: a rollback is written from its last transaction, "
+                         "once the input has ended")
+    if api.STDIN in args.files:
+        raise UsageError("-R reads the logs of a server by name: '-' (standard input) is not one")
+    if (args.to_last_log or args.stop_never) and len(args.files) > 1:
+        raise UsageError("--to-last-log and --stop-never read from one log on: give one log name")
+    gtid = args.filters.start_gtid      # (MariaDB: the server starts after it)
+    args.files = api.remote_logs(connect_options(args), args.files, to_last_log=args.to_last_log,
+                                 stop_never=args.stop_never, start_datetime=args.filters.start_datetime,
+                                 gtid_start=gtid.text if gtid is not None else None,
+                                 exclude_gtids=args.filters.exclude_gtids)
+
+
+class Flushed:
+    """--stop-never's output: the writers' line at a time (cli.commands._write_lines and cli.blocks, as on a
+    terminal: `isatty`), held here and written out, flushed, before each wait for the server (`logs.on_wait`:
+    remote.streams) and at the end (`run`), so that a line is out as soon as its event was read, and a burst
+    of events goes out in large writes whatever the stream's own buffering (PYTHONUNBUFFERED)."""
+
+    HOLD = 1 << 16
+
+    def __init__(self, out: TextIO, logs):
+        self._out, self._held, self._size = out, [], 0
+        self.encoding = getattr(out, "encoding", None)
+        logs.on_wait = self.flush
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self._held.append(text)
+        self._size += len(text)
+        if self._size >= self.HOLD:
+            self._write()
+        return len(text)
+
+    def _write(self) -> None:
+        held, self._held, self._size = self._held, [], 0
+        self._out.write("".join(held))
+
+    def flush(self) -> None:
+        if self._held:
+            self._write()
+        self._out.flush()
+
+    @classmethod
+    def running(cls, command, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+        """The command, writing to `out` through a Flushed; what it wrote is all out when it ends."""
+        flushed = cls(out, args.files)
+        try:
+            return command(args, flushed, err)
+        finally:
+            flushed.flush()
 
 
 def rewrite_arg(text: str) -> tuple[str, str]:

@@ -17,11 +17,11 @@ from binlog_spec.errors import BinlogError, PositionError, UsageError
 from binlog_spec.cli import blocks, jobs
 from binlog_spec.cli.progress import with_progress
 from binlog_spec.cli import selection_notes
-from binlog_spec.cli.arguments import (analyze_options, base64_options, filter_options, read_options,
-                                      schema_tracker, script_options, warner, write_options)
+from binlog_spec.cli.arguments import (Flushed, analyze_options, base64_options, filter_options, read_options,
+                                      remote_input, schema_tracker, script_options, warner, write_options)
 from binlog_spec.cli import rollback_check, sql_precheck
 from binlog_spec.cli.exit_codes import (EXIT_BAD_INPUT, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_IO,  # noqa: F401
-                                        EXIT_OK, EXIT_UNWRITABLE, EXIT_USAGE, EXIT_WARNINGS)
+                                        EXIT_INTERRUPTED, EXIT_OK, EXIT_UNWRITABLE, EXIT_USAGE, EXIT_WARNINGS)
 
 
 
@@ -145,11 +145,15 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
         try:
             args.tz = args.timezone or api.local_zone()
             args.filters = filter_options(args)
+            remote_input(args)      # -R: the files are the server's logs
         except UsageError as exc:
             err.write(f"binlog-spec: error: {exc}\n")
             return EXIT_USAGE
         go = functools.partial(jobs.run, selection_notes.handing_back(run),      # --jobs N
                                report=functools.partial(_report_merged, args), precheck=rollback_check.parent_check)
+        if args.remote:     # (one process: a server's logs are no files to cut)
+            go = functools.partial(Flushed.running, run) if args.stop_never else run
+            out = _text_output(out) if args.stop_never and args.command == "sql" else out   # (as run_sql's)
         with sql_precheck.rereadable_stdin(args):
             refused = sql_precheck.refuse(args, err)    # a script that cannot be written whole is not begun
             if refused is not None:
@@ -171,6 +175,12 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
                 out.flush()
                 err.write(f"binlog-spec: error: {exc}\n")
                 return EXIT_USAGE
+            except KeyboardInterrupt:       # (-R: a second SIGINT or SIGTERM, or one without --stop-never)
+                if not args.remote:
+                    raise
+                with contextlib.suppress(OSError, ValueError):
+                    out.flush()
+                return EXIT_INTERRUPTED
     return command
 
 

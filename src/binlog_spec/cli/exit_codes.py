@@ -18,6 +18,8 @@
        it has purged, its binlog disabled, or it went away; one line names the server (errors.RemoteError)
    70  an internal error (a bug): `binlog-spec: internal error at FILE offset N: ...`, and how to
        report it; the traceback only with --debug
+  130  -R: stopped by a second SIGINT or SIGTERM (--stop-never's first one ends the run as if the input
+       ended there, exit 0), or by one without --stop-never
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ EXIT_CONFLICT = 5       # a rollback would overwrite later changes: nothing writ
 EXIT_UNWRITABLE = 6     # the script cannot be written from these binlogs: nothing written (output.sql.writable)
 EXIT_SERVER = 7         # a server could not be reached or read (errors.RemoteError)
 EXIT_INTERNAL = 70      # EX_SOFTWARE (sysexits.h)
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports it
 
 __all__ = ["EXIT_OK", "EXIT_WARNINGS", "EXIT_USAGE", "EXIT_BAD_INPUT", "EXIT_IO", "EXIT_CONFLICT",
-           "EXIT_UNWRITABLE", "EXIT_SERVER", "EXIT_INTERNAL"]
+           "EXIT_UNWRITABLE", "EXIT_SERVER", "EXIT_INTERNAL", "EXIT_INTERRUPTED"]

@@ -14,8 +14,7 @@ import argparse
 import sys
 
 _BOTH, _MYSQL, _MARIADB = "mysqlbinlog's and mariadb-binlog's", "mysqlbinlog's", "mariadb-binlog's"
-_REMOTE = "reading from a live server is not supported yet: give binlog-spec the binlog files (copies, or " \
-          "what mysqlbinlog --read-from-remote-server --raw fetched)"
+_RAW = "binlog-spec copies a server's logs as they are with: binlog-spec download -R ... -o DIR"
 _ROLLBACK = "binlog-spec writes the undo with: sql --rollback (BINLOG blocks, as --flashback; with --sql2, " \
             "SQL statements)"
 _OUTPUT = "binlog-spec writes to a file with: -o FILE"
@@ -40,20 +39,9 @@ HINTS: dict[str, tuple[str, str, str]] = {
     "-H": (_BOTH, "--hexdump", _HEXDUMP),
     "--short-form": (_BOTH, "", _SHORT),
     "-s": (_BOTH, "--short-form", _SHORT),
-    "--read-from-remote-server": (_BOTH, "", _REMOTE),
-    "-R": (_BOTH, "--read-from-remote-server", _REMOTE),
-    "--read-from-remote-master": (_MYSQL, "", _REMOTE),
-    "--stop-never": (_BOTH, "", _REMOTE),
-    "--raw": (_BOTH, "", _REMOTE),
-    "--host": (_BOTH, "", _REMOTE),
-    "--user": (_BOTH, "", _REMOTE),
-    "-u": (_BOTH, "--user", _REMOTE),
-    "--password": (_BOTH, "", _REMOTE),
-    "-p": (_BOTH, "--password", _REMOTE),
-    "--port": (_BOTH, "", _REMOTE),
-    "-P": (_BOTH, "--port", _REMOTE),
-    "--socket": (_BOTH, "", _REMOTE),
-    "-S": (_BOTH, "--socket", _REMOTE),
+    "--read-from-remote-master": (_MYSQL, "", "binlog-spec reads a server with -R (--read-from-remote-server); "
+                                  "--exclude-gtids gives the GTIDs it skips"),
+    "--raw": (_BOTH, "", _RAW),
 }
 
 

@@ -9,7 +9,7 @@ from binlog_spec.api import Event
 
 def with_progress(events: Iterable[Event], files: list[str], stream: TextIO) -> Iterator[Event]:
     """The events, unchanged; a tqdm bar on `stream` when it is a terminal."""
-    if not stream.isatty():
+    if not stream.isatty() or getattr(files, "remote", False):     # (a server's logs: no sizes to show)
         yield from events
         return
     from tqdm import tqdm

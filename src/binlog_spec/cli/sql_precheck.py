@@ -11,7 +11,10 @@ but after a --start-position); where that finds some under filters, the exact pa
 finds none, and otherwise both passes read again the events the run's filters keep. The exact pass reads
 what the run reads, with its filters and schema. It
 runs once, in the parent of a --jobs run, before any piece. Standard input, which cannot be read
-twice, is first copied to a temporary file (rereadable_stdin): the pre-pass reads it, then the run."""
+twice, is first copied to a temporary file (rereadable_stdin): the pre-pass reads it, then the run. A
+server's logs (-R) are read again from the server, up to where they ended when the run began (the exact
+passes: the quick one reads files), and not at all with --stop-never (no end: a row that cannot be
+written is left out with a warning, a comment in its place)."""
 from __future__ import annotations
 
 import argparse
@@ -31,7 +34,8 @@ from binlog_spec.errors import BinlogError, PositionError
 def applies(args: argparse.Namespace) -> bool:
     """A SQL script run (--sql or --sql2, forward or --rollback), not a --jobs piece."""
     return (getattr(args, "command", None) == "sql" and getattr(args, "output_format", "sql") == "sql"
-            and bool(args.commented or args.executable) and getattr(args, "piece", None) is None)
+            and bool(args.commented or args.executable) and getattr(args, "piece", None) is None
+            and not getattr(args, "stop_never", False))     # (-R --stop-never: an input with no end)
 
 
 class _SpooledStdin:
@@ -89,7 +93,7 @@ def problems(args: argparse.Namespace) -> list:
         # the scan mode's pass: what the whole input holds, read from its start as the run reads it. A problem
         # is one rows event's (its table's names, its images): none in the whole input is none in what any
         # filter keeps of it (a --start-position run may begin past a fault that ends this pass: not here)
-        quick = api.may_be_unwritable(list(args.files), options, read_options(args))
+        quick = None if args.remote else api.may_be_unwritable(list(args.files), options, read_options(args))
         if quick and whole:
             quick = None    # (the problems may all be in what the filters drop: ask the filtered events)
     if quick is None and whole:

@@ -4,6 +4,7 @@ protocol.py   the replication commands' byte layouts and the packets' status byt
 connection.py connect(ConnectOptions) -> Connection over PyMySQL; errors as errors.RemoteError's classes
 dump.py       dump_events(): every event the server sends, as RemoteEvent
 logs.py       log_heads(): each log's size, first time and first GTID
+streams.py    remote_logs(): the logs a run reads, as the reader's input (events, rows, sql, analyze -R)
 
 binlog_spec.api re-exports EXPORTS (the command line reaches this package through api only); nothing is
 imported before a name is asked for, so that a run on files loads no PyMySQL.
@@ -14,7 +15,7 @@ import importlib
 
 #: The names api re-exports -> the module of this package that has them.
 EXPORTS = {"connect": "connection", "Connection": "connection", "dump_events": "dump", "RemoteEvent": "dump",
-           "log_heads": "logs", "LogHead": "logs"}
+           "log_heads": "logs", "LogHead": "logs", "remote_logs": "streams"}
 
 
 def export(name: str):

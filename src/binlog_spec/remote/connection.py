@@ -10,6 +10,7 @@ layouts are protocol.py's; this module sends them and reads the packets back.
 from __future__ import annotations
 
 import re
+import select
 from typing import Any
 
 import pymysql
@@ -119,6 +120,19 @@ class Connection:
     def set_read_timeout(self, seconds: float | None) -> None:
         """How long a read waits for the server (None: for ever)."""
         self._raw._read_timeout = seconds    # PyMySQL applies it before its next read (_read_packet)
+
+    def idle(self) -> bool:
+        """Whether the server has sent nothing that waits in the socket: a read may wait for it (what PyMySQL
+        already buffered is not seen, so this may say True when a read would not wait; never the reverse)."""
+        sock = getattr(self._raw, "_sock", None)
+        if sock is None:
+            return True
+        if getattr(sock, "pending", None) is not None and sock.pending():     # (TLS: decrypted bytes held)
+            return False
+        try:
+            return not select.select([sock], [], [], 0)[0]
+        except (OSError, ValueError):
+            return True
 
     # -- the replication commands (protocol.py's payloads, command byte first) -----------------------------
     def command(self, payload: bytes) -> None:
