@@ -1,0 +1,243 @@
+"""The folder `binlog-spec download` writes: which logs it holds, where a download resumes, and the log
+being written, in whole transactions.
+
+A copy is written as the server wrote its file: each event's bytes as they are in the server's log (the
+artificial events of the protocol are never given here). What is in the folder is always a prefix of the
+server's log that ends at a transaction boundary, so every command can read the folder while it grows:
+
+* a new log first appears whole up to its first boundary (magic, FORMAT_DESCRIPTION_EVENT and what follows
+  it before the first transaction): written to a hidden `.NAME.part` file, then renamed;
+* then each transaction is appended in one write when its last event arrives, and flushed: a crash of the
+  downloader loses at most the transaction in flight (the events of a transaction not ended are held in
+  memory, never written);
+* a log the server closed (its ROTATE_EVENT or STOP_EVENT written) gets its FORMAT_DESCRIPTION_EVENT's
+  LOG_EVENT_BINLOG_IN_USE_F cleared, as the server clears it in its own file when it closes it
+  (MYSQL_BIN_LOG::close, sql/log.cc; the CRC32 is computed with the flag clear: spec.event_crc32), and the
+  file is fsynced.
+
+Where a transaction ends is the one tracker's (stream.transactions.Transactions): this layer sits under it,
+so the caller passes it in (`transactions`, a factory of objects with `step(event) -> (starts, ends)` and
+`mode`, None between transactions).
+"""
+from __future__ import annotations
+
+import io
+import os
+import re
+from pathlib import Path
+from typing import Callable, Iterator
+
+from binlog_spec.binlog import spec
+from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.event_types import GTID_EVENTS, QUERY_EVENTS
+from binlog_spec.binlog.reader import BinlogReader
+from binlog_spec.errors import TruncatedEventError
+from binlog_spec.options import ReadOptions
+
+ET = spec.EventType
+#: A server's log name: BASE.NUMBER (mariadb-bin.000042; the number may grow past six digits).
+LOG_NAME = re.compile(r"^(?P<base>[^.].*)\.(?P<number>\d+)$")
+#: What a copy's events are read with: no payload expanded (one event per event of the file), no body
+#: decompressed, and only the bodies the transaction tracker asks for parsed (GTID flags, statements).
+TRACKING = ReadOptions(expand_payloads=False, decompress=False, buffer_size=1 << 16,
+                       parse_bodies=frozenset(int(c) for c in GTID_EVENTS | QUERY_EVENTS))
+#: The events after which the server closes a log.
+CLOSING = frozenset({int(ET.rotate_event), int(ET.stop_event)})
+#: Offset, in a file, of the FORMAT_DESCRIPTION_EVENT's flags (after the magic).
+FDE_FLAGS_AT = spec.LEN_MAGIC + spec.OFS_FLAGS
+
+Tracker = Callable[[], object]
+
+
+def log_key(name: str) -> tuple[str, int]:
+    """The order of a server's logs: by base name, then number (BASE.999999 comes before BASE.1000000)."""
+    m = LOG_NAME.match(name)
+    return (m["base"], int(m["number"])) if m else (name, -1)
+
+
+def local_logs(folder: str | os.PathLike, base: str | None = None) -> list[str]:
+    """The names of the logs in `folder` (BASE.NUMBER; of base `base` when given), in the server's order.
+    Hidden files (a `.NAME.part` being created) are not logs."""
+    names = [p.name for p in Path(folder).iterdir() if p.is_file() and LOG_NAME.match(p.name)]
+    if base is not None:
+        names = [n for n in names if LOG_NAME.match(n)["base"] == base]
+    return sorted(names, key=log_key)
+
+
+class Boundaries:
+    """The transaction boundaries of one log's events, in the order they come: `step(event)` says
+    whether the bytes before the event, and the bytes through it, end at a boundary."""
+
+    def __init__(self, transactions: Tracker):
+        self.tx = transactions()
+
+    def step(self, ev: Event) -> tuple[bool, bool]:
+        """(a boundary before `ev`, a boundary after it)."""
+        starts, _ends = self.tx.step(ev)
+        # (a TRANSACTION_PAYLOAD_EVENT holds its transaction whole: the tracker closes it at the next one)
+        return starts, self.tx.mode is None or ev.type_code == ET.transaction_payload_event
+
+
+def whole_end(path: str | os.PathLike, transactions: Tracker) -> tuple[int, bool]:
+    """(the end of the last whole transaction of the copy at `path`, the log is closed there: its last
+    event is a ROTATE_EVENT or STOP_EVENT). 0 when not even its FORMAT_DESCRIPTION_EVENT is whole: the
+    log is downloaded again from its start. A file cut inside an event or a transaction ends at the
+    boundary before; any other fault (a checksum, an impossible size) is raised: the copy is damaged."""
+    with open(path, "rb") as f:
+        head = f.read(spec.LEN_MAGIC)
+    if len(head) < spec.LEN_MAGIC and spec.MAGIC.startswith(head):
+        return 0, False
+    bounds = Boundaries(transactions)
+    safe, closed = 0, False
+    try:
+        for ev in BinlogReader(path, TRACKING):
+            before, after = bounds.step(ev)
+            if before and ev.pos > safe and ev.pos > spec.LEN_MAGIC:
+                safe, closed = ev.pos, False
+            if after:
+                safe, closed = ev.pos + ev.header.len_event, ev.type_code in CLOSING
+    except TruncatedEventError:
+        pass
+    return safe, closed
+
+
+def clear_in_use(path: str | os.PathLike) -> None:
+    """Clear LOG_EVENT_BINLOG_IN_USE_F in the FORMAT_DESCRIPTION_EVENT of the log at `path` (a closed log),
+    as the server does in its file; fsync the file."""
+    fd = os.open(path, os.O_RDWR)
+    try:
+        flags = os.pread(fd, 1, FDE_FLAGS_AT)
+        if flags and flags[0] & spec.LOG_EVENT_BINLOG_IN_USE_F:
+            os.pwrite(fd, bytes([flags[0] & ~spec.LOG_EVENT_BINLOG_IN_USE_F & 0xFF]), FDE_FLAGS_AT)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def resume_point(folder: str | os.PathLike, name: str, transactions: Tracker) -> int:
+    """Where the download of the log `name` of `folder` goes on: its file cut back to its last whole
+    transaction (a log the downloader was writing when it stopped), and 4 when the file has no whole
+    FORMAT_DESCRIPTION_EVENT (the file is then removed, to be written again from its start)."""
+    path = Path(folder) / name
+    end, closed = whole_end(path, transactions)
+    if end <= spec.LEN_MAGIC:
+        path.unlink()
+        return spec.LEN_MAGIC
+    if path.stat().st_size != end:
+        with open(path, "r+b") as f:
+            f.truncate(end)
+            f.flush()
+            os.fsync(f.fileno())
+    if closed:      # (the downloader may have stopped between the closing event and the flag)
+        clear_in_use(path)
+    return end
+
+
+def remove_parts(folder: str | os.PathLike) -> None:
+    """Remove the `.NAME.part` files a stopped download left (a log's start never renamed)."""
+    for p in Path(folder).glob(".*.part"):
+        p.unlink()
+
+
+class _Feed(io.RawIOBase):
+    """The bytes given to a reader as they are pushed (a read returns what is there, at most)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data = bytearray()
+
+    def readable(self) -> bool:
+        return True
+
+    def push(self, data: bytes) -> None:
+        self.data += data
+
+    def readinto(self, b) -> int:
+        n = min(len(b), len(self.data))
+        b[:n] = self.data[:n]
+        del self.data[:n]
+        return n
+
+
+class LogFile:
+    """The copy of one log being written in `folder`, from `position` (4: a new file; otherwise the end of
+    the file there, at a boundary). `add(data)` takes each event's bytes in order; they are written,
+    whole transactions at a time (see the module's notes)."""
+
+    def __init__(self, folder: str | os.PathLike, name: str, position: int, transactions: Tracker):
+        self.folder, self.name = Path(folder), name
+        self.path = self.folder / name
+        #: The bytes on disk (the copy's size).
+        self.written = position
+        self.pending = bytearray()
+        self.closed = False
+        self._f = None
+        self._bounds = Boundaries(transactions)
+        self._feed = _Feed()
+        self._events: Iterator[Event] = iter(BinlogReader(name, TRACKING, opener=lambda: (self._feed, None)))
+        if position <= spec.LEN_MAGIC:
+            self.written = 0
+            self.pending += spec.MAGIC
+            self._feed.push(spec.MAGIC)
+        else:       # the reader of the events to come starts with the file's FDE
+            self._f = open(self.path, "ab")
+            with open(self.path, "rb") as f:
+                head = f.read(spec.LEN_MAGIC + spec.LEN_EVENT_HEADER)
+                fde = head[spec.LEN_MAGIC:] + f.read(spec.parse_header(head[spec.LEN_MAGIC:]).len_event
+                                                     - spec.LEN_EVENT_HEADER)
+            self._feed.push(head[:spec.LEN_MAGIC] + fde)
+            next(self._events)
+
+    @property
+    def position(self) -> int:
+        """Where the next event starts in the log."""
+        return self.written + len(self.pending)
+
+    def add(self, data: bytes) -> None:
+        """The next event of the log (its bytes as in the server's file)."""
+        self._feed.push(data)
+        ev = next(self._events)
+        before, after = self._bounds.step(ev)
+        if before and self.pending:
+            self._write()
+        self.pending += data
+        if after:
+            self._write()
+            if ev.type_code in CLOSING:
+                self.close(complete=True)
+
+    def drop(self) -> int:
+        """Forget the events of the transaction in flight (its end will never come: the connection is
+        lost); the log goes on from `written`."""
+        self.pending.clear()
+        return self.written
+
+    def _write(self) -> None:
+        if self._f is None:     # the log's start: whole, under its name at once
+            part = self.folder / f".{self.name}.part"
+            with open(part, "wb") as f:
+                f.write(self.pending)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(part, self.path)
+            self._f = open(self.path, "ab")
+        else:
+            self._f.write(self.pending)
+            self._f.flush()
+        self.written += len(self.pending)
+        self.pending.clear()
+
+    def close(self, complete: bool = False) -> None:
+        """Stop writing (what is pending is dropped); `complete`: the server closed the log (see the
+        module's notes)."""
+        self.pending.clear()
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+            if complete:
+                clear_in_use(self.path)
+                self.closed = True
+
+
+__all__ = ["LOG_NAME", "CLOSING", "log_key", "local_logs", "whole_end", "clear_in_use", "resume_point",
+           "remove_parts", "LogFile", "Boundaries"]
