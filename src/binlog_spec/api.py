@@ -41,9 +41,9 @@ from binlog_spec.binlog import reader
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import ET, QUERY_EVENTS, ROWS, SQL, types_where
 from binlog_spec.binlog.reader import STDIN, display_name, events_size
-from binlog_spec.binlog.timezones import local_zone, zone_name
-from binlog_spec.options import (DEFAULT_OPTIONS, AnalyzeOptions, Base64Options, ReadOptions, ScriptOptions,
-                                 WriteOptions)
+from binlog_spec.binlog.timezones import iso_utc, local_zone, zone_name
+from binlog_spec.options import (DEFAULT_OPTIONS, AnalyzeOptions, Base64Options, DownloadOptions, ReadOptions,
+                                 ScriptOptions, WriteOptions)
 from binlog_spec.rows.decoder import observe_schema, read_rows
 from binlog_spec.stream.planning.seek import read_from_position
 from binlog_spec.stream.filters import FilterOptions, filter_events
@@ -492,3 +492,20 @@ def row_changes_by_transaction(events: Iterable[Event], schema_source=None,
 
 
 __all__ += ["row_changes_by_transaction"]
+
+
+def download(connect, folder, options=None, note=None):
+    """A byte-exact copy of a server's logs into `folder` (remote.download; `connect`: a ConnectOptions,
+    `options`: a DownloadOptions), transactions delimited by stream.transactions.Transactions."""
+    from binlog_spec.remote.download import download as copy
+    from binlog_spec.stream.transactions import Transactions
+    return copy(connect, folder, options or DownloadOptions(), Transactions, note)
+
+
+def log_head_dict(head) -> dict:
+    """A remote.logs.LogHead as the `logs` command writes it: log, size, first_time (ISO 8601 UTC), first_gtid."""
+    return {"log": head.name, "size": head.size, "first_time": None if head.first_time is None else iso_utc(head.first_time),
+            "first_gtid": head.first_gtid}
+
+
+__all__ += ["download", "log_head_dict", "DownloadOptions"]

@@ -128,3 +128,17 @@ def parse_size(text: object) -> int:
     if not m or (m.group(3) and not m.group(2) and m.group(3) != "b"):
         raise ValueError(f"not a size: {text!r} (bytes, or a number with K, M, G, KiB, MiB or GiB)")
     return int(float(m.group(1)) * _SIZE_UNITS[m.group(2)])
+
+
+@dataclass(frozen=True)
+class DownloadOptions:
+    """What `binlog-spec download` copies and how it follows the server (remote.download)."""
+
+    #: The log to start at when the folder holds none of the server's logs, or only older ones (None: the
+    #: server's oldest).
+    first_log: str | None = None
+    #: Follow the server for ever, connecting again when the connection is lost (--stop-never).
+    stop_never: bool = False
+    #: The first wait before connecting again (--stop-never), doubled at each failure up to retry_max_s.
+    retry_initial_s: float = 0.1
+    retry_max_s: float = 10.0

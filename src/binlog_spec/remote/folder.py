@@ -10,10 +10,14 @@ server's log that ends at a transaction boundary, so every command can read the 
 * then each transaction is appended in one write when its last event arrives, and flushed: a crash of the
   downloader loses at most the transaction in flight (the events of a transaction not ended are held in
   memory, never written);
+* the FORMAT_DESCRIPTION_EVENT is written with LOG_EVENT_BINLOG_IN_USE_F set, as the server's own file has
+  it while the server writes the log (the dump sends it with the flag clear: MariaDB sql/sql_repl.cc,
+  send_format_descriptor_event; MySQL sql/rpl_binlog_sender.cc, Binlog_sender::send_format_description_event);
 * a log the server closed (its ROTATE_EVENT or STOP_EVENT written) gets its FORMAT_DESCRIPTION_EVENT's
   LOG_EVENT_BINLOG_IN_USE_F cleared, as the server clears it in its own file when it closes it
   (MYSQL_BIN_LOG::close, sql/log.cc; the CRC32 is computed with the flag clear: spec.event_crc32), and the
-  file is fsynced.
+  file is fsynced. A log the server did not close (it crashed: the next log starts with no ROTATE_EVENT
+  before) keeps the flag, as MariaDB leaves it in its file.
 
 Where a transaction ends is the one tracker's (stream.transactions.Transactions): this layer sits under it,
 so the caller passes it in (`transactions`, a factory of objects with `step(event) -> (starts, ends)` and
@@ -194,9 +198,13 @@ class LogFile:
         return self.written + len(self.pending)
 
     def add(self, data: bytes) -> None:
-        """The next event of the log (its bytes as in the server's file)."""
+        """The next event of the log (its bytes as in the server's file, but for the FDE's in-use flag:
+        see the module's notes)."""
         self._feed.push(data)
         ev = next(self._events)
+        if ev.type_code == ET.format_description_event and self.position == spec.LEN_MAGIC:
+            data = bytearray(data)
+            data[spec.OFS_FLAGS] |= spec.LOG_EVENT_BINLOG_IN_USE_F
         before, after = self._bounds.step(ev)
         if before and self.pending:
             self._write()
