@@ -23,6 +23,8 @@
 * `check_rollback` - whether a rollback would overwrite later changes (output.rollback.check);
 * `row_changes_by_transaction` - the row changes a transaction at a time, with its GTID, XID, start and
   commit time (stream.row_transactions), for an output per transaction.
+* a live server (remote/, imported when first used: remote.EXPORTS): `connect(ConnectOptions) -> Connection`
+  (`.flavor`, `.binary_logs()`, `.query()`, `.close()`), `dump_events` (RemoteEvent), `log_heads` (LogHead).
 
 What the command line needs besides, re-exported from the layers below so that it calls only this module
 and binlog_spec.options: the option values' parsers (stream.option_parser: `parse_position`, `parse_zone`,
@@ -41,9 +43,10 @@ from binlog_spec.binlog import reader
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import ET, QUERY_EVENTS, ROWS, SQL, types_where
 from binlog_spec.binlog.reader import STDIN, display_name, events_size
-from binlog_spec.binlog.timezones import iso_utc, local_zone, zone_name
-from binlog_spec.options import (DEFAULT_OPTIONS, AnalyzeOptions, Base64Options, DownloadOptions, ReadOptions,
-                                 ScriptOptions, WriteOptions)
+from binlog_spec.binlog.timezones import local_zone, zone_name
+from binlog_spec import remote
+from binlog_spec.options import (DEFAULT_OPTIONS, AnalyzeOptions, Base64Options, ReadOptions, ScriptOptions,
+                                 WriteOptions)
 from binlog_spec.rows.decoder import observe_schema, read_rows
 from binlog_spec.stream.planning.seek import read_from_position
 from binlog_spec.stream.filters import FilterOptions, filter_events
@@ -54,6 +57,7 @@ from binlog_spec.stream.planning.parallel import Plan, local_files, piece_schema
 from binlog_spec.stream.planning.pieces import Split, is_prefix
 from binlog_spec.stream.planning.splits import piece_events
 from binlog_spec.stream.selection import Selection
+from binlog_spec.stream.transactions import Transactions
 
 # The writers and the analysis are imported when called: a run that lists events does not load them.
 
@@ -474,6 +478,8 @@ __all__ += ["Event", "UNWRITABLE_QUICK_BODIES", "UNWRITABLE_BODIES", "STDIN", "d
             "local_zone", "zone_name", "filter_options", "parse_charset", "parse_datetime", "parse_gtid_set",
             "parse_names", "parse_position", "parse_server_id", "parse_zone", "schema_tracker", "Selection",
             "Plan", "Split", "local_files", "plan_pieces", "piece_schema", "piece_events", "is_prefix"]
+__all__ += list(remote.EXPORTS)
+__getattr__ = remote.export     # (PEP 562: the names of remote.EXPORTS, imported when first asked for)
 
 
 # -- Row changes by transaction (stream.row_transactions), what an output per transaction reads ----------
@@ -491,21 +497,4 @@ def row_changes_by_transaction(events: Iterable[Event], schema_source=None,
     return by_transaction(events, RowDecoder(schema_source, warn))
 
 
-__all__ += ["row_changes_by_transaction"]
-
-
-def download(connect, folder, options=None, note=None):
-    """A byte-exact copy of a server's logs into `folder` (remote.download; `connect`: a ConnectOptions,
-    `options`: a DownloadOptions), transactions delimited by stream.transactions.Transactions."""
-    from binlog_spec.remote.download import download as copy
-    from binlog_spec.stream.transactions import Transactions
-    return copy(connect, folder, options or DownloadOptions(), Transactions, note)
-
-
-def log_head_dict(head) -> dict:
-    """A remote.logs.LogHead as the `logs` command writes it: log, size, first_time (ISO 8601 UTC), first_gtid."""
-    return {"log": head.name, "size": head.size, "first_time": None if head.first_time is None else iso_utc(head.first_time),
-            "first_gtid": head.first_gtid}
-
-
-__all__ += ["download", "log_head_dict", "DownloadOptions"]
+__all__ += ["row_changes_by_transaction", "Transactions"]

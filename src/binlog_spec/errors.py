@@ -1,4 +1,5 @@
-"""Typed errors. Every error names the file and byte offset, and the event type where known."""
+"""Typed errors. Every error names the file and byte offset, and the event type where known (a server's
+errors, RemoteError: the server, and the log and position where known)."""
 from __future__ import annotations
 
 
@@ -167,3 +168,71 @@ class PayloadError(ValueError):
 class OptionValueError(ValueError):
     """An option value that does not parse (stream.option_parser); the message says what is wrong with
     the value, the CLI or Spark names the option."""
+
+
+# --------------------------------------------------------------------------
+# A server read over the replication protocol (binlog_spec.remote): exit code 7 on the command line.
+
+class RemoteError(Exception):
+    """A server could not be reached or read. Names the server (host:port or socket), and the log and
+    position when known; never the password. `code`: the server's or client's error number, if any."""
+
+    def __init__(self, message: str, *, server: str | None = None, log: str | None = None,
+                 position: int | None = None, code: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.server = server
+        self.log = log
+        self.position = position
+        self.code = code
+
+    def __str__(self) -> str:
+        where = [self.server] if self.server else []
+        if self.log is not None:
+            where.append(self.log if self.position is None else f"{self.log} position {self.position}")
+        return ": ".join(where + [self.message])
+
+    def to_dict(self) -> dict:
+        return {"error": type(self).__name__, "message": self.message, "server": self.server, "log": self.log,
+                "position": self.position, "code": self.code}
+
+
+class ServerUnreachableError(RemoteError):
+    """No connection could be made: an unknown host, nothing listening, a network cut, a TLS handshake
+    refused or a certificate that does not verify."""
+
+
+class AccessDeniedError(RemoteError):
+    """The server refused the user and password (or the authentication plugin)."""
+
+
+class PrivilegeError(RemoteError):
+    """The user lacks a privilege the command needs: `privilege` names it as the server does
+    (REPLICATION SLAVE, BINLOG MONITOR, REPLICATION CLIENT)."""
+
+    def __init__(self, message: str, *, privilege: str | None = None, **where):
+        super().__init__(message, **where)
+        self.privilege = privilege
+
+
+class LogPurgedError(RemoteError):
+    """The log asked for is no longer on the server (purged, or never was): `oldest` names the oldest log
+    the server still has (None when it has none or would not say)."""
+
+    def __init__(self, message: str, *, oldest: str | None = None, **where):
+        super().__init__(message, **where)
+        self.oldest = oldest
+
+
+class BinlogDisabledError(RemoteError):
+    """The server writes no binary log (started without --log-bin)."""
+
+
+class ServerGoneError(RemoteError):
+    """The connection was lost while reading: the server stopped or restarted, the connection was
+    killed, or nothing came within the timeout."""
+
+
+class DownloadGapError(RemoteError):
+    """binlog-spec download: the server sent an event that is not where the copy ends (writing it would
+    leave a gap or a duplicate); nothing is written past the copy's end."""

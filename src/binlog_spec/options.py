@@ -1,7 +1,8 @@
 """The frozen options objects every layer shares: the reader's (ReadOptions) and the outputs' (SqlOptions and
 ScriptOptions for the SQL script, Base64Options for the base64 script, WriteOptions for the binlog output,
-AnalyzeOptions for the analysis). The CLI builds them from its arguments (cli.arguments), the Spark source
-from its .option() values (spark.options), a program directly; binlog_spec.api takes them. The filters'
+AnalyzeOptions for the analysis), and how to reach a server (ConnectOptions: remote.connection). The CLI
+builds them from its arguments (cli.arguments, cli.remote_arguments), the Spark source from its .option()
+values (spark.options), a program directly; binlog_spec.api takes them. The filters'
 options are stream.filters.FilterOptions, which api re-exports with the option values' parsers
 (stream.option_parser): this module imports nothing of the package."""
 from __future__ import annotations
@@ -128,6 +129,42 @@ def parse_size(text: object) -> int:
     if not m or (m.group(3) and not m.group(2) and m.group(3) != "b"):
         raise ValueError(f"not a size: {text!r} (bytes, or a number with K, M, G, KiB, MiB or GiB)")
     return int(float(m.group(1)) * _SIZE_UNITS[m.group(2)])
+
+
+#: TLS modes of ConnectOptions.ssl_mode, as the mysql clients spell them (--ssl-mode).
+SSL_MODES = ("DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY")
+
+
+@dataclass(frozen=True)
+class ConnectOptions:
+    """How to reach a server's binary logs (remote.connection.connect): the CLI builds it from -R's options
+    (cli.remote_arguments), a program directly. The password is never shown (no repr, no error text)."""
+
+    host: str = "localhost"
+    port: int = 3306
+    #: A Unix socket path: used instead of host and port when set.
+    socket: str | None = None
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+    #: DISABLED, PREFERRED (TLS when the server offers it), REQUIRED, VERIFY_CA, VERIFY_IDENTITY (SSL_MODES);
+    #: None: VERIFY_CA when ssl_ca is given, else PREFERRED.
+    ssl_mode: str | None = None
+    ssl_ca: str | None = None
+    ssl_cert: str | None = None
+    ssl_key: str | None = None
+    #: The server id a dump registers with (--connection-server-id). None: a random one per dump, so that
+    #: two dumps never take each other's place (a server ends the older dump of a server id it sees again).
+    connection_server_id: int | None = None
+    #: The option file whose [client] group was read (informative: the values above are already its own).
+    defaults_file: str | None = None
+    #: How often the server sends a heartbeat while it has nothing to send (blocking dumps).
+    heartbeat_s: float = 1.0
+    #: Seconds to wait for the TCP connection.
+    connect_timeout_s: float = 10.0
+
+    def address(self) -> str:
+        """host:port, or the socket path: how errors name the server."""
+        return self.socket if self.socket else f"{self.host}:{self.port}"
 
 
 @dataclass(frozen=True)

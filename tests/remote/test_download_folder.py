@@ -74,11 +74,11 @@ def test_resume_trims_the_cut_transaction_and_restarts_a_log_without_its_format_
     _, bounds = _mariadb_binlog_boundaries(LOG)
     inside = 1500       # inside the transaction of GTID 0-17-5 (1338 .. 1661)
     (tmp_path / "mysql-bin.000001").write_bytes(data[:inside])
-    assert resume_point(tmp_path, "mysql-bin.000001", Transactions) == 1338
+    assert resume_point(tmp_path, "mysql-bin.000001", Transactions) == (1338, False)
     assert (tmp_path / "mysql-bin.000001").read_bytes() == data[:1338]
     assert 1338 in bounds
     (tmp_path / "mysql-bin.000002").write_bytes(data[:100])       # the FDE cut: written again from 4
-    assert resume_point(tmp_path, "mysql-bin.000002", Transactions) == 4
+    assert resume_point(tmp_path, "mysql-bin.000002", Transactions) == (4, False)
     assert not (tmp_path / "mysql-bin.000002").exists()
 
 
@@ -87,7 +87,7 @@ def test_resume_clears_the_in_use_flag_of_a_log_that_ends_with_its_rotate(tmp_pa
     assert not data[IN_USE_AT] & 1          # the server cleared it when it closed the log
     data[IN_USE_AT] |= 1                    # as the copy was while the log was written
     (tmp_path / "mysql-bin.000001").write_bytes(data)
-    assert resume_point(tmp_path, "mysql-bin.000001", Transactions) == len(data)
+    assert resume_point(tmp_path, "mysql-bin.000001", Transactions) == (len(data), True)
     assert (tmp_path / "mysql-bin.000001").read_bytes() == LOG.read_bytes()
 
 
@@ -114,7 +114,7 @@ def test_a_log_resumed_mid_file_drops_the_transaction_in_flight_and_goes_on_byte
     data = LOG.read_bytes()
     events = _events(data)
     (tmp_path / "mysql-bin.000001").write_bytes(data[:1338])
-    log = LogFile(tmp_path, "mysql-bin.000001", resume_point(tmp_path, "mysql-bin.000001", Transactions),
+    log = LogFile(tmp_path, "mysql-bin.000001", resume_point(tmp_path, "mysql-bin.000001", Transactions)[0],
                   Transactions)
     rest = [ev for ev, start in zip(events, _starts(events)) if start >= 1338]
     log.add(rest[0])

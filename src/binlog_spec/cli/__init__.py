@@ -11,13 +11,14 @@ from typing import TextIO
 
 import binlog_spec
 from binlog_spec import compiled
-from binlog_spec.errors import BinlogError, SchemaFileError
+from binlog_spec.errors import BinlogError, RemoteError, SchemaFileError
 from binlog_spec.cli.hints import Parser, errors_to
 from binlog_spec.cli.arguments import add_read_arguments, add_schema_arguments, rewrite_arg, size_arg
 from binlog_spec.cli.server_logs import add_download_parser, add_logs_parser
 from binlog_spec.cli.commands import EVENT_FORMATS, ROW_FORMATS, run_analyze, run_events, run_rows, run_sql
 from binlog_spec.cli.exit_codes import (EXIT_BAD_INPUT, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_IO, EXIT_OK,
-                                        EXIT_UNWRITABLE, EXIT_USAGE, EXIT_WARNINGS)
+                                        EXIT_SERVER, EXIT_UNWRITABLE, EXIT_USAGE, EXIT_WARNINGS)
+from binlog_spec.cli.remote_arguments import password_argv
 
 
 class _Version(argparse.Action):
@@ -112,7 +113,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     err = err or sys.stderr
     parser = build_parser()
     errors_to(parser, err)          # a bad command line's one line goes to `err`
-    args = parser.parse_args(argv)
+    args = parser.parse_args(password_argv(sys.argv[1:] if argv is None else list(argv)))
     try:
         return args.run(args, out, err)
     except SchemaFileError as exc:
@@ -122,6 +123,10 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         out.flush()
         err.write(f"binlog-spec: error: {exc}\n")
         return EXIT_BAD_INPUT
+    except RemoteError as exc:
+        out.flush()
+        err.write(f"binlog-spec: error: {exc}\n")
+        return EXIT_SERVER
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
             return EXIT_OK
@@ -156,7 +161,7 @@ def entry() -> None:
 
 
 __all__ = ["main", "entry", "build_parser", "EXIT_OK", "EXIT_WARNINGS", "EXIT_USAGE", "EXIT_BAD_INPUT", "EXIT_IO", "EXIT_CONFLICT",
-           "EXIT_UNWRITABLE", "EXIT_INTERNAL"]
+           "EXIT_UNWRITABLE", "EXIT_SERVER", "EXIT_INTERNAL"]
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@
     6  sql --sql/--sql2: the script cannot be written from these binlogs (column names unknown, row
        images incomplete for a rollback or --replace); each table on stderr, with what to do; nothing
        was written (output.sql.writable, checked before the first byte)
+    7  a server could not be reached or read (-R): unreachable, access denied, a privilege missing, a log
+       it has purged, its binlog disabled, or it went away; one line names the server (errors.RemoteError)
    70  an internal error (a bug): `binlog-spec: internal error at FILE offset N: ...`, and how to
        report it; the traceback only with --debug
 """
@@ -26,7 +28,8 @@ EXIT_BAD_INPUT = 3
 EXIT_IO = 4
 EXIT_CONFLICT = 5       # a rollback would overwrite later changes: nothing written (output.rollback.check)
 EXIT_UNWRITABLE = 6     # the script cannot be written from these binlogs: nothing written (output.sql.writable)
+EXIT_SERVER = 7         # a server could not be reached or read (errors.RemoteError)
 EXIT_INTERNAL = 70      # EX_SOFTWARE (sysexits.h)
 
 __all__ = ["EXIT_OK", "EXIT_WARNINGS", "EXIT_USAGE", "EXIT_BAD_INPUT", "EXIT_IO", "EXIT_CONFLICT",
-           "EXIT_UNWRITABLE", "EXIT_INTERNAL"]
+           "EXIT_UNWRITABLE", "EXIT_SERVER", "EXIT_INTERNAL"]

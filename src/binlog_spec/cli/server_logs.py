@@ -10,6 +10,7 @@ from typing import TextIO
 
 from binlog_spec import api
 from binlog_spec.cli.exit_codes import EXIT_OK
+from binlog_spec.options import DownloadOptions
 from binlog_spec.cli.remote_arguments import add_connection_arguments, connect_options
 
 
@@ -32,7 +33,7 @@ def add_download_parser(sub) -> None:
                          "with no gap and no duplicate. Ends on SIGINT or SIGTERM")
     dl.add_argument("--to-last-log", action="store_true",
                     help="accepted for mysqlbinlog's spelling: download always reads through the newest log")
-    dl.add_argument("--retry-max-wait", type=float, default=api.DownloadOptions.retry_max_s, metavar="S",
+    dl.add_argument("--retry-max-wait", type=float, default=DownloadOptions.retry_max_s, metavar="S",
                     help="--stop-never: the longest wait between two connection attempts (default %(default)g s; "
                          "the first wait is 0.1 s, doubled at each failure)")
     dl.set_defaults(run=run_download)
@@ -52,15 +53,15 @@ def add_logs_parser(sub) -> None:
 
 def run_download(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     opts = connect_options(args)
-    options = api.DownloadOptions(first_log=args.first_log, stop_never=args.stop_never,
-                                  retry_max_s=max(args.retry_max_wait, api.DownloadOptions.retry_initial_s))
+    options = DownloadOptions(first_log=args.first_log, stop_never=args.stop_never,
+                                  retry_max_s=max(args.retry_max_wait, DownloadOptions.retry_initial_s))
 
     def note(line: str) -> None:
         err.write(f"binlog-spec: note: {line}\n")
         err.flush()
     previous = signal.signal(signal.SIGTERM, _interrupt) if args.stop_never else None
     try:
-        progress = api.download(opts, args.output_dir, options, note)
+        progress = api.download(opts, args.output_dir, options, api.Transactions, note)
     except KeyboardInterrupt:
         note(f"stopped: {args.output_dir} holds whole transactions only")
         return EXIT_OK
@@ -82,11 +83,11 @@ def run_logs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         heads = api.log_heads(conn, args.logs or None)
     if args.format == "jsonl":
         for h in heads:
-            out.write(json.dumps(api.log_head_dict(h)) + "\n")
+            out.write(json.dumps(h.to_dict()) + "\n")
     else:
         out.write("log\tsize\tfirst_time\tfirst_gtid\n")
         for h in heads:
-            d = api.log_head_dict(h)
+            d = h.to_dict()
             out.write(f"{d['log']}\t{d['size']}\t{d['first_time'] or ''}\t{d['first_gtid'] or ''}\n")
     if not heads:
         err.write("binlog-spec: note: the server lists no binary log\n")

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Callable
 
 from binlog_spec.binlog import spec
-from binlog_spec.errors import (AccessDeniedError, BinlogDisabledError, LogPurgedError, PrivilegeError,
-                                RemoteError, ServerGoneError)
+from binlog_spec.errors import (AccessDeniedError, BinlogDisabledError, DownloadGapError, LogPurgedError,
+                                PrivilegeError, RemoteError, ServerGoneError)
 from binlog_spec.options import ConnectOptions, DownloadOptions
 from binlog_spec.remote.connection import Connection, connect
 from binlog_spec.remote.dump import dump_events
@@ -38,10 +38,6 @@ from binlog_spec.remote.folder import LogFile, Tracker, local_logs, log_key, rem
 
 #: Errors another connection cannot mend.
 FATAL = (AccessDeniedError, PrivilegeError, LogPurgedError, BinlogDisabledError)
-
-
-class PlaceError(RemoteError):
-    """The server sent an event that is not where the copy ends (it would leave a gap or a duplicate)."""
 
 
 @dataclass
@@ -55,19 +51,33 @@ class Progress:
 
 
 def start_point(conn: Connection, folder: Path, first_log: str | None, transactions: Tracker) -> tuple[str, int]:
-    """(log, position) the download starts at (see the module's notes)."""
+    """(log, position) the download starts at (see the module's notes). A log the server no longer has
+    raises LogPurgedError naming the oldest it has; but a copy whose last log is whole (closed by its
+    ROTATE_EVENT) goes on with the log after it, if the server has that one."""
     logs = conn.binary_logs()
-    base = log_key(logs[-1][0])[0] if logs else (log_key(first_log)[0] if first_log else None)
-    have = local_logs(folder, base)
-    if first_log and (not have or log_key(first_log) > log_key(have[-1])):
-        return first_log, spec.LEN_MAGIC
-    if have:
-        return have[-1], resume_point(folder, have[-1], transactions)
-    if first_log:
-        return first_log, spec.LEN_MAGIC
     if not logs:
         raise RemoteError("the server has no binary log to download", server=conn.server)
-    return logs[0][0], spec.LEN_MAGIC
+    names = [name for name, _size in logs]
+    have = local_logs(folder, log_key(names[-1])[0])
+    if first_log and (not have or log_key(first_log) > log_key(have[-1])):
+        return _kept(conn, names, first_log, spec.LEN_MAGIC)
+    if not have:
+        return names[0], spec.LEN_MAGIC
+    position, closed = resume_point(folder, have[-1], transactions)
+    if closed and have[-1] not in names:
+        base, number = log_key(have[-1])
+        after = [n for n in names if log_key(n) > (base, number)]
+        if after and log_key(after[0]) == (base, number + 1):
+            return after[0], spec.LEN_MAGIC
+    return _kept(conn, names, have[-1], position)
+
+
+def _kept(conn: Connection, names: list[str], log: str, position: int) -> tuple[str, int]:
+    """(log, position), when the server still has `log` (else LogPurgedError)."""
+    if log not in names and log_key(log) < log_key(names[0]):
+        raise LogPurgedError(f"the server no longer has {log}; the oldest log it has is {names[0]}",
+                             oldest=names[0], server=conn.server, log=log, position=position)
+    return log, position
 
 
 class _Copy:
@@ -104,8 +114,8 @@ class _Copy:
             raise self._misplaced(log, start, resume[1] if resume and resume[0] == log else spec.LEN_MAGIC)
         return self.log
 
-    def _misplaced(self, log: str, got: int | None, want: int) -> PlaceError:
-        return PlaceError(f"the server sent an event at position {got} where the copy ends at {want}: "
+    def _misplaced(self, log: str, got: int | None, want: int) -> DownloadGapError:
+        return DownloadGapError(f"the server sent an event at position {got} where the copy ends at {want}: "
                           "nothing written past it (the copy would have a gap or a duplicate)",
                           server=self.server, log=log, position=want)
 
@@ -157,7 +167,7 @@ def download(opts: ConnectOptions, folder: str | os.PathLike, options: DownloadO
                                       position=copy.resume[1])
             except RemoteError as exc:
                 copy.lost()
-                if not options.stop_never or isinstance(exc, (FATAL, PlaceError)):
+                if not options.stop_never or isinstance(exc, (FATAL, DownloadGapError)):
                     raise
                 progress.reconnects += 1
                 where = f", to go on from {copy.resume[0]} position {copy.resume[1]}" if copy.resume and \
@@ -172,4 +182,4 @@ def download(opts: ConnectOptions, folder: str | os.PathLike, options: DownloadO
         copy.close()
 
 
-__all__ = ["download", "start_point", "Progress", "PlaceError", "FATAL"]
+__all__ = ["download", "start_point", "Progress", "FATAL"]

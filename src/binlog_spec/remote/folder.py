@@ -118,15 +118,15 @@ def clear_in_use(path: str | os.PathLike) -> None:
         os.close(fd)
 
 
-def resume_point(folder: str | os.PathLike, name: str, transactions: Tracker) -> int:
-    """Where the download of the log `name` of `folder` goes on: its file cut back to its last whole
-    transaction (a log the downloader was writing when it stopped), and 4 when the file has no whole
-    FORMAT_DESCRIPTION_EVENT (the file is then removed, to be written again from its start)."""
+def resume_point(folder: str | os.PathLike, name: str, transactions: Tracker) -> tuple[int, bool]:
+    """(where the download of the log `name` of `folder` goes on, the log is closed there). Its file is cut
+    back to its last whole transaction (a log the downloader was writing when it stopped); when it has no
+    whole FORMAT_DESCRIPTION_EVENT it is removed, to be written again from its start (4)."""
     path = Path(folder) / name
     end, closed = whole_end(path, transactions)
     if end <= spec.LEN_MAGIC:
         path.unlink()
-        return spec.LEN_MAGIC
+        return spec.LEN_MAGIC, False
     if path.stat().st_size != end:
         with open(path, "r+b") as f:
             f.truncate(end)
@@ -134,7 +134,7 @@ def resume_point(folder: str | os.PathLike, name: str, transactions: Tracker) ->
             os.fsync(f.fileno())
     if closed:      # (the downloader may have stopped between the closing event and the flag)
         clear_in_use(path)
-    return end
+    return end, closed
 
 
 def remove_parts(folder: str | os.PathLike) -> None:

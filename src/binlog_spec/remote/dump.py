@@ -1,0 +1,158 @@
+"""A server's events over the replication protocol: dump_events asks the server for what it should send,
+registers, sends COM_BINLOG_DUMP (or MySQL's COM_BINLOG_DUMP_GTID) and yields every event, as RemoteEvent,
+those only the protocol has (artificial) included: the consumers drop them.
+
+What only the protocol has (MySQL sql/rpl_binlog_sender.cc, Binlog_sender; MariaDB sql/sql_repl.cc,
+mysql_binlog_send / send_one_binlog_file):
+* the fake ROTATE_EVENT first, naming the log the dump starts in, and after each real ROTATE (both with
+  LOG_EVENT_ARTIFICIAL_F and log_pos 0: Binlog_sender::fake_rotate_event; MariaDB fake_rotate_event);
+* a FORMAT_DESCRIPTION_EVENT resent with log_pos 0 when the dump starts past the log's first event
+  (Binlog_sender::send_format_description_event; MariaDB send_format_descriptor_event);
+* HEARTBEAT_LOG_EVENT (MySQL 8.0.26+: HEARTBEAT_LOG_EVENT_V2) while the server has nothing to send;
+* MariaDB's fake GTID_LIST_EVENT when the dump starts from a GTID position (artificial flag).
+"""
+from __future__ import annotations
+
+import random
+from typing import Iterator
+
+import pymysql
+
+from binlog_spec.binlog.gtid import GtidSet
+from binlog_spec.errors import RemoteError
+from binlog_spec.remote import protocol
+from binlog_spec.remote.connection import Connection, purged_error
+
+#: MariaDB's replica capability the dump announces (sql/log_event.h, MARIA_SLAVE_CAPABILITY_GTID = 4): the
+#: server then sends GTID, ANNOTATE_ROWS, BINLOG_CHECKPOINT and GTID_LIST events as they are in the log,
+#: not replaced by dummy events for older replicas.
+MARIA_SLAVE_CAPABILITY_GTID = 4
+
+
+class RemoteEvent:
+    """One event as the server sent it.
+
+    log         the log the event is in (an artificial ROTATE: the log it announces)
+    data        the event's bytes exactly as in the log file: header, body, CRC32 when the log has one
+    type_code   the header's event type code
+    log_pos     the header's end position (0 for the fake ROTATE and a resent FORMAT_DESCRIPTION)
+    artificial  True for what only the protocol has (not in the log file): consumers drop these
+    heartbeat   True for HEARTBEAT_LOG_EVENT / HEARTBEAT_LOG_EVENT_V2 (also artificial)
+    """
+
+    __slots__ = ("log", "data", "type_code", "log_pos", "artificial", "heartbeat")
+
+    def __init__(self, log: str, data: bytes, type_code: int, log_pos: int, artificial: bool, heartbeat: bool):
+        self.log = log
+        self.data = data
+        self.type_code = type_code
+        self.log_pos = log_pos
+        self.artificial = artificial
+        self.heartbeat = heartbeat
+
+    @property
+    def position(self) -> int:
+        """Where the event starts in its log (log_pos minus its size); meaningless when artificial."""
+        return self.log_pos - len(self.data)
+
+    def __repr__(self) -> str:
+        flags = (" artificial" if self.artificial else "") + (" heartbeat" if self.heartbeat else "")
+        return f"<RemoteEvent {self.log} type {self.type_code} log_pos {self.log_pos} {len(self.data)} bytes{flags}>"
+
+
+def prepare(conn: Connection, *, heartbeat_s: float, gtid_start: str | None) -> int:
+    """The session variables that tell the server what to send; returns the checksum's length (4 or 0).
+
+    @master_binlog_checksum: the events keep their CRC32 as in the files (a replica that does not set
+    it gets them without: MySQL sql/rpl_binlog_sender.cc, Binlog_sender::check_start_file /
+    get_binlog_checksum_value_at_connect; MariaDB sql/sql_repl.cc, is_slave_checksum_aware).
+    @master_heartbeat_period, in nanoseconds (Binlog_sender::get_heartbeat_period; MariaDB
+    get_heartbeat_period). MariaDB: @mariadb_slave_capability and, to start at a GTID position,
+    @slave_connect_state and @slave_gtid_strict_mode (sql_repl.cc, mysql_binlog_send: get_slave_connect_state)."""
+    conn.query("SET @master_binlog_checksum = @@global.binlog_checksum")
+    checksum = conn.query("SELECT @master_binlog_checksum")[0][0]
+    if heartbeat_s and heartbeat_s > 0:
+        conn.query(f"SET @master_heartbeat_period = {int(heartbeat_s * 1e9)}")
+    if conn.flavor == "mariadb":
+        conn.query(f"SET @mariadb_slave_capability = {MARIA_SLAVE_CAPABILITY_GTID}")
+        if gtid_start is not None:
+            conn.query(f"SET @slave_connect_state = '{_gtid_text(gtid_start)}'")
+            conn.query("SET @slave_gtid_strict_mode = 0")
+            conn.query("SET @slave_gtid_ignore_duplicates = 0")
+    return 4 if str(checksum or "NONE").upper() not in ("NONE", "0", "OFF") else 0
+
+
+def random_server_id() -> int:
+    """A server id for a dump none gave: random in the upper half of the ids, where replicas rarely are (a
+    server ends a dump when another registers with its id: MySQL sql/rpl_source.cc kill_zombie_dump_threads,
+    MariaDB sql/sql_repl.cc kill_zombie_dump_threads)."""
+    return random.randrange(1 << 31, 1 << 32)
+
+
+def _gtid_text(text: str) -> str:
+    """A MariaDB GTID position (domain-server-seq[,...]) checked to hold no quote."""
+    cleaned = text.replace(" ", "")
+    if not all(c.isdigit() or c in "-," for c in cleaned):
+        raise ValueError(f"not a MariaDB GTID position: {text!r}")
+    return cleaned
+
+
+def dump_events(conn: Connection, log: str, position: int = 4, *, blocking: bool, server_id: int | None = None,
+                gtid_start: str | None = None, exclude_gtids: GtidSet | str | None = None,
+                heartbeat_s: float | None = None) -> Iterator[RemoteEvent]:
+    """The events of `log` from `position` on (then of the logs after it), as the server sends them.
+
+    blocking=False: the server sends EOF after its last event and the iterator ends (BINLOG_DUMP_NON_BLOCK).
+    blocking=True (--stop-never): it waits for the server's new events and never ends by itself; a
+    heartbeat arrives every heartbeat_s while nothing happens, and a server silent for longer than four
+    of them raises ServerGoneError. gtid_start (MariaDB): start at this GTID position (log and position
+    are then ignored by the server). exclude_gtids (MySQL): COM_BINLOG_DUMP_GTID with the set the server
+    skips. Errors raise RemoteError's classes (a purged log: LogPurgedError naming the oldest log kept)."""
+    heartbeat = conn.options.heartbeat_s if heartbeat_s is None else heartbeat_s
+    sid = server_id or conn.options.connection_server_id or random_server_id()
+    checksum_len = prepare(conn, heartbeat_s=heartbeat if blocking else 0, gtid_start=gtid_start)
+    conn.command(protocol.register_slave(sid))
+    conn.ok()
+    if exclude_gtids is not None and conn.flavor == "mysql":
+        gtids = GtidSet.parse(exclude_gtids) if isinstance(exclude_gtids, str) else exclude_gtids
+        conn.command(protocol.binlog_dump_gtid(log, position, sid, gtids, non_block=not blocking))
+    else:
+        conn.command(protocol.binlog_dump(log if gtid_start is None else "", position if gtid_start is None else 4,
+                                   sid, non_block=not blocking, annotate=conn.flavor == "mariadb"))
+    conn.set_read_timeout(max(4 * heartbeat, 10.0) if blocking and heartbeat else None)
+    current = log
+    at = position
+    while True:
+        try:
+            packet = conn.read_packet()
+        except (pymysql.err.MySQLError, OSError) as exc:
+            raise purged_error(conn, exc, current, at) from None
+        kind = protocol.packet_kind(packet)
+        if kind == protocol.PACKET_EOF:
+            return
+        data = packet[1:]
+        _ts, type_code, _sid, _size, log_pos, flags = protocol.event_header(data)
+        is_heartbeat = type_code in (protocol.HEARTBEAT_LOG_EVENT, protocol.HEARTBEAT_LOG_EVENT_V2)
+        artificial = bool(flags & protocol.LOG_EVENT_ARTIFICIAL_F) or is_heartbeat or log_pos == 0
+        if type_code == protocol.FORMAT_DESCRIPTION_EVENT:
+            checksum_len = protocol.fde_checksum_len(data)
+        elif type_code == protocol.ROTATE_EVENT:
+            name, _pos = protocol.rotate_target(data, checksum_len)
+            if artificial:
+                current = name
+                yield RemoteEvent(current, data, type_code, log_pos, True, False)
+            else:
+                yield RemoteEvent(current, data, type_code, log_pos, False, False)
+                current = name
+            continue
+        if not artificial:
+            at = log_pos
+        yield RemoteEvent(current, data, type_code, log_pos, artificial, is_heartbeat)
+
+
+def read_all(conn: Connection, log: str, position: int = 4) -> list[RemoteEvent]:
+    """Every event from log/position to the server's last (a non-blocking dump), in a list."""
+    return list(dump_events(conn, log, position, blocking=False))
+
+
+__all__ = ["RemoteEvent", "dump_events", "prepare", "read_all", "RemoteError"]
