@@ -141,3 +141,22 @@ def test_the_folder_lists_logs_in_the_servers_order_and_drops_unfinished_starts(
     assert local_logs(tmp_path, "b") == ["b.000002", "b.999999", "b.1000000"]
     remove_parts(tmp_path)
     assert not (tmp_path / ".b.000003.part").exists()
+
+
+@pytest.mark.parametrize("flavor, in_use", [("mariadb", True), ("mysql", False)])
+def test_a_log_left_without_its_rotate_keeps_its_in_use_flag_as_the_servers_recovery_leaves_it(tmp_path, flavor,
+                                                                                              in_use):
+    """A server that crashed starts a new log with no ROTATE_EVENT in the old one: MariaDB leaves the old
+    log's in-use flag set (seen on MariaDB 10.11 after kill -9), MySQL's recovery clears it (sql/binlog.cc,
+    MYSQL_BIN_LOG::open_binlog: truncate_update_log_file)."""
+    from binlog_spec.remote.download import Progress, _Copy
+    events = _events(LOG.read_bytes())[:-1]             # the log without its ROTATE_EVENT
+    copy = _Copy(tmp_path, Transactions, Progress(), "server")
+    copy.flavor = flavor
+    pos = 4
+    for ev in events:
+        pos += len(ev)
+        copy.add("mysql-bin.000001", ev, pos)
+    copy.lost()                                         # the server crashed
+    copy.add("mysql-bin.000002", events[0], 4 + len(events[0]))     # the next log's FDE
+    assert bool((tmp_path / "mysql-bin.000001").read_bytes()[IN_USE_AT] & 1) is in_use

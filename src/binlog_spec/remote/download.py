@@ -34,7 +34,8 @@ from binlog_spec.errors import (AccessDeniedError, BinlogDisabledError, Download
 from binlog_spec.options import ConnectOptions, DownloadOptions
 from binlog_spec.remote.connection import Connection, connect
 from binlog_spec.remote.dump import dump_events
-from binlog_spec.remote.folder import LogFile, Tracker, local_logs, log_key, remove_parts, resume_point
+from binlog_spec.remote.folder import (LogFile, Tracker, clear_in_use, local_logs, log_key, remove_parts,
+                                      resume_point)
 
 #: Errors another connection cannot mend.
 FATAL = (AccessDeniedError, PrivilegeError, LogPurgedError, BinlogDisabledError)
@@ -85,6 +86,8 @@ class _Copy:
 
     def __init__(self, folder: Path, transactions: Tracker, progress: Progress, server: str):
         self.folder, self.transactions, self.progress, self.server = folder, transactions, progress, server
+        #: The server's flavor ("mariadb" | "mysql"), set at each connection.
+        self.flavor = "mariadb"
         self.log: LogFile | None = None
         #: Where the next dump starts: (log, position), the end of what is written.
         self.resume: tuple[str, int] | None = None
@@ -107,12 +110,22 @@ class _Copy:
             self.log.close()
         resume = self.resume
         if start == spec.LEN_MAGIC:
+            if resume is not None and resume[0] != log and self.flavor == "mysql":
+                self._recovered(resume[0])
             self.log = LogFile(self.folder, log, spec.LEN_MAGIC, self.transactions)
         elif resume is not None and resume[0] == log and start in (None, resume[1]):
             self.log = LogFile(self.folder, log, resume[1], self.transactions)
         else:
             raise self._misplaced(log, start, resume[1] if resume and resume[0] == log else spec.LEN_MAGIC)
         return self.log
+
+    def _recovered(self, log: str) -> None:
+        """The log before a new one, which the server may have left without its ROTATE_EVENT (it crashed):
+        MySQL's crash recovery clears its in-use flag (sql/binlog.cc, MYSQL_BIN_LOG::open_binlog:
+        truncate_update_log_file), MariaDB's leaves it set (checked with MariaDB 10.11)."""
+        path = self.folder / log
+        if path.exists():
+            clear_in_use(path)
 
     def _misplaced(self, log: str, got: int | None, want: int) -> DownloadGapError:
         return DownloadGapError(f"the server sent an event at position {got} where the copy ends at {want}: "
@@ -151,6 +164,7 @@ def download(opts: ConnectOptions, folder: str | os.PathLike, options: DownloadO
             conn = None
             try:
                 conn = connector(opts)
+                copy.flavor = conn.flavor
                 if copy.resume is None:
                     copy.resume = start_point(conn, folder, options.first_log, transactions)
                     progress.log, progress.position = copy.resume
