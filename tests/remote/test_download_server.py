@@ -137,6 +137,9 @@ def test_download_stop_never_follows_restarts_kills_and_its_own_crash_byte_ident
                 time.sleep(0.05)
             for thread in _dump_threads(srv):   # the replication connection killed from the server's side
                 srv.sql(f"KILL {thread}")
+            second = _cli("download", *_remote(srv), "-o", str(folder), check=False)
+            assert second.returncode == 4 and "another binlog-spec download" in second.stderr
+            assert second.stderr.count("\n") == 1
             writer.wait_for(150)
             assert downloader.poll() is None, "the download stopped"
             downloader.send_signal(signal.SIGKILL)  # the downloader's own crash, mid-workload
@@ -155,7 +158,7 @@ def test_download_stop_never_follows_restarts_kills_and_its_own_crash_byte_ident
         assert len(srv.binlogs()) >= 3
         assert _same_as_server(srv, folder) == []
         copies = [str(folder / p.name) for p in srv.binlogs()]
-        assert sorted(os.listdir(folder)) == sorted(p.name for p in srv.binlogs())
+        assert sorted(n for n in os.listdir(folder) if not n.startswith(".")) == sorted(p.name for p in srv.binlogs())
     rows = [json.loads(line) for line in _cli("rows", "--format", "jsonl", *copies).stdout.splitlines()]
     values = [r["after"]["v"] for r in rows if r["table"] == "t" and r["op"] in ("insert", "update")]
     assert len(values) == len(set(values)), "a row change appears twice"

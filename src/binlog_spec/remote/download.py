@@ -34,8 +34,8 @@ from binlog_spec.errors import (AccessDeniedError, BinlogDisabledError, Download
 from binlog_spec.options import ConnectOptions, DownloadOptions
 from binlog_spec.remote.connection import Connection, connect
 from binlog_spec.remote.dump import dump_events
-from binlog_spec.remote.folder import (LogFile, Tracker, clear_in_use, local_logs, log_key, remove_parts,
-                                      resume_point)
+from binlog_spec.remote.folder import (LogFile, Tracker, clear_in_use, local_logs, lock, log_key,
+                                      remove_parts, resume_point)
 
 #: Errors another connection cannot mend.
 FATAL = (AccessDeniedError, PrivilegeError, LogPurgedError, BinlogDisabledError)
@@ -155,6 +155,7 @@ def download(opts: ConnectOptions, folder: str | os.PathLike, options: DownloadO
     note = note or (lambda _line: None)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    held = lock(folder)
     remove_parts(folder)
     progress = Progress()
     copy = _Copy(folder, transactions, progress, opts.address())
@@ -194,6 +195,7 @@ def download(opts: ConnectOptions, folder: str | os.PathLike, options: DownloadO
                     conn.close()
     finally:
         copy.close()
+        held.close()
 
 
 __all__ = ["download", "start_point", "Progress", "FATAL"]

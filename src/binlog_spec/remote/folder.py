@@ -25,6 +25,7 @@ so the caller passes it in (`transactions`, a factory of objects with `step(even
 """
 from __future__ import annotations
 
+import fcntl
 import io
 import os
 import re
@@ -135,6 +136,23 @@ def resume_point(folder: str | os.PathLike, name: str, transactions: Tracker) ->
     if closed:      # (the downloader may have stopped between the closing event and the flag)
         clear_in_use(path)
     return end, closed
+
+
+#: The file a download holds locked while it writes the folder (fcntl.flock: released when it ends, or dies).
+LOCK_NAME = ".binlog-spec-download.lock"
+
+
+def lock(folder: str | os.PathLike):
+    """Lock `folder` for one download (an open file to keep open while it writes). OSError (exit 4) when
+    another download holds it: two would write the same logs."""
+    path = Path(folder) / LOCK_NAME
+    f = open(path, "a+b")
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        f.close()
+        raise OSError(exc.errno, "another binlog-spec download is writing this folder", str(path)) from None
+    return f
 
 
 def remove_parts(folder: str | os.PathLike) -> None:
@@ -248,4 +266,4 @@ class LogFile:
 
 
 __all__ = ["LOG_NAME", "CLOSING", "log_key", "local_logs", "whole_end", "clear_in_use", "resume_point",
-           "remove_parts", "LogFile", "Boundaries"]
+           "remove_parts", "lock", "LogFile", "Boundaries"]
