@@ -137,6 +137,10 @@ def test_download_stop_never_follows_restarts_kills_and_its_own_crash_byte_ident
                 time.sleep(0.05)
             for thread in _dump_threads(srv):   # the replication connection killed from the server's side
                 srv.sql(f"KILL {thread}")
+            for _ in range(3):                  # the folder read while it grows: whole transactions only
+                growing = _cli("rows", "--format", "jsonl", *sorted(map(str, folder.glob("mariadb-bin.*"))),
+                               check=False)
+                assert growing.returncode == 0 and growing.stderr == "", growing.stderr
             second = _cli("download", *_remote(srv), "-o", str(folder), check=False)
             assert second.returncode == 4 and "another binlog-spec download" in second.stderr
             assert second.stderr.count("\n") == 1

@@ -129,8 +129,8 @@ class _Copy:
 
     def _misplaced(self, log: str, got: int | None, want: int) -> DownloadGapError:
         return DownloadGapError(f"the server sent an event at position {got} where the copy ends at {want}: "
-                          "nothing written past it (the copy would have a gap or a duplicate)",
-                          server=self.server, log=log, position=want)
+                                "nothing written past it (the copy would have a gap or a duplicate)",
+                                server=self.server, log=log, position=want)
 
     def lost(self) -> None:
         """The connection is lost: the transaction in flight is dropped; the next dump starts after the
