@@ -114,3 +114,26 @@ def test_a_blocking_dump_waits_for_new_events_and_sends_heartbeats_meanwhile():
     assert [e.log_pos for e in seen[:first_beat] if not e.artificial][-1] == len(before)
     assert all(e.log_pos > len(before) for e in seen[last_beat:] if not e.artificial)
     assert dumped_logs(seen)[name] == closed(files[name])
+
+
+def test_a_mariadb_gtid_start_sends_the_transactions_after_it_each_where_the_file_has_it():
+    with replication_server() as srv:
+        srv.sql("CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY)")
+        for i in range(1, 7):
+            srv.sql(f"INSERT INTO d.t VALUES ({i})" + ("; FLUSH BINARY LOGS" if i in (2, 4) else ""))
+        state = srv.sql("SELECT @@gtid_binlog_pos").strip()   # the user (2), the DDL (2), then six inserts
+        files = server_logs(srv)
+        with api.connect(connect_options(srv)) as conn:
+            events = list(api.dump_events(conn, "", 4, blocking=False, gtid_start="0-1-7"))
+    assert state == "0-1-10"
+    gtids = [f"0-1-{int.from_bytes(e.data[19:27], 'little')}" for e in events if e.type_code == 162]
+    assert gtids == ["0-1-8", "0-1-9", "0-1-10"]
+    # What comes is the logs' own bytes, each event where its log has it (a jump to the first transaction
+    # after the start, announced by an artificial GTID_LIST whose log_pos is where that transaction starts).
+    for e in events:
+        if not e.artificial:
+            assert closed(files[e.log])[e.position:e.log_pos] == e.data
+    fake_list = [e for e in events if e.artificial and e.type_code == 163]
+    assert len(fake_list) == 1
+    after = events[events.index(fake_list[0]) + 1]
+    assert after.type_code == 162 and after.position == fake_list[0].log_pos

@@ -143,13 +143,14 @@ def _defaults(args: argparse.Namespace) -> tuple[dict[str, str], str | None]:
     return {}, None
 
 
-def connect_options(args: argparse.Namespace, *, prompt=getpass.getpass) -> ConnectOptions:
+def connect_options(args: argparse.Namespace, *, prompt=None) -> ConnectOptions:
     """The ConnectOptions of the parsed arguments (add_connection_arguments'), with the option file and
-    MYSQL_PWD; a bare -p asks `prompt`. A bad value in the option file is a UsageError naming it."""
+    MYSQL_PWD; a bare -p asks `prompt` (getpass.getpass: on the terminal). A bad value in the option file
+    is a UsageError naming it."""
     conf, conf_path = _defaults(args)
     password = args.password
     if password is PROMPT:
-        password = prompt("Enter password: ")
+        password = (prompt or getpass.getpass)("Enter password: ")
     elif password is not None:
         scrub_process_title(password)
     if password is None:

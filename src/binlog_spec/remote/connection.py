@@ -172,10 +172,12 @@ def purged_error(conn: Connection, exc: BaseException, log: str, position: int) 
     """The error of a dump the server refused: a log it no longer has names the oldest it still has."""
     error = conn.error(exc, log=log, position=position)
     if type(error) is RemoteError and error.code == ER_MASTER_FATAL_ERROR_READING_BINLOG:
-        if re.search(r"could not find first log file|could not open log file|log file .* not found",
+        if re.search(r"could not find first log file|could not open log file|log file .* not found"
+                     r"|could not find gtid state|required binlog files have been purged",
                      error.message, re.IGNORECASE):
-            try:
-                logs = conn.binary_logs()
+            try:        # (on a connection of its own: the dump's is out of step after the error)
+                with connect(conn.options) as other:
+                    logs = other.binary_logs()
             except RemoteError:
                 logs = []
             oldest = logs[0][0] if logs else None

@@ -19,7 +19,7 @@ from typing import Iterator
 import pymysql
 
 from binlog_spec.binlog.gtid import GtidSet
-from binlog_spec.errors import RemoteError
+from binlog_spec.errors import AccessDeniedError, PrivilegeError, RemoteError, ServerGoneError
 from binlog_spec.remote import protocol
 from binlog_spec.remote.connection import Connection, purged_error
 
@@ -82,6 +82,12 @@ def prepare(conn: Connection, *, heartbeat_s: float, gtid_start: str | None) -> 
     return 4 if str(checksum or "NONE").upper() not in ("NONE", "0", "OFF") else 0
 
 
+def silence_timeout(heartbeat_s: float) -> float | None:
+    """How long a dump waits for the next byte before it says the server went away: four heartbeats, and at
+    least 10 s (None, for ever, without heartbeats)."""
+    return max(4 * heartbeat_s, 10.0) if heartbeat_s and heartbeat_s > 0 else None
+
+
 def random_server_id() -> int:
     """A server id for a dump none gave: random in the upper half of the ids, where replicas rarely are (a
     server ends a dump when another registers with its id: MySQL sql/rpl_source.cc kill_zombie_dump_threads,
@@ -104,22 +110,27 @@ def dump_events(conn: Connection, log: str, position: int = 4, *, blocking: bool
 
     blocking=False: the server sends EOF after its last event and the iterator ends (BINLOG_DUMP_NON_BLOCK).
     blocking=True (--stop-never): it waits for the server's new events and never ends by itself; a
-    heartbeat arrives every heartbeat_s while nothing happens, and a server silent for longer than four
-    of them raises ServerGoneError. gtid_start (MariaDB): start at this GTID position (log and position
+    heartbeat arrives every heartbeat_s while nothing happens. A server silent for longer than
+    silence_timeout(heartbeat_s) (a network cut, a frozen server) raises ServerGoneError, in either mode. gtid_start (MariaDB): start at this GTID position (log and position
     are then ignored by the server). exclude_gtids (MySQL): COM_BINLOG_DUMP_GTID with the set the server
     skips. Errors raise RemoteError's classes (a purged log: LogPurgedError naming the oldest log kept)."""
     heartbeat = conn.options.heartbeat_s if heartbeat_s is None else heartbeat_s
     sid = server_id or conn.options.connection_server_id or random_server_id()
-    checksum_len = prepare(conn, heartbeat_s=heartbeat if blocking else 0, gtid_start=gtid_start)
+    checksum_len = prepare(conn, heartbeat_s=heartbeat, gtid_start=gtid_start)
     conn.command(protocol.register_slave(sid))
-    conn.ok()
+    try:
+        conn.ok()
+    except AccessDeniedError as exc:    # authenticated, so a privilege: MariaDB's check_access says no more
+        raise PrivilegeError(f"the server refused to register the reader ({exc.message}): the user needs the "
+                             "REPLICATION SLAVE privilege", privilege="REPLICATION SLAVE", server=exc.server,
+                             log=log, position=position, code=exc.code) from None
     if exclude_gtids is not None and conn.flavor == "mysql":
         gtids = GtidSet.parse(exclude_gtids) if isinstance(exclude_gtids, str) else exclude_gtids
         conn.command(protocol.binlog_dump_gtid(log, position, sid, gtids, non_block=not blocking))
     else:
         conn.command(protocol.binlog_dump(log if gtid_start is None else "", position if gtid_start is None else 4,
                                    sid, non_block=not blocking, annotate=conn.flavor == "mariadb"))
-    conn.set_read_timeout(max(4 * heartbeat, 10.0) if blocking and heartbeat else None)
+    conn.set_read_timeout(silence_timeout(heartbeat))
     current = log
     at = position
     while True:
@@ -129,6 +140,9 @@ def dump_events(conn: Connection, log: str, position: int = 4, *, blocking: bool
             raise purged_error(conn, exc, current, at) from None
         kind = protocol.packet_kind(packet)
         if kind == protocol.PACKET_EOF:
+            if blocking:    # a blocking dump has no end: the server ends it when it shuts down
+                raise ServerGoneError("the server ended the dump (shutting down?)", server=conn.server,
+                                      log=current, position=at)
             return
         data = packet[1:]
         _ts, type_code, _sid, _size, log_pos, flags = protocol.event_header(data)

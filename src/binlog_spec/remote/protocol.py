@@ -21,11 +21,9 @@ BINLOG_DUMP_NON_BLOCK = 0x01
 #: MariaDB COM_BINLOG_DUMP: send ANNOTATE_ROWS_EVENTs too (include/mysql_com.h BINLOG_SEND_ANNOTATE_ROWS_EVENT;
 #: sql/sql_repl.cc, send_events skips them without it). MySQL's COM_BINLOG_DUMP reads no such bit.
 BINLOG_SEND_ANNOTATE_ROWS_EVENT = 0x02
-#: COM_BINLOG_DUMP_GTID: the file name and position are used (mysql-server
-#: libbinlogevents/include/control_events.h? no: sql/rpl_source.h, enum; the server reads them through
-#: the position when BINLOG_THROUGH_POSITION is set).
+#: COM_BINLOG_DUMP_GTID flags as MySQL's protocol documentation names them (COM_BINLOG_DUMP_GTID: "dump
+#: from the file and position given", "the GTID set follows"); the server itself reads only NON_BLOCK.
 BINLOG_THROUGH_POSITION = 0x02
-#: COM_BINLOG_DUMP_GTID: the encoded GTID set follows (the transactions the client has).
 BINLOG_THROUGH_GTID = 0x04
 
 # -- the leading status byte of each packet the server sends during a dump ------------------------------
@@ -130,26 +128,50 @@ def fde_checksum_len(data: bytes) -> int:
     return 4 if len(data) >= 5 and data[-5] == 1 else 0
 
 
+#: The GTID set encodings (libs/mysql/gtid/gtid_format.h, enum class Gtid_format): MySQL 8.4's tagged
+#: GTIDs need the tagged one; a set without tags is written untagged, as the server writes it.
+GTID_FORMAT_UNTAGGED, GTID_FORMAT_TAGGED = 0, 1
+
+
+def varlen_uint(value: int) -> bytes:
+    """MySQL's serialization library's variable-length unsigned integer (libs/mysql/serialization/
+    variable_length_integers.h, write_varlen_bytes): n bytes, little-endian, holding the value shifted left
+    by n with n-1 one bits below it (the first byte's trailing ones count the bytes after it); 9 bytes
+    (0xff then the 8-byte value) past 2^56."""
+    for n in range(1, 9):
+        if value < 1 << (7 * n):
+            return ((value << n) | ((1 << (n - 1)) - 1)).to_bytes(n, "little")
+    return b"\xff" + value.to_bytes(8, "little")
+
+
 def encode_gtid_set(gtids) -> bytes:
-    """A MySQL GTID set (binlog.gtid.GtidSet's `mysql` part) as Gtid_set::encode writes it
-    (sql/rpl_gtid_set.cc): n_sids int<8>, then per source UUID its 16 bytes, n_intervals int<8> and each
-    interval's start and end (exclusive) int<8>, the UUIDs in ascending order."""
+    """A MySQL GTID set (binlog.gtid.GtidSet's `mysql` part: (uuid, tag) -> closed intervals) as
+    Gtid_set::encode writes it (sql/rpl_gtid_set.cc; what a PREVIOUS_GTIDS_LOG_EVENT's body holds too):
+    n_sids int<8>, then for each TSID in ascending order (uuid, then tag: libs/mysql/gtid/tsid.cpp,
+    Tsid::operator<) its UUID's 16 bytes, [the tag], n_intervals int<8> and each interval's start and end
+    (exclusive) int<8>. With a tag anywhere, the tagged format (encode_nsids_format): the 8 bytes of
+    n_sids are format | n_sids << 8 | format << 56, and each TSID's tag follows its UUID as a
+    serialization-library string (Tag::encode_tag: varlen_uint length, then the bytes; "" for none)."""
     import uuid as _uuid
 
-    by_sid: dict[str, list[tuple[int, int]]] = {}
-    for (sid, _tag), spans in gtids.mysql.items():
-        by_sid.setdefault(sid, []).extend(spans)
-    out = bytearray(struct.pack("<Q", len(by_sid)))
-    for sid in sorted(by_sid, key=lambda s: _uuid.UUID(s).bytes):
-        spans = _merged(by_sid[sid])
-        out += _uuid.UUID(sid).bytes + struct.pack("<Q", len(spans))
+    tsids = sorted(((_uuid.UUID(sid).bytes, tag), _merged(list(spans))) for (sid, tag), spans in gtids.mysql.items()
+                   if spans)
+    fmt = GTID_FORMAT_TAGGED if any(tag for (_sid, tag), _spans in tsids) else GTID_FORMAT_UNTAGGED
+    n = len(tsids)
+    out = bytearray(struct.pack("<Q", (fmt << 56) | (n << 8) | fmt if fmt == GTID_FORMAT_TAGGED else n))
+    for (sid, tag), spans in tsids:
+        out += sid
+        if fmt == GTID_FORMAT_TAGGED:
+            raw = tag.encode("ascii")
+            out += varlen_uint(len(raw)) + raw
+        out += struct.pack("<Q", len(spans))
         for lo, hi in spans:
             out += struct.pack("<QQ", lo, hi + 1)
     return bytes(out)
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Closed intervals sorted and joined where they touch or overlap."""
+    """Closed intervals sorted and joined where they touch or overlap (a Gtid_set keeps them so)."""
     out: list[tuple[int, int]] = []
     for lo, hi in sorted(spans):
         if out and lo <= out[-1][1] + 1:
@@ -161,8 +183,11 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def binlog_dump_gtid(log: str, position: int, server_id: int, gtids, *, non_block: bool) -> bytes:
     """COM_BINLOG_DUMP_GTID's payload, command byte first (MySQL sql/rpl_source.cc, com_binlog_dump_gtid):
-    flags int<2>, server_id int<4>, binlog_name_info_size int<4>, the name, binlog_pos int<8>, then
-    data_size int<4> and the encoded GTID set (encode_gtid_set) of the transactions to skip."""
+    flags int<2>, server_id int<4>, binlog_name_info_size int<4>, the name (no terminator), binlog_pos
+    int<8>, then data_size int<4> and the encoded GTID set (encode_gtid_set): the transactions the server
+    skips. The server reads data_size and the set whatever the flags say, and of the flags only
+    BINLOG_DUMP_NON_BLOCK (Binlog_sender); BINLOG_THROUGH_GTID (and BINLOG_THROUGH_POSITION with a log
+    name) are set as the protocol documents them."""
     name = log.encode("utf-8")
     flags = (BINLOG_DUMP_NON_BLOCK if non_block else 0) | BINLOG_THROUGH_GTID
     if name:
