@@ -60,15 +60,16 @@ class Writer(threading.Thread):
                 time.sleep(0.05)
         return None
 
-    def _change(self, cur, rnd, inserted: list[int]) -> int:
-        """One row change (an update of a row whose insert was committed, or an insert): its value."""
+    def _change(self, cur, rnd, inserted: list[int], values: list[int]) -> None:
+        """One row change (an update of a row whose insert was committed, or an insert), its value added
+        to `values` before it is sent."""
         self.n += 1
+        values.append(self.n)
         if self.ids and rnd.random() < 0.4:
             assert cur.execute("UPDATE t SET v = %s WHERE id = %s", (self.n, rnd.choice(self.ids))) == 1
         else:
             cur.execute("INSERT INTO t (id, v) VALUES (%s, %s)", (self.n, self.n))
             inserted.append(self.n)
-        return self.n
 
     def run(self) -> None:
         rnd = random.Random(30)
@@ -79,10 +80,11 @@ class Writer(threading.Thread):
                 with conn.cursor() as cur:
                     if rnd.random() < 0.3:
                         cur.execute("BEGIN")
-                        values = [self._change(cur, rnd, inserted), self._change(cur, rnd, inserted)]
+                        self._change(cur, rnd, inserted, values)
+                        self._change(cur, rnd, inserted, values)
                         cur.execute("COMMIT")
                     else:
-                        values = [self._change(cur, rnd, inserted)]
+                        self._change(cur, rnd, inserted, values)
                 self.acked += values
                 self.ids += inserted
             except pymysql.err.MySQLError:
