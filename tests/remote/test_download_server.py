@@ -8,6 +8,7 @@ import json
 import os
 import random
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -227,3 +228,14 @@ def test_logs_lists_each_log_with_its_first_time_and_gtid_as_the_server_files_sa
             assert head["first_gtid"] == (gtids[0] if gtids else None)
             stamp = struct.unpack_from("<I", path.read_bytes(), 4)[0]     # the FDE's header timestamp
             assert head["first_time"] == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
+
+
+def test_download_of_a_server_that_cannot_be_reached_is_one_line_and_exit_7_even_with_stop_never(tmp_path):
+    with socket.socket() as s:              # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for extra in ([], ["--stop-never"]):
+        r = _cli("download", "-R", "--no-defaults", "--host", "127.0.0.1", "--port", str(port), "--user", "u",
+                 *extra, "-o", str(tmp_path / "copy"), check=False)
+        assert r.returncode == 7 and r.stdout == ""
+        assert r.stderr.count("\n") == 1 and r.stderr.startswith(f"binlog-spec: error: 127.0.0.1:{port}: ")

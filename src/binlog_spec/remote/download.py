@@ -18,7 +18,8 @@ connection killed, the network cut: ServerGoneError, ServerUnreachableError and 
 connection) it drops the transaction in flight, waits (backoff: DownloadOptions.retry_initial_s, doubled
 at each failure up to retry_max_s), connects again and goes on from the end of the copy: no gap, no
 duplicate. Errors that another try cannot mend (access denied, a missing privilege, a purged log, a binary
-log disabled, a misplaced event) end it.
+log disabled, a misplaced event) end it, and so does any error of the first connection (a wrong host or
+port is said at once, not retried for ever).
 """
 from __future__ import annotations
 
@@ -160,12 +161,13 @@ def download(opts: ConnectOptions, folder: str | os.PathLike, options: DownloadO
     progress = Progress()
     copy = _Copy(folder, transactions, progress, opts.address())
     delay = options.retry_initial_s
+    connected = False
     try:
         while True:
             conn = None
             try:
                 conn = connector(opts)
-                copy.flavor = conn.flavor
+                copy.flavor, connected = conn.flavor, True
                 if copy.resume is None:
                     copy.resume = start_point(conn, folder, options.first_log, transactions)
                     progress.log, progress.position = copy.resume
@@ -182,7 +184,7 @@ def download(opts: ConnectOptions, folder: str | os.PathLike, options: DownloadO
                                       position=copy.resume[1])
             except RemoteError as exc:
                 copy.lost()
-                if not options.stop_never or isinstance(exc, (FATAL, DownloadGapError)):
+                if not options.stop_never or not connected or isinstance(exc, (FATAL, DownloadGapError)):
                     raise
                 progress.reconnects += 1
                 where = f", to go on from {copy.resume[0]} position {copy.resume[1]}" if copy.resume and \
