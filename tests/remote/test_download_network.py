@@ -1,7 +1,8 @@
 """`binlog-spec download --stop-never` through a network that fails: a relay between the download and the
-real MariaDB cuts every connection (each side sees it closed), then goes silent (the connection stays open
-but nothing passes: only the heartbeats' absence tells). The download connects again each time and its
-copy ends byte-identical to the server's files."""
+real MariaDB cuts every connection (each side sees it closed), then holds the next connection silent in its
+handshake, then goes silent under the dump (the connection stays open but nothing passes: only the
+heartbeats' absence tells). The download connects again each time, and its copy ends byte-identical to the
+server's files."""
 from __future__ import annotations
 
 import os
@@ -15,7 +16,7 @@ import time
 import pytest
 
 from remote_server import add_user, available, replication_server, REPL_PASSWORD, REPL_USER
-from test_download_server import Writer, _same_as_server, _wait_caught_up
+from test_download_server import Writer, _same_as_server, _wait_caught_up, _wait_dumping
 
 pytestmark = pytest.mark.skipif(not available(), reason="needs Debian's mariadb-server")
 
@@ -109,6 +110,7 @@ def test_download_stop_never_reconnects_after_a_network_cut_and_a_silent_network
                 [sys.executable, "-m", "binlog_spec", "download", "-R", "--no-defaults", "--host", "127.0.0.1",
                  "--port", str(relay.port), "--user", REPL_USER, "--stop-never", "--retry-max-wait", "0.4",
                  "-o", str(folder)], stdout=subprocess.DEVNULL, stderr=err, env=env)
+        _wait_dumping(srv)                      # (an error of its first connection would end it)
         writer = Writer(srv)
         writer.start()
         try:
@@ -116,6 +118,11 @@ def test_download_stop_never_reconnects_after_a_network_cut_and_a_silent_network
             relay.cut()                         # both ends see the connection closed; new ones refused
             writer.wait_for(100)
             _wait_for_note(notes, 1, 10)
+            before = notes.read_text().count("connecting again")
+            relay.silence()                     # the next connection is held silent in its handshake
+            silent = time.monotonic()
+            _wait_for_note(notes, before + 1, 30)
+            assert time.monotonic() - silent > 2
             relay.mend()
             writer.wait_for(100)
             before = notes.read_text().count("connecting again")

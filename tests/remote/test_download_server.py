@@ -105,6 +105,18 @@ class Writer(threading.Thread):
         assert len(self.acked) >= target, "the workload stalled"
 
 
+def _wait_dumping(srv, timeout: float = 20) -> None:
+    """Wait for a download's dump to be on the server."""
+    deadline = time.monotonic() + timeout
+    while not _dump_threads(srv):
+        assert time.monotonic() < deadline, "the download never started its dump"
+        time.sleep(0.05)
+
+
+def _reconnections(notes: Path) -> int:
+    return notes.read_text().count("connecting again")
+
+
 def _dump_threads(srv) -> list[str]:
     return srv.sql("SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND = 'Binlog Dump'").split()
 
@@ -127,6 +139,7 @@ def test_download_stop_never_follows_restarts_kills_and_its_own_crash_byte_ident
                 "--retry-max-wait", "0.4", "-o", str(folder)]
         logs = [open(tmp_path / f"download{i}.err", "w") for i in range(2)]
         downloader = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=logs[0])
+        _wait_dumping(srv)                      # (an error of its first connection would end it)
         writer = Writer(srv)
         writer.start()
         try:
@@ -135,11 +148,15 @@ def test_download_stop_never_follows_restarts_kills_and_its_own_crash_byte_ident
             writer.wait_for(150)
             srv.restart(crash=True)             # kill -9: the log is left as it was
             writer.wait_for(150)
-            deadline = time.monotonic() + 10
-            while not _dump_threads(srv) and time.monotonic() < deadline:
-                time.sleep(0.05)
-            for thread in _dump_threads(srv):   # the replication connection killed from the server's side
-                srv.sql(f"KILL {thread}")
+            before, deadline = _reconnections(tmp_path / "download0.err"), time.monotonic() + 15
+            while _reconnections(tmp_path / "download0.err") == before and time.monotonic() < deadline:
+                for thread in _dump_threads(srv):   # the replication connection killed from the server's side
+                    try:
+                        srv.sql(f"KILL {thread}")
+                    except mariadb_server.ServerError:   # (gone meanwhile)
+                        pass
+                time.sleep(0.1)
+            assert _reconnections(tmp_path / "download0.err") > before, "the KILL went unnoticed"
             for _ in range(3):                  # the folder read while it grows: whole transactions only
                 growing = _cli("rows", "--format", "jsonl", *sorted(map(str, folder.glob("mariadb-bin.*"))),
                                check=False)
