@@ -26,17 +26,17 @@ so the caller passes it in (`transactions`, a factory of objects with `step(even
 from __future__ import annotations
 
 import fcntl
-import io
 import os
 import re
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
+from binlog_spec.binlog.fields import bodies
 from binlog_spec.binlog.event_types import GTID_EVENTS, QUERY_EVENTS
 from binlog_spec.binlog.reader import BinlogReader
-from binlog_spec.errors import TruncatedEventError
+from binlog_spec.errors import ChecksumError, MalformedEventError, NotABinlogError, TruncatedEventError
 from binlog_spec.options import ReadOptions
 
 ET = spec.EventType
@@ -161,24 +161,45 @@ def remove_parts(folder: str | os.PathLike) -> None:
         p.unlink()
 
 
-class _Feed(io.RawIOBase):
-    """The bytes given to a reader as they are pushed (a read returns what is there, at most)."""
+def _parse_late(ev: Event, fde: spec.FormatDescription) -> tuple:
+    """(body, None, None), or (None, None, MalformedEventError): an event's body parsed when its fields are
+    first asked for (Event's late parse, as the reader leaves the bodies it need not parse)."""
+    try:
+        return bodies.parse_event(ev.raw, fde), None, None
+    except spec.SpecError as exc:
+        return None, None, MalformedEventError(f"body does not match the {ev.type} layout: {exc}", file=ev.file,
+                                               offset=ev.pos, event_type=ev.type)
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.data = bytearray()
 
-    def readable(self) -> bool:
-        return True
+class _Framer:
+    """A log's events, given one at a time in order, as the Event objects the transaction tracker reads:
+    the header parsed, the CRC32 checked when the FORMAT_DESCRIPTION_EVENT announces one, the body parsed
+    only when its fields are asked for (the tracker asks for a GTID's and a statement's; a rows event's is
+    never parsed). The events of a dump come whole: no framing of a byte stream is needed."""
 
-    def push(self, data: bytes) -> None:
-        self.data += data
+    def __init__(self, name: str):
+        self.name = name
+        self.fde: spec.FormatDescription | None = None
 
-    def readinto(self, b) -> int:
-        n = min(len(b), len(self.data))
-        b[:n] = self.data[:n]
-        del self.data[:n]
-        return n
+    def event(self, data: bytes, pos: int) -> Event:
+        header = spec.parse_header(data[:spec.LEN_EVENT_HEADER])
+        code = header.type_code
+        if code == ET.format_description_event:
+            self.fde = spec.parse_fde(data[spec.LEN_EVENT_HEADER:])
+            if self.fde.fde_checksum is not None:
+                self._verify(data, pos, code, fde=True)
+        elif self.fde is None:
+            raise NotABinlogError(f"first event is {spec.event_type_name(code)}, not FORMAT_DESCRIPTION_EVENT",
+                                  file=self.name, offset=pos)
+        elif self.fde.len_checksum == 4:
+            self._verify(data, pos, code)
+        return Event(self.name, pos, header, data, None, late=(_parse_late, self.fde))
+
+    def _verify(self, data: bytes, pos: int, code: int, fde: bool = False) -> None:
+        stored, computed = int.from_bytes(data[-4:], "little"), spec.event_crc32(data, fde)
+        if stored != computed:
+            raise ChecksumError(f"CRC32 mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}",
+                                file=self.name, offset=pos, event_type=spec.event_type_name(code))
 
 
 class LogFile:
@@ -195,20 +216,16 @@ class LogFile:
         self.closed = False
         self._f = None
         self._bounds = Boundaries(transactions)
-        self._feed = _Feed()
-        self._events: Iterator[Event] = iter(BinlogReader(name, TRACKING, opener=lambda: (self._feed, None)))
+        self._framer = _Framer(name)
         if position <= spec.LEN_MAGIC:
             self.written = 0
             self.pending += spec.MAGIC
-            self._feed.push(spec.MAGIC)
-        else:       # the reader of the events to come starts with the file's FDE
+        else:       # the events to come are read with the file's FDE
             self._f = open(self.path, "ab")
             with open(self.path, "rb") as f:
-                head = f.read(spec.LEN_MAGIC + spec.LEN_EVENT_HEADER)
-                fde = head[spec.LEN_MAGIC:] + f.read(spec.parse_header(head[spec.LEN_MAGIC:]).len_event
-                                                     - spec.LEN_EVENT_HEADER)
-            self._feed.push(head[:spec.LEN_MAGIC] + fde)
-            next(self._events)
+                head = f.read(spec.LEN_MAGIC + spec.LEN_EVENT_HEADER)[spec.LEN_MAGIC:]
+                fde = head + f.read(spec.parse_header(head).len_event - spec.LEN_EVENT_HEADER)
+            self._framer.event(fde, spec.LEN_MAGIC)
 
     @property
     def position(self) -> int:
@@ -218,8 +235,7 @@ class LogFile:
     def add(self, data: bytes) -> None:
         """The next event of the log (its bytes as in the server's file, but for the FDE's in-use flag:
         see the module's notes)."""
-        self._feed.push(data)
-        ev = next(self._events)
+        ev = self._framer.event(data, self.position)
         if ev.type_code == ET.format_description_event and self.position == spec.LEN_MAGIC:
             data = bytearray(data)
             data[spec.OFS_FLAGS] |= spec.LOG_EVENT_BINLOG_IN_USE_F
