@@ -6,6 +6,7 @@ The transaction boundaries expected come from mariadb-binlog's reading of the se
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import struct
@@ -160,3 +161,19 @@ def test_a_log_left_without_its_rotate_keeps_its_in_use_flag_as_the_servers_reco
     copy.lost()                                         # the server crashed
     copy.add("mysql-bin.000002", events[0], 4 + len(events[0]))     # the next log's FDE
     assert bool((tmp_path / "mysql-bin.000001").read_bytes()[IN_USE_AT] & 1) is in_use
+
+
+def test_the_spark_source_lists_only_the_logs_of_a_folder_being_downloaded(tmp_path):
+    """What a download keeps beside the logs (its lock, a log's head being written) is hidden from the Spark
+    source's listing of the folder (spark.files: hidden names left out)."""
+    from binlog_spec.remote.folder import LOCK_NAME, lock
+    from binlog_spec.spark.files import list_files
+    data = LOG.read_bytes()
+    (tmp_path / "mysql-bin.000001").write_bytes(data)
+    (tmp_path / ".mysql-bin.000002.part").write_bytes(data[:256])
+    held = lock(tmp_path)
+    try:
+        assert (tmp_path / LOCK_NAME).exists()
+        assert [os.path.basename(ref.name) for ref in list_files([str(tmp_path)])] == ["mysql-bin.000001"]
+    finally:
+        held.close()
