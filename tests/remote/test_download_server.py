@@ -222,9 +222,11 @@ def test_download_of_a_purged_log_is_one_line_naming_the_oldest_and_exit_7(tmp_p
             time.sleep(0.1)
         assert srv.binlogs()[0].name == oldest
         r = _cli("download", *_remote(srv), "-o", str(tmp_path / "copy"), "mariadb-bin.000001", check=False)
+        typo = _cli("download", *_remote(srv), "-o", str(tmp_path / "copy"), "mysql-bin.000001", check=False)
     assert r.returncode == 7
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("binlog-spec: error: ")
     assert oldest in r.stderr and "Traceback" not in r.stderr
+    assert typo.returncode == 7 and "has no log mysql-bin.000001" in typo.stderr and typo.stderr.count("\n") == 1
 
 
 def test_logs_lists_each_log_with_its_first_time_and_gtid_as_the_server_files_say(tmp_path):

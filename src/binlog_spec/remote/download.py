@@ -75,9 +75,12 @@ def start_point(conn: Connection, folder: Path, first_log: str | None, transacti
 
 
 def _kept(conn: Connection, names: list[str], log: str, position: int) -> tuple[str, int]:
-    """(log, position), when the server still has `log` (else LogPurgedError)."""
-    if log not in names and log_key(log) < log_key(names[0]):
-        raise LogPurgedError(f"the server no longer has {log}; the oldest log it has is {names[0]}",
+    """(log, position), when the server has `log` (else LogPurgedError: a log older than its oldest was
+    purged; another name is none of its logs)."""
+    if log not in names:
+        gone = log_key(log)[0] == log_key(names[0])[0] and log_key(log) < log_key(names[0])
+        said = f"no longer has {log}" if gone else f"has no log {log} (its logs: {names[0]} to {names[-1]})"
+        raise LogPurgedError(f"the server {said}; the oldest log it has is {names[0]}",
                              oldest=names[0], server=conn.server, log=log, position=position)
     return log, position
 
