@@ -175,7 +175,11 @@ class OptionValueError(ValueError):
 
 class RemoteError(Exception):
     """A server could not be reached or read. Names the server (host:port or socket), and the log and
-    position when known; never the password. `code`: the server's or client's error number, if any."""
+    position when known; never the password. `code`: the server's or client's error number, if any.
+    `retryable`: whether the same request may succeed later (a server restarting, a network cut), for a
+    reader that reconnects; the others need a change (a password, a privilege, a log name)."""
+
+    retryable = False
 
     def __init__(self, message: str, *, server: str | None = None, log: str | None = None,
                  position: int | None = None, code: int | None = None):
@@ -200,6 +204,8 @@ class RemoteError(Exception):
 class ServerUnreachableError(RemoteError):
     """No connection could be made: an unknown host, nothing listening, a network cut, a TLS handshake
     refused or a certificate that does not verify."""
+
+    retryable = True
 
 
 class AccessDeniedError(RemoteError):
@@ -231,6 +237,8 @@ class BinlogDisabledError(RemoteError):
 class ServerGoneError(RemoteError):
     """The connection was lost while reading: the server stopped or restarted, the connection was
     killed, or nothing came within the timeout."""
+
+    retryable = True
 
 
 class DownloadGapError(RemoteError):

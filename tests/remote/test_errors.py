@@ -34,6 +34,8 @@ def read_all(opts: ConnectOptions, log: str, position: int = 4) -> list:
 
 
 def assert_clean(exc: RemoteError, server: str) -> None:
+    # What a reader that reconnects may retry: a server gone or unreachable, nothing else.
+    assert exc.retryable == isinstance(exc, (ServerGoneError, ServerUnreachableError))
     text = str(exc)
     assert text.startswith(server + ": ") and "\n" not in text
     assert REPL_PASSWORD not in text and REPL_PASSWORD not in repr(exc) and REPL_PASSWORD not in str(exc.to_dict())

@@ -62,14 +62,14 @@ def test_binlog_dump_gtid_is_laid_out_as_com_binlog_dump_gtid_reads_it():
     pos, data_size = struct.unpack_from("<QI", got, 11 + name_size)
     data = got[11 + name_size + 12:]
     assert got[0] == 0x1E and (sid, name, pos) == (77, b"binlog.000002", 1 << 33)
-    assert flags == (protocol.BINLOG_DUMP_NON_BLOCK | protocol.BINLOG_THROUGH_POSITION
-                     | protocol.BINLOG_THROUGH_GTID) == 0x07
+    # BINLOG_DUMP_NON_BLOCK, USE_HEARTBEAT_EVENT_V2 (include/mysql.h, 1 << 1; Binlog_sender::send_heartbeat_event)
+    assert flags == protocol.BINLOG_DUMP_NON_BLOCK | protocol.USE_HEARTBEAT_EVENT_V2 == 0x03
     assert data_size == len(data) == 8 + 16 + 8 + 16
     assert data == (struct.pack("<Q", 1) + bytes.fromhex("3e11fa4771ca11e19e33c80aa9429562")
                     + struct.pack("<QQQ", 1, 1, 6))
-    # Without a log name: no BINLOG_THROUGH_POSITION, name_size 0.
+    # Blocking, without a log name (name_size 0), nothing to skip (n_sids 0).
     bare = protocol.binlog_dump_gtid("", 4, 77, GtidSet.parse(""), non_block=False)
-    assert bare == struct.pack("<BHII", 0x1E, 0x04, 77, 0) + struct.pack("<QI", 4, 8) + struct.pack("<Q", 0)
+    assert bare == struct.pack("<BHII", 0x1E, 0x02, 77, 0) + struct.pack("<QI", 4, 8) + struct.pack("<Q", 0)
 
 
 def previous_gtids(name: str) -> tuple[str, bytes]:

@@ -149,6 +149,18 @@ class Connection:
                 pass
 
 
+def _missing_dependency(message: str) -> str:
+    """PyMySQL's message for an authentication plugin it cannot run, with how to get what it lacks."""
+    lowered = message.lower()
+    if "nacl" in lowered:
+        return ("the server asks for MariaDB's ed25519 authentication, which needs PyNaCl: "
+                "pip install 'binlog-spec[remote]'")
+    if "cryptography" in lowered:
+        return ("the server asks for sha256_password / caching_sha2_password over a connection without TLS, "
+                "which needs cryptography (pip install 'binlog-spec[remote]'), or use --ssl-mode=REQUIRED")
+    return message
+
+
 def connect(opts: ConnectOptions) -> Connection:
     """Open a connection, authenticated (RemoteError's classes on failure; the password is in none)."""
     # (read_timeout: a server that falls silent in the handshake or a query fails too, not hangs;
@@ -166,8 +178,8 @@ def connect(opts: ConnectOptions) -> Connection:
         raw = pymysql.connect(**kwargs)
     except (pymysql.err.MySQLError, OSError) as exc:
         raise remote_error(exc, opts.address()) from None
-    except RuntimeError as exc:      # an auth plugin whose optional dependency is missing (PyNaCl)
-        raise AccessDeniedError(str(exc), server=opts.address()) from None
+    except RuntimeError as exc:      # an auth plugin whose optional dependency is missing
+        raise AccessDeniedError(_missing_dependency(str(exc)), server=opts.address()) from None
     return Connection(raw, opts)
 
 

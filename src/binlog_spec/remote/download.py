@@ -12,14 +12,14 @@ It checks each event's place: an event's end position (its header's log_pos, whe
 must be the copy's size plus the event's: a server that would leave a gap or send an event twice stops
 the download (RemoteError) rather than write it.
 
-Without --stop-never the download ends at the server's last event (a non-blocking dump). With it, it waits
-for new events for ever, and when the connection is lost (the server stopped, restarted or crashed, the
-connection killed, the network cut: ServerGoneError, ServerUnreachableError and the other errors of a lost
-connection) it drops the transaction in flight, waits (backoff: DownloadOptions.retry_initial_s, doubled
-at each failure up to retry_max_s), connects again and goes on from the end of the copy: no gap, no
-duplicate. Errors that another try cannot mend (access denied, a missing privilege, a purged log, a binary
-log disabled, a misplaced event) end it, and so does any error of the first connection (a wrong host or
-port is said at once, not retried for ever).
+Without --stop-never the download ends at the server's last event (a non-blocking dump). With it, it
+waits for new events for ever, and when the connection is lost (the server stopped, restarted or crashed,
+the connection killed, the network cut: the errors that are RemoteError.retryable, ServerGoneError and
+ServerUnreachableError) it drops the transaction in flight, waits (backoff: DownloadOptions.retry_initial_s,
+doubled at each failure up to retry_max_s), connects again and goes on from the end of the copy: no gap,
+no duplicate. Errors that another try cannot mend (access denied, a missing privilege, a purged log, a
+binary log disabled, a misplaced event: not retryable) end it, and so does any error of the first
+connection (a wrong host or port is said at once, not retried for ever).
 """
 from __future__ import annotations
 
@@ -30,17 +30,12 @@ from pathlib import Path
 from typing import Callable
 
 from binlog_spec.binlog import spec
-from binlog_spec.errors import (AccessDeniedError, BinlogDisabledError, DownloadGapError, LogPurgedError,
-                                PrivilegeError, RemoteError, ServerGoneError)
+from binlog_spec.errors import DownloadGapError, LogPurgedError, RemoteError, ServerGoneError
 from binlog_spec.options import ConnectOptions, DownloadOptions
 from binlog_spec.remote.connection import Connection, connect
 from binlog_spec.remote.dump import dump_events
 from binlog_spec.remote.folder import (LogFile, Tracker, clear_in_use, local_logs, lock, log_key,
                                       remove_parts, resume_point)
-
-#: Errors another connection cannot mend.
-FATAL = (AccessDeniedError, PrivilegeError, LogPurgedError, BinlogDisabledError)
-
 
 @dataclass
 class Progress:
@@ -187,7 +182,7 @@ def download(opts: ConnectOptions, folder: str | os.PathLike, options: DownloadO
                                       position=copy.resume[1])
             except RemoteError as exc:
                 copy.lost()
-                if not options.stop_never or not connected or isinstance(exc, (FATAL, DownloadGapError)):
+                if not options.stop_never or not connected or not exc.retryable:
                     raise
                 progress.reconnects += 1
                 where = f", to go on from {copy.resume[0]} position {copy.resume[1]}" if copy.resume and \
@@ -203,4 +198,4 @@ def download(opts: ConnectOptions, folder: str | os.PathLike, options: DownloadO
         held.close()
 
 
-__all__ = ["download", "start_point", "Progress", "FATAL"]
+__all__ = ["download", "start_point", "Progress"]

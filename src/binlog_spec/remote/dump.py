@@ -14,12 +14,13 @@ mysql_binlog_send / send_one_binlog_file):
 from __future__ import annotations
 
 import random
+import re
 from typing import Iterator
 
 import pymysql
 
 from binlog_spec.binlog.gtid import GtidSet
-from binlog_spec.errors import AccessDeniedError, PrivilegeError, RemoteError, ServerGoneError
+from binlog_spec.errors import AccessDeniedError, GtidSetError, PrivilegeError, RemoteError, ServerGoneError
 from binlog_spec.remote import protocol
 from binlog_spec.remote.connection import Connection, purged_error
 
@@ -79,6 +80,8 @@ def prepare(conn: Connection, *, heartbeat_s: float, gtid_start: str | None) -> 
             conn.query(f"SET @slave_connect_state = '{_gtid_text(gtid_start)}'")
             conn.query("SET @slave_gtid_strict_mode = 0")
             conn.query("SET @slave_gtid_ignore_duplicates = 0")
+    if isinstance(checksum, (bytes, bytearray)):     # (a user variable may come back as binary)
+        checksum = checksum.decode("ascii", "replace")
     return 4 if str(checksum or "NONE").upper() not in ("NONE", "0", "OFF") else 0
 
 
@@ -96,10 +99,10 @@ def random_server_id() -> int:
 
 
 def _gtid_text(text: str) -> str:
-    """A MariaDB GTID position (domain-server-seq[,...]) checked to hold no quote."""
+    """A MariaDB GTID position (domain-server-seq[,...]) checked to hold nothing else (it is quoted into SQL)."""
     cleaned = text.replace(" ", "")
-    if not all(c.isdigit() or c in "-," for c in cleaned):
-        raise ValueError(f"not a MariaDB GTID position: {text!r}")
+    if not re.fullmatch(r"(\d+-\d+-\d+)(,\d+-\d+-\d+)*", cleaned):
+        raise GtidSetError(f"not a MariaDB GTID position (domain-server-seq[,...]): {text!r}")
     return cleaned
 
 
@@ -111,9 +114,12 @@ def dump_events(conn: Connection, log: str, position: int = 4, *, blocking: bool
     blocking=False: the server sends EOF after its last event and the iterator ends (BINLOG_DUMP_NON_BLOCK).
     blocking=True (--stop-never): it waits for the server's new events and never ends by itself; a
     heartbeat arrives every heartbeat_s while nothing happens. A server silent for longer than
-    silence_timeout(heartbeat_s) (a network cut, a frozen server) raises ServerGoneError, in either mode. gtid_start (MariaDB): start at this GTID position (log and position
-    are then ignored by the server). exclude_gtids (MySQL): COM_BINLOG_DUMP_GTID with the set the server
-    skips. Errors raise RemoteError's classes (a purged log: LogPurgedError naming the oldest log kept)."""
+    silence_timeout(heartbeat_s) (a network cut, a frozen server) raises ServerGoneError, in either mode.
+
+    gtid_start (MariaDB): start after this GTID position (log and position are then not sent).
+    exclude_gtids (MySQL): COM_BINLOG_DUMP_GTID with the set the server skips (MariaDB has no such
+    command: ignored there, a reader filters the GTIDs itself). Errors raise RemoteError's classes (a
+    purged log: LogPurgedError naming the oldest log kept); the server is asked when the first event is."""
     heartbeat = conn.options.heartbeat_s if heartbeat_s is None else heartbeat_s
     sid = server_id or conn.options.connection_server_id or random_server_id()
     checksum_len = prepare(conn, heartbeat_s=heartbeat, gtid_start=gtid_start)
@@ -136,37 +142,38 @@ def dump_events(conn: Connection, log: str, position: int = 4, *, blocking: bool
     while True:
         try:
             packet = conn.read_packet()
+            kind = protocol.packet_kind(packet)
         except (pymysql.err.MySQLError, OSError) as exc:
             raise purged_error(conn, exc, current, at) from None
-        kind = protocol.packet_kind(packet)
+        except ValueError as exc:       # a packet that is no event, EOF or error
+            raise RemoteError(f"the server sent what is not a replication packet: {exc}", server=conn.server,
+                              log=current, position=at) from None
         if kind == protocol.PACKET_EOF:
             if blocking:    # a blocking dump has no end: the server ends it when it shuts down
                 raise ServerGoneError("the server ended the dump (shutting down?)", server=conn.server,
                                       log=current, position=at)
             return
         data = packet[1:]
+        if len(data) < protocol.EVENT_HEADER_LEN:
+            raise RemoteError(f"the server sent an event of {len(data)} bytes, shorter than its header",
+                              server=conn.server, log=current, position=at)
         _ts, type_code, _sid, _size, log_pos, flags = protocol.event_header(data)
         is_heartbeat = type_code in (protocol.HEARTBEAT_LOG_EVENT, protocol.HEARTBEAT_LOG_EVENT_V2)
         artificial = bool(flags & protocol.LOG_EVENT_ARTIFICIAL_F) or is_heartbeat or log_pos == 0
         if type_code == protocol.FORMAT_DESCRIPTION_EVENT:
             checksum_len = protocol.fde_checksum_len(data)
         elif type_code == protocol.ROTATE_EVENT:
-            name, _pos = protocol.rotate_target(data, checksum_len)
-            if artificial:
-                current = name
+            name, next_pos = protocol.rotate_target(data, checksum_len)
+            if artificial:      # the log the dump goes on in, and where
+                current, at = name, next_pos
                 yield RemoteEvent(current, data, type_code, log_pos, True, False)
-            else:
+            else:               # the last event of its log
                 yield RemoteEvent(current, data, type_code, log_pos, False, False)
-                current = name
+                current, at = name, next_pos
             continue
         if not artificial:
             at = log_pos
         yield RemoteEvent(current, data, type_code, log_pos, artificial, is_heartbeat)
 
 
-def read_all(conn: Connection, log: str, position: int = 4) -> list[RemoteEvent]:
-    """Every event from log/position to the server's last (a non-blocking dump), in a list."""
-    return list(dump_events(conn, log, position, blocking=False))
-
-
-__all__ = ["RemoteEvent", "dump_events", "prepare", "read_all", "RemoteError"]
+__all__ = ["RemoteEvent", "dump_events", "prepare", "silence_timeout", "random_server_id"]

@@ -15,16 +15,20 @@ COM_REGISTER_SLAVE = 0x15
 COM_BINLOG_DUMP_GTID = 0x1E
 
 # -- COM_BINLOG_DUMP / COM_BINLOG_DUMP_GTID flags ------------------------------------------------------
-#: Send EOF after the last event instead of waiting for more (MySQL sql/rpl_binlog_sender.h,
-#: Binlog_sender::BINLOG_DUMP_NON_BLOCK; MariaDB include/mysql_com.h BINLOG_DUMP_NON_BLOCK).
+#: Send EOF after the last event instead of waiting for more (MySQL sql/rpl_constants.h BINLOG_DUMP_NON_BLOCK,
+#: tested by Binlog_sender in sql/rpl_binlog_sender.cc; MariaDB sql/sql_priv.h BINLOG_DUMP_NON_BLOCK).
 BINLOG_DUMP_NON_BLOCK = 0x01
-#: MariaDB COM_BINLOG_DUMP: send ANNOTATE_ROWS_EVENTs too (include/mysql_com.h BINLOG_SEND_ANNOTATE_ROWS_EVENT;
-#: sql/sql_repl.cc, send_events skips them without it). MySQL's COM_BINLOG_DUMP reads no such bit.
+#: MariaDB COM_BINLOG_DUMP: send ANNOTATE_ROWS_EVENTs too (sql/sql_priv.h BINLOG_SEND_ANNOTATE_ROWS_EVENT;
+#: sql/sql_repl.cc, send_events skips them without it). (MySQL: USE_HEARTBEAT_EVENT_V2.)
 BINLOG_SEND_ANNOTATE_ROWS_EVENT = 0x02
-#: COM_BINLOG_DUMP_GTID flags as MySQL's protocol documentation names them (COM_BINLOG_DUMP_GTID: "dump
-#: from the file and position given", "the GTID set follows"); the server itself reads only NON_BLOCK.
-BINLOG_THROUGH_POSITION = 0x02
-BINLOG_THROUGH_GTID = 0x04
+#: MySQL 8.0.26+ COM_BINLOG_DUMP / COM_BINLOG_DUMP_GTID: send heartbeats as HEARTBEAT_LOG_EVENT_V2 (include/mysql.h
+#: USE_HEARTBEAT_EVENT_V2 = 1 << 1; sql/rpl_binlog_sender.cc, Binlog_sender::send_heartbeat_event tests
+#: m_flag & USE_HEARTBEAT_EVENT_V2), as a replica asks (sql/rpl_replica.cc, request_dump). The same bit is
+#: MariaDB's BINLOG_SEND_ANNOTATE_ROWS_EVENT: it is sent to each flavour with its own meaning.
+USE_HEARTBEAT_EVENT_V2 = 0x02
+#: Bits the old protocol documentation named for COM_BINLOG_DUMP_GTID (BINLOG_THROUGH_POSITION = 0x02,
+#: BINLOG_THROUGH_GTID = 0x04) are not sent: the server reads the name, position and GTID set whatever
+#: they say, and 0x02 now asks for HEARTBEAT_LOG_EVENT_V2.
 
 # -- the leading status byte of each packet the server sends during a dump ------------------------------
 #: An event follows (sql/rpl_binlog_sender.cc, Binlog_sender::reset_transmit_packet writes this byte
@@ -185,13 +189,10 @@ def binlog_dump_gtid(log: str, position: int, server_id: int, gtids, *, non_bloc
     """COM_BINLOG_DUMP_GTID's payload, command byte first (MySQL sql/rpl_source.cc, com_binlog_dump_gtid):
     flags int<2>, server_id int<4>, binlog_name_info_size int<4>, the name (no terminator), binlog_pos
     int<8>, then data_size int<4> and the encoded GTID set (encode_gtid_set): the transactions the server
-    skips. The server reads data_size and the set whatever the flags say, and of the flags only
-    BINLOG_DUMP_NON_BLOCK (Binlog_sender); BINLOG_THROUGH_GTID (and BINLOG_THROUGH_POSITION with a log
-    name) are set as the protocol documents them."""
+    skips. The server reads the name, position, data_size and set whatever the flags say; the flags are
+    BINLOG_DUMP_NON_BLOCK and USE_HEARTBEAT_EVENT_V2, as a MySQL 8 replica sends them."""
     name = log.encode("utf-8")
-    flags = (BINLOG_DUMP_NON_BLOCK if non_block else 0) | BINLOG_THROUGH_GTID
-    if name:
-        flags |= BINLOG_THROUGH_POSITION
+    flags = (BINLOG_DUMP_NON_BLOCK if non_block else 0) | USE_HEARTBEAT_EVENT_V2
     encoded = encode_gtid_set(gtids)
     return (struct.pack("<BHII", COM_BINLOG_DUMP_GTID, flags, server_id, len(name)) + name
             + struct.pack("<QI", position, len(encoded)) + encoded)
