@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from remote_server import add_user, available, replication_server, REPL_PASSWORD, REPL_USER
+from remote_server import REPL_PASSWORD, REPL_USER, available, replication_server
 from test_download_server import Writer, _same_as_server, _wait_caught_up, _wait_dumping
 
 pytestmark = pytest.mark.skipif(not available(), reason="needs Debian's mariadb-server")
