@@ -41,7 +41,6 @@ def one_line(err: str) -> str:
     (["sql", "-R"], "reading from a live server is not supported yet"),
     (["sql", "--read-from-remote-server"], "reading from a live server is not supported yet"),
     (["sql", "--stop-never"], "reading from a live server is not supported yet"),
-    (["sql", "--raw"], "download -R ... -o DIR"),
 ])
 def test_a_mysqlbinlog_option_gets_one_line_with_binlog_specs_spelling_and_exit_2(argv, told):
     code, out, err = run(*argv, DEMO)

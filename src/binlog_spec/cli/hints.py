@@ -16,8 +16,6 @@ import sys
 _BOTH, _MYSQL, _MARIADB = "mysqlbinlog's and mariadb-binlog's", "mysqlbinlog's", "mariadb-binlog's"
 _REMOTE = "reading from a live server is not supported yet: give binlog-spec the binlog files (copies, or " \
           "what mysqlbinlog --read-from-remote-server --raw fetched)"
-_RAW = "binlog-spec copies a server's logs byte for byte with: download -R ... -o DIR [FIRST_LOG] " \
-       "(--stop-never to follow the server)"
 _ROLLBACK = "binlog-spec writes the undo with: sql --rollback (BINLOG blocks, as --flashback; with --sql2, " \
             "SQL statements)"
 _OUTPUT = "binlog-spec writes to a file with: -o FILE"
@@ -46,7 +44,7 @@ HINTS: dict[str, tuple[str, str, str]] = {
     "-R": (_BOTH, "--read-from-remote-server", _REMOTE),
     "--read-from-remote-master": (_MYSQL, "", _REMOTE),
     "--stop-never": (_BOTH, "", _REMOTE),
-    "--raw": (_BOTH, "", _RAW),
+    "--raw": (_BOTH, "", _REMOTE),
     "--host": (_BOTH, "", _REMOTE),
     "--user": (_BOTH, "", _REMOTE),
     "-u": (_BOTH, "--user", _REMOTE),
