@@ -15,6 +15,7 @@ import pytest
 
 from conftest import CORPUS
 from binlog_spec.remote.folder import LogFile, local_logs, remove_parts, resume_point, whole_end
+from binlog_spec.errors import NotABinlogError
 from binlog_spec.stream.transactions import Transactions
 
 #: A MariaDB 11.4 log, closed by its ROTATE_EVENT: standalone DDL, an INTVAR statement, row transactions.
@@ -80,6 +81,20 @@ def test_resume_trims_the_cut_transaction_and_restarts_a_log_without_its_format_
     (tmp_path / "mysql-bin.000002").write_bytes(data[:100])       # the FDE cut: written again from 4
     assert resume_point(tmp_path, "mysql-bin.000002", Transactions) == (4, False)
     assert not (tmp_path / "mysql-bin.000002").exists()
+
+
+def test_a_copy_damaged_past_some_point_resumes_at_the_last_whole_transaction_before_it(tmp_path):
+    data = bytearray(LOG.read_bytes())
+    data[1500] ^= 0xFF                      # a byte of the transaction of GTID 0-17-5 (1338 .. 1661)
+    (tmp_path / "mysql-bin.000001").write_bytes(data)
+    faults = []
+    assert resume_point(tmp_path, "mysql-bin.000001", Transactions, faults.append) == (1338, False)
+    assert (tmp_path / "mysql-bin.000001").read_bytes() == LOG.read_bytes()[:1338]
+    assert "CRC32 mismatch" in str(faults[0])
+    (tmp_path / "other.000001").write_bytes(b"not a binlog at all")
+    with pytest.raises(NotABinlogError):        # someone else's file is never cut
+        resume_point(tmp_path, "other.000001", Transactions)
+    assert (tmp_path / "other.000001").read_bytes() == b"not a binlog at all"
 
 
 def test_resume_clears_the_in_use_flag_of_a_log_that_ends_with_its_rotate(tmp_path):

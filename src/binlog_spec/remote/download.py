@@ -47,7 +47,8 @@ class Progress:
     reconnects: int = 0
 
 
-def start_point(conn: Connection, folder: Path, first_log: str | None, transactions: Tracker) -> tuple[str, int]:
+def start_point(conn: Connection, folder: Path, first_log: str | None, transactions: Tracker,
+                note: Callable[[str], None] = lambda _line: None) -> tuple[str, int]:
     """(log, position) the download starts at (see the module's notes). A log the server no longer has
     raises LogPurgedError naming the oldest it has; but a copy whose last log is whole (closed by its
     ROTATE_EVENT) goes on with the log after it, if the server has that one."""
@@ -60,7 +61,8 @@ def start_point(conn: Connection, folder: Path, first_log: str | None, transacti
         return _kept(conn, names, first_log, spec.LEN_MAGIC)
     if not have:
         return names[0], spec.LEN_MAGIC
-    position, closed = resume_point(folder, have[-1], transactions)
+    position, closed = resume_point(folder, have[-1], transactions,
+                                    lambda exc: note(f"{exc}: the copy is cut there and downloaded again"))
     if closed and have[-1] not in names:
         base, number = log_key(have[-1])
         after = [n for n in names if log_key(n) > (base, number)]
@@ -167,7 +169,7 @@ def download(opts: ConnectOptions, folder: str | os.PathLike, options: DownloadO
                 conn = connector(opts)
                 copy.flavor, connected = conn.flavor, True
                 if copy.resume is None:
-                    copy.resume = start_point(conn, folder, options.first_log, transactions)
+                    copy.resume = start_point(conn, folder, options.first_log, transactions, note)
                     progress.log, progress.position = copy.resume
                 log, position = copy.resume
                 for ev in dump_events(conn, log, position, blocking=options.stop_never):

@@ -19,6 +19,9 @@ server's log that ends at a transaction boundary, so every command can read the 
   file is fsynced. A log the server did not close (it crashed: the next log starts with no ROTATE_EVENT
   before) keeps the flag, as MariaDB leaves it in its file.
 
+The events of a live log come whole from the dump: they are made Events straight from their bytes
+(`_Framer`); a copy in the folder is read back with the reader (`whole_end`).
+
 Where a transaction ends is the one tracker's (stream.transactions.Transactions): this layer sits under it,
 so the caller passes it in (`transactions`, a factory of objects with `step(event) -> (starts, ends)` and
 `mode`, None between transactions).
@@ -36,7 +39,8 @@ from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.fields import bodies
 from binlog_spec.binlog.event_types import GTID_EVENTS, QUERY_EVENTS
 from binlog_spec.binlog.reader import BinlogReader
-from binlog_spec.errors import ChecksumError, MalformedEventError, NotABinlogError, TruncatedEventError
+from binlog_spec.errors import (BinlogError, ChecksumError, EventSizeError, MalformedEventError, NotABinlogError,
+                                TruncatedEventError)
 from binlog_spec.options import ReadOptions
 
 ET = spec.EventType
@@ -83,11 +87,14 @@ class Boundaries:
         return starts, self.tx.mode is None or ev.type_code == ET.transaction_payload_event
 
 
-def whole_end(path: str | os.PathLike, transactions: Tracker) -> tuple[int, bool]:
+def whole_end(path: str | os.PathLike, transactions: Tracker,
+              fault: Callable[[BinlogError], None] | None = None) -> tuple[int, bool]:
     """(the end of the last whole transaction of the copy at `path`, the log is closed there: its last
     event is a ROTATE_EVENT or STOP_EVENT). 0 when not even its FORMAT_DESCRIPTION_EVENT is whole: the
     log is downloaded again from its start. A file cut inside an event or a transaction ends at the
-    boundary before; any other fault (a checksum, an impossible size) is raised: the copy is damaged."""
+    boundary before; so does a copy damaged past some point (an impossible size, a CRC32 mismatch: the
+    bytes of a crash of the machine), whose error is given to `fault`: the server has the bytes, the
+    download fetches them again. A file that is no binlog raises NotABinlogError."""
     with open(path, "rb") as f:
         head = f.read(spec.LEN_MAGIC)
     if len(head) < spec.LEN_MAGIC and spec.MAGIC.startswith(head):
@@ -103,6 +110,9 @@ def whole_end(path: str | os.PathLike, transactions: Tracker) -> tuple[int, bool
                 safe, closed = ev.pos + ev.header.len_event, ev.type_code in CLOSING
     except TruncatedEventError:
         pass
+    except (EventSizeError, ChecksumError) as exc:
+        if fault is not None:
+            fault(exc)
     return safe, closed
 
 
@@ -119,12 +129,14 @@ def clear_in_use(path: str | os.PathLike) -> None:
         os.close(fd)
 
 
-def resume_point(folder: str | os.PathLike, name: str, transactions: Tracker) -> tuple[int, bool]:
+def resume_point(folder: str | os.PathLike, name: str, transactions: Tracker,
+                 fault: Callable[[BinlogError], None] | None = None) -> tuple[int, bool]:
     """(where the download of the log `name` of `folder` goes on, the log is closed there). Its file is cut
-    back to its last whole transaction (a log the downloader was writing when it stopped); when it has no
-    whole FORMAT_DESCRIPTION_EVENT it is removed, to be written again from its start (4)."""
+    back to its last whole transaction (a log the downloader was writing when it stopped, or damaged past
+    some point: whole_end, `fault`); when it has no whole FORMAT_DESCRIPTION_EVENT it is removed, to be
+    written again from its start (4)."""
     path = Path(folder) / name
-    end, closed = whole_end(path, transactions)
+    end, closed = whole_end(path, transactions, fault)
     if end <= spec.LEN_MAGIC:
         path.unlink()
         return spec.LEN_MAGIC, False
