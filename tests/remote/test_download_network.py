@@ -16,7 +16,7 @@ import time
 import pytest
 
 from remote_server import REPL_PASSWORD, REPL_USER, available, replication_server
-from test_download_server import Writer, _same_as_server, _wait_caught_up, _wait_dumping
+from test_download_server import Writer, _same_as_server, _wait_caught_up, _wait_dumping, processes
 
 pytestmark = pytest.mark.skipif(not available(), reason="needs Debian's mariadb-server")
 
@@ -101,7 +101,7 @@ def _wait_for_note(path, count: int, timeout: float) -> None:
 
 def test_download_stop_never_reconnects_after_a_network_cut_and_a_silent_network_byte_identical(tmp_path):
     folder, notes = tmp_path / "copy", tmp_path / "download.err"
-    with replication_server() as srv:
+    with replication_server() as srv, processes() as procs:
         srv.sql("CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
         relay = Relay(srv.port)
         env = dict(os.environ, MYSQL_PWD=REPL_PASSWORD)
@@ -110,6 +110,7 @@ def test_download_stop_never_reconnects_after_a_network_cut_and_a_silent_network
                 [sys.executable, "-m", "binlog_spec", "download", "-R", "--no-defaults", "--host", "127.0.0.1",
                  "--port", str(relay.port), "--user", REPL_USER, "--stop-never", "--retry-max-wait", "0.4",
                  "-o", str(folder)], stdout=subprocess.DEVNULL, stderr=err, env=env)
+            procs.append(downloader)
         _wait_dumping(srv)                      # (an error of its first connection would end it)
         writer = Writer(srv)
         writer.start()

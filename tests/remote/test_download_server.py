@@ -3,6 +3,7 @@ own files), that resumes, follows a live workload through server restarts, a kil
 kill -9, and holds every row change exactly once (compared with the writer's own log of its changes)."""
 from __future__ import annotations
 
+import contextlib
 import filecmp
 import json
 import os
@@ -30,6 +31,20 @@ pytestmark = pytest.mark.skipif(not mariadb_server.available(), reason="needs De
 def _cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "binlog_spec", *args], capture_output=True, text=True,
                           check=check, timeout=60)
+
+
+@contextlib.contextmanager
+def processes():
+    """A list to put the test's downloads in: each one still running at the end is killed (a failing test
+    leaves none behind)."""
+    procs: list[subprocess.Popen] = []
+    try:
+        yield procs
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
 
 
 def _remote(srv) -> list[str]:
@@ -133,12 +148,13 @@ def _wait_caught_up(srv, folder: Path, timeout: float = 20) -> None:
 
 def test_download_stop_never_follows_restarts_kills_and_its_own_crash_byte_identical_every_change_once(tmp_path):
     folder = tmp_path / "copy"
-    with mariadb_server.MariaDBServer() as srv:
+    with mariadb_server.MariaDBServer() as srv, processes() as procs:
         srv.sql("CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
         args = [sys.executable, "-m", "binlog_spec", "download", *_remote(srv), "--stop-never",
                 "--retry-max-wait", "0.4", "-o", str(folder)]
         logs = [open(tmp_path / f"download{i}.err", "w") for i in range(2)]
         downloader = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=logs[0])
+        procs.append(downloader)
         _wait_dumping(srv)                      # (an error of its first connection would end it)
         writer = Writer(srv)
         writer.start()
@@ -173,6 +189,7 @@ def test_download_stop_never_follows_restarts_kills_and_its_own_crash_byte_ident
             downloader.wait()
             writer.wait_for(100)
             downloader = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=logs[1])
+            procs.append(downloader)
             writer.wait_for(150)
         finally:
             writer.stop_now.set()
