@@ -129,10 +129,11 @@ def test_a_dump_whose_connection_is_killed_raises_server_gone(server):
     assert_clean(caught.value, f"127.0.0.1:{server.port}")
 
 
-def test_a_blocking_dump_of_a_server_shutting_down_raises_server_gone():
+@pytest.mark.parametrize("how", ["shutdown", "kill -9"])
+def test_a_blocking_dump_of_a_server_that_stops_raises_server_gone(how):
     with replication_server() as srv:
         name = list(server_logs(srv))[-1]
-        stopper = threading.Timer(1.0, srv.stop)
+        stopper = threading.Timer(1.0, srv.stop if how == "shutdown" else srv.proc.kill)
         with api.connect(connect_options(srv, heartbeat_s=0.2)) as conn:
             stopper.start()
             with pytest.raises(ServerGoneError) as caught:
