@@ -239,3 +239,8 @@ class ServerGoneError(RemoteError):
     killed, or nothing came within the timeout."""
 
     retryable = True
+
+
+class DownloadGapError(RemoteError):
+    """binlog-spec download: the server sent an event that is not where the copy ends (writing it would
+    leave a gap or a duplicate); nothing is written past the copy's end."""

@@ -165,3 +165,17 @@ class ConnectOptions:
     def address(self) -> str:
         """host:port, or the socket path: how errors name the server."""
         return self.socket if self.socket else f"{self.host}:{self.port}"
+
+
+@dataclass(frozen=True)
+class DownloadOptions:
+    """What `binlog-spec download` copies and how it follows the server (remote.download)."""
+
+    #: The log to start at when the folder holds none of the server's logs, or only older ones (None: the
+    #: server's oldest).
+    first_log: str | None = None
+    #: Follow the server for ever, connecting again when the connection is lost (--stop-never).
+    stop_never: bool = False
+    #: The first wait before connecting again (--stop-never), doubled at each failure up to retry_max_s.
+    retry_initial_s: float = 0.1
+    retry_max_s: float = 10.0

@@ -14,6 +14,7 @@ from binlog_spec import compiled
 from binlog_spec.errors import BinlogError, RemoteError, SchemaFileError
 from binlog_spec.cli.hints import Parser, errors_to
 from binlog_spec.cli.arguments import add_read_arguments, add_schema_arguments, rewrite_arg, size_arg
+from binlog_spec.cli.server_logs import add_download_parser, add_logs_parser
 from binlog_spec.cli.commands import EVENT_FORMATS, ROW_FORMATS, run_analyze, run_events, run_rows, run_sql
 from binlog_spec.cli.exit_codes import (EXIT_BAD_INPUT, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_IO, EXIT_OK,
                                         EXIT_SERVER, EXIT_UNWRITABLE, EXIT_USAGE, EXIT_WARNINGS)
@@ -102,6 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="timeline interval in seconds (default 60)")
     add_schema_arguments(an)
     an.set_defaults(run=run_analyze)
+    add_download_parser(sub)
+    add_logs_parser(sub)
     return ap
 
 

@@ -8,7 +8,7 @@
        CREATE TABLE
     3  a binlog is broken (not a binlog, truncated, bad checksum, impossible size); the events
        before the fault were printed
-    4  a file could not be opened or read
+    4  a file could not be opened or read (download: its folder written, or locked by another download)
     5  sql --rollback: a later transaction in the files changed rows the rollback would overwrite (each
        conflict on stderr); nothing was written (--force writes it anyway, and exits 1)
     6  sql --sql/--sql2: the script cannot be written from these binlogs (column names unknown, row

@@ -177,8 +177,11 @@ def _missing_dependency(message: str) -> str:
 
 def connect(opts: ConnectOptions) -> Connection:
     """Open a connection, authenticated (RemoteError's classes on failure; the password is in none)."""
+    # (read_timeout: a server that falls silent in the handshake or a query fails too, not hangs;
+    # a dump sets its own, conn.set_read_timeout)
     kwargs: dict[str, Any] = {"user": opts.user or "", "password": opts.password or "",
-                              "connect_timeout": opts.connect_timeout_s, "autocommit": True,
+                              "connect_timeout": opts.connect_timeout_s, "read_timeout": opts.connect_timeout_s,
+                              "autocommit": True,
                               "charset": "utf8mb4", "program_name": "binlog-spec"}
     if opts.socket:
         kwargs["unix_socket"] = opts.socket

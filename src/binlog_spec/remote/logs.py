@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from binlog_spec.binlog.event_types import GTID_EVENTS
 from binlog_spec.binlog.reader import BinlogReader
+from binlog_spec.binlog.timezones import iso_utc
 from binlog_spec.errors import BinlogError, LogPurgedError, RemoteError
 from binlog_spec.options import ReadOptions
 from binlog_spec.remote import protocol
@@ -29,6 +30,12 @@ class LogHead(NamedTuple):
     size: int
     first_time: int | None
     first_gtid: str | None
+
+    def to_dict(self) -> dict:
+        """As `binlog-spec logs` writes it: log, size, first_time (ISO 8601, UTC), first_gtid."""
+        return {"log": self.name, "size": self.size,
+                "first_time": None if self.first_time is None else iso_utc(self.first_time),
+                "first_gtid": self.first_gtid}
 
 
 def log_heads(conn: Connection, logs: list[str] | None = None) -> list[LogHead]:
