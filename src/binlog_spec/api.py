@@ -56,7 +56,6 @@ from binlog_spec.stream.planning.parallel import Plan, local_files, piece_schema
 from binlog_spec.stream.planning.pieces import Split, is_prefix
 from binlog_spec.stream.planning.splits import piece_events
 from binlog_spec.stream.selection import Selection
-from binlog_spec.stream.transactions import Transactions
 
 # The writers and the analysis are imported when called: a run that lists events does not load them.
 #: The formats of event_lines and row_lines.
@@ -498,4 +497,4 @@ def row_changes_by_transaction(events: Iterable[Event], schema_source=None,
     return by_transaction(events, RowDecoder(schema_source, warn))
 
 
-__all__ += ["row_changes_by_transaction", "Transactions"]
+__all__ += ["row_changes_by_transaction"]

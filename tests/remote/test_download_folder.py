@@ -67,7 +67,7 @@ def test_a_copy_cut_anywhere_ends_at_the_last_whole_transaction_before_the_cut(t
     for n in range(len(data) + 1):
         cut.write_bytes(data[:n])
         expected = max([b for b in bounds if b <= n], default=0) if n >= fde_end else 0
-        assert whole_end(cut, Transactions)[0] == expected, n
+        assert whole_end(cut)[0] == expected, n
 
 
 def test_resume_trims_the_cut_transaction_and_restarts_a_log_without_its_format_description(tmp_path):
@@ -75,11 +75,11 @@ def test_resume_trims_the_cut_transaction_and_restarts_a_log_without_its_format_
     _, bounds = _mariadb_binlog_boundaries(LOG)
     inside = 1500       # inside the transaction of GTID 0-17-5 (1338 .. 1661)
     (tmp_path / "mysql-bin.000001").write_bytes(data[:inside])
-    assert resume_point(tmp_path, "mysql-bin.000001", Transactions) == (1338, False)
+    assert resume_point(tmp_path, "mysql-bin.000001") == (1338, False)
     assert (tmp_path / "mysql-bin.000001").read_bytes() == data[:1338]
     assert 1338 in bounds
     (tmp_path / "mysql-bin.000002").write_bytes(data[:100])       # the FDE cut: written again from 4
-    assert resume_point(tmp_path, "mysql-bin.000002", Transactions) == (4, False)
+    assert resume_point(tmp_path, "mysql-bin.000002") == (4, False)
     assert not (tmp_path / "mysql-bin.000002").exists()
 
 
@@ -88,12 +88,12 @@ def test_a_copy_damaged_past_some_point_resumes_at_the_last_whole_transaction_be
     data[1500] ^= 0xFF                      # a byte of the transaction of GTID 0-17-5 (1338 .. 1661)
     (tmp_path / "mysql-bin.000001").write_bytes(data)
     faults = []
-    assert resume_point(tmp_path, "mysql-bin.000001", Transactions, faults.append) == (1338, False)
+    assert resume_point(tmp_path, "mysql-bin.000001", faults.append) == (1338, False)
     assert (tmp_path / "mysql-bin.000001").read_bytes() == LOG.read_bytes()[:1338]
     assert "CRC32 mismatch" in str(faults[0])
     (tmp_path / "other.000001").write_bytes(b"not a binlog at all")
     with pytest.raises(NotABinlogError):        # someone else's file is never cut
-        resume_point(tmp_path, "other.000001", Transactions)
+        resume_point(tmp_path, "other.000001")
     assert (tmp_path / "other.000001").read_bytes() == b"not a binlog at all"
 
 
@@ -102,7 +102,7 @@ def test_resume_clears_the_in_use_flag_of_a_log_that_ends_with_its_rotate(tmp_pa
     assert not data[IN_USE_AT] & 1          # the server cleared it when it closed the log
     data[IN_USE_AT] |= 1                    # as the copy was while the log was written
     (tmp_path / "mysql-bin.000001").write_bytes(data)
-    assert resume_point(tmp_path, "mysql-bin.000001", Transactions) == (len(data), True)
+    assert resume_point(tmp_path, "mysql-bin.000001") == (len(data), True)
     assert (tmp_path / "mysql-bin.000001").read_bytes() == LOG.read_bytes()
 
 
@@ -110,7 +110,7 @@ def test_a_log_written_event_by_event_is_on_disk_only_in_whole_transactions_and_
     data = LOG.read_bytes()
     fde_end, bounds = _mariadb_binlog_boundaries(LOG)
     events = _events(data)                  # (the server sends the FDE with the in-use flag clear)
-    log = LogFile(tmp_path, "mysql-bin.000001", 4, Transactions)
+    log = LogFile(tmp_path, "mysql-bin.000001", 4)
     path, pos = tmp_path / "mysql-bin.000001", 4
     for ev in events:
         log.add(ev)
@@ -129,14 +129,13 @@ def test_a_log_resumed_mid_file_drops_the_transaction_in_flight_and_goes_on_byte
     data = LOG.read_bytes()
     events = _events(data)
     (tmp_path / "mysql-bin.000001").write_bytes(data[:1338])
-    log = LogFile(tmp_path, "mysql-bin.000001", resume_point(tmp_path, "mysql-bin.000001", Transactions)[0],
-                  Transactions)
+    log = LogFile(tmp_path, "mysql-bin.000001", resume_point(tmp_path, "mysql-bin.000001")[0])
     rest = [ev for ev, start in zip(events, _starts(events)) if start >= 1338]
     log.add(rest[0])
     log.add(rest[1])                        # the GTID and the ANNOTATE_ROWS of 0-17-5: held, not written
     assert (tmp_path / "mysql-bin.000001").stat().st_size == 1338
     assert log.drop() == 1338               # the connection is lost: the log goes on from there
-    log = LogFile(tmp_path, "mysql-bin.000001", 1338, Transactions)
+    log = LogFile(tmp_path, "mysql-bin.000001", 1338)
     for ev in rest:
         log.add(ev)
     assert (tmp_path / "mysql-bin.000001").read_bytes() == data
@@ -166,7 +165,7 @@ def test_a_log_left_without_its_rotate_keeps_its_in_use_flag_as_the_servers_reco
     MYSQL_BIN_LOG::open_binlog: truncate_update_log_file)."""
     from binlog_spec.remote.download import Progress, _Copy
     events = _events(LOG.read_bytes())[:-1]             # the log without its ROTATE_EVENT
-    copy = _Copy(tmp_path, Transactions, Progress(), "server")
+    copy = _Copy(tmp_path, Progress(), "server")
     copy.flavor = flavor
     pos = 4
     for ev in events:

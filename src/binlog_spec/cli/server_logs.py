@@ -61,7 +61,7 @@ def run_download(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.flush()
     previous = signal.signal(signal.SIGTERM, _interrupt) if args.stop_never else None
     try:
-        progress = api.download(opts, args.output_dir, options, api.Transactions, note)
+        progress = api.download(opts, args.output_dir, options, note)
     except KeyboardInterrupt:
         note(f"stopped: {args.output_dir} holds whole transactions only")
         return EXIT_OK

@@ -34,7 +34,7 @@ from binlog_spec.errors import DownloadGapError, LogPurgedError, RemoteError, Se
 from binlog_spec.options import ConnectOptions, DownloadOptions
 from binlog_spec.remote.connection import Connection, connect
 from binlog_spec.remote.dump import dump_events
-from binlog_spec.remote.folder import (LogFile, Tracker, clear_in_use, local_logs, lock, log_key,
+from binlog_spec.remote.folder import (LogFile, clear_in_use, local_logs, lock, log_key,
                                       remove_parts, resume_point)
 
 @dataclass
@@ -47,7 +47,7 @@ class Progress:
     reconnects: int = 0
 
 
-def start_point(conn: Connection, folder: Path, first_log: str | None, transactions: Tracker,
+def start_point(conn: Connection, folder: Path, first_log: str | None,
                 note: Callable[[str], None] = lambda _line: None) -> tuple[str, int]:
     """(log, position) the download starts at (see the module's notes). A log the server no longer has
     raises LogPurgedError naming the oldest it has; but a copy whose last log is whole (closed by its
@@ -61,7 +61,7 @@ def start_point(conn: Connection, folder: Path, first_log: str | None, transacti
         return _kept(conn, names, first_log, spec.LEN_MAGIC)
     if not have:
         return names[0], spec.LEN_MAGIC
-    position, closed = resume_point(folder, have[-1], transactions,
+    position, closed = resume_point(folder, have[-1],
                                     lambda exc: note(f"{exc}: the copy is cut there and downloaded again"))
     if closed and have[-1] not in names:
         base, number = log_key(have[-1])
@@ -85,8 +85,8 @@ def _kept(conn: Connection, names: list[str], log: str, position: int) -> tuple[
 class _Copy:
     """The logs being written, from the dump's events."""
 
-    def __init__(self, folder: Path, transactions: Tracker, progress: Progress, server: str):
-        self.folder, self.transactions, self.progress, self.server = folder, transactions, progress, server
+    def __init__(self, folder: Path, progress: Progress, server: str):
+        self.folder, self.progress, self.server = folder, progress, server
         #: The server's flavor ("mariadb" | "mysql"), set at each connection.
         self.flavor = "mariadb"
         self.log: LogFile | None = None
@@ -113,9 +113,9 @@ class _Copy:
         if start == spec.LEN_MAGIC:
             if resume is not None and resume[0] != log and self.flavor == "mysql":
                 self._recovered(resume[0])
-            self.log = LogFile(self.folder, log, spec.LEN_MAGIC, self.transactions)
+            self.log = LogFile(self.folder, log, spec.LEN_MAGIC)
         elif resume is not None and resume[0] == log and start in (None, resume[1]):
-            self.log = LogFile(self.folder, log, resume[1], self.transactions)
+            self.log = LogFile(self.folder, log, resume[1])
         else:
             raise self._misplaced(log, start, resume[1] if resume and resume[0] == log else spec.LEN_MAGIC)
         return self.log
@@ -146,11 +146,10 @@ class _Copy:
             self.log = None
 
 
-def download(opts: ConnectOptions, folder: str | os.PathLike, options: DownloadOptions, transactions: Tracker,
+def download(opts: ConnectOptions, folder: str | os.PathLike, options: DownloadOptions,
              note: Callable[[str], None] | None = None, *, connector: Callable[[ConnectOptions], Connection] = connect,
              sleep: Callable[[float], None] = time.sleep) -> Progress:
-    """Copy the server's logs into `folder` (created if need be); see the module's notes. `transactions`:
-    the transaction tracker (stream.transactions.Transactions, passed in by api). `note` receives a line
+    """Copy the server's logs into `folder` (created if need be); see the module's notes. `note` receives a line
     at each reconnection. Returns what was done; raises RemoteError's classes (and OSError for the
     folder). `connector`, `sleep`: for tests."""
     note = note or (lambda _line: None)
@@ -159,7 +158,7 @@ def download(opts: ConnectOptions, folder: str | os.PathLike, options: DownloadO
     held = lock(folder)
     remove_parts(folder)
     progress = Progress()
-    copy = _Copy(folder, transactions, progress, opts.address())
+    copy = _Copy(folder, progress, opts.address())
     delay = options.retry_initial_s
     connected = False
     try:
@@ -169,7 +168,7 @@ def download(opts: ConnectOptions, folder: str | os.PathLike, options: DownloadO
                 conn = connector(opts)
                 copy.flavor, connected = conn.flavor, True
                 if copy.resume is None:
-                    copy.resume = start_point(conn, folder, options.first_log, transactions, note)
+                    copy.resume = start_point(conn, folder, options.first_log, note)
                     progress.log, progress.position = copy.resume
                 log, position = copy.resume
                 for ev in dump_events(conn, log, position, blocking=options.stop_never):

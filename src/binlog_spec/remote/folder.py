@@ -22,9 +22,7 @@ server's log that ends at a transaction boundary, so every command can read the 
 The events of a live log come whole from the dump: they are made Events straight from their bytes
 (`_Framer`); a copy in the folder is read back with the reader (`whole_end`).
 
-Where a transaction ends is the one tracker's (stream.transactions.Transactions): this layer sits under it,
-so the caller passes it in (`transactions`, a factory of objects with `step(event) -> (starts, ends)` and
-`mode`, None between transactions).
+Where a transaction ends is the one tracker's (stream.transactions.Transactions).
 """
 from __future__ import annotations
 
@@ -42,6 +40,7 @@ from binlog_spec.binlog.reader import BinlogReader
 from binlog_spec.errors import (BinlogError, ChecksumError, EventSizeError, MalformedEventError, NotABinlogError,
                                 TruncatedEventError)
 from binlog_spec.options import ReadOptions
+from binlog_spec.stream.transactions import Transactions
 
 ET = spec.EventType
 #: A server's log name: BASE.NUMBER (mariadb-bin.000042; the number may grow past six digits).
@@ -54,9 +53,6 @@ TRACKING = ReadOptions(expand_payloads=False, decompress=False, buffer_size=1 <<
 CLOSING = frozenset({int(ET.rotate_event), int(ET.stop_event)})
 #: Offset, in a file, of the FORMAT_DESCRIPTION_EVENT's flags (after the magic).
 FDE_FLAGS_AT = spec.LEN_MAGIC + spec.OFS_FLAGS
-
-Tracker = Callable[[], object]
-
 
 def log_key(name: str) -> tuple[str, int]:
     """The order of a server's logs: by base name, then number (BASE.999999 comes before BASE.1000000)."""
@@ -77,8 +73,8 @@ class Boundaries:
     """The transaction boundaries of one log's events, in the order they come: `step(event)` says
     whether the bytes before the event, and the bytes through it, end at a boundary."""
 
-    def __init__(self, transactions: Tracker):
-        self.tx = transactions()
+    def __init__(self):
+        self.tx = Transactions()
 
     def step(self, ev: Event) -> tuple[bool, bool]:
         """(a boundary before `ev`, a boundary after it)."""
@@ -87,7 +83,7 @@ class Boundaries:
         return starts, self.tx.mode is None or ev.type_code == ET.transaction_payload_event
 
 
-def whole_end(path: str | os.PathLike, transactions: Tracker,
+def whole_end(path: str | os.PathLike,
               fault: Callable[[BinlogError], None] | None = None) -> tuple[int, bool]:
     """(the end of the last whole transaction of the copy at `path`, the log is closed there: its last
     event is a ROTATE_EVENT or STOP_EVENT). 0 when not even its FORMAT_DESCRIPTION_EVENT is whole: the
@@ -99,7 +95,7 @@ def whole_end(path: str | os.PathLike, transactions: Tracker,
         head = f.read(spec.LEN_MAGIC)
     if len(head) < spec.LEN_MAGIC and spec.MAGIC.startswith(head):
         return 0, False
-    bounds = Boundaries(transactions)
+    bounds = Boundaries()
     safe, closed = 0, False
     try:
         for ev in BinlogReader(path, TRACKING):
@@ -129,14 +125,14 @@ def clear_in_use(path: str | os.PathLike) -> None:
         os.close(fd)
 
 
-def resume_point(folder: str | os.PathLike, name: str, transactions: Tracker,
+def resume_point(folder: str | os.PathLike, name: str,
                  fault: Callable[[BinlogError], None] | None = None) -> tuple[int, bool]:
     """(where the download of the log `name` of `folder` goes on, the log is closed there). Its file is cut
     back to its last whole transaction (a log the downloader was writing when it stopped, or damaged past
     some point: whole_end, `fault`); when it has no whole FORMAT_DESCRIPTION_EVENT it is removed, to be
     written again from its start (4)."""
     path = Path(folder) / name
-    end, closed = whole_end(path, transactions, fault)
+    end, closed = whole_end(path, fault)
     if end <= spec.LEN_MAGIC:
         path.unlink()
         return spec.LEN_MAGIC, False
@@ -219,7 +215,7 @@ class LogFile:
     the file there, at a boundary). `add(data)` takes each event's bytes in order; they are written,
     whole transactions at a time (see the module's notes)."""
 
-    def __init__(self, folder: str | os.PathLike, name: str, position: int, transactions: Tracker):
+    def __init__(self, folder: str | os.PathLike, name: str, position: int):
         self.folder, self.name = Path(folder), name
         self.path = self.folder / name
         #: The bytes on disk (the copy's size).
@@ -227,7 +223,7 @@ class LogFile:
         self.pending = bytearray()
         self.closed = False
         self._f = None
-        self._bounds = Boundaries(transactions)
+        self._bounds = Boundaries()
         self._framer = _Framer(name)
         if position <= spec.LEN_MAGIC:
             self.written = 0
