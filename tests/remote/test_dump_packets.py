@@ -122,3 +122,22 @@ def test_without_checksums_the_fake_rotate_names_its_log_whole():
                                         protocol.LOG_EVENT_ARTIFICIAL_F) + body
     conn = ScriptedConnection([b"\x00" + rotate, b"\xfe\x00\x00\x02\x00"], checksum=b"NONE")
     assert [e.log for e in dump_events(conn, "b.000007", 4, blocking=False)] == ["b.000007"]
+
+
+MARIADB_114_FILE = "mariadb-mysql-cdc/mysql-bin.000001"     # MariaDB 11.4.12: log_pos 0 inside transactions
+
+
+def test_events_a_mariadb_11_4_server_writes_with_log_pos_0_are_real_and_placed_after_the_one_before():
+    """MariaDB 11.4+ (binlog_legacy_event_pos off) writes end_log_pos 0 on the events inside a transaction:
+    they are the log's events, not the protocol's, each starting where the one before it ends."""
+    path = CORPUS / MARIADB_114_FILE
+    events = events_of(path)
+    assert any(struct.unpack_from("<I", e, 13)[0] == 0 for e in events[1:])     # (what this file is chosen for)
+    packets = [b"\x00" + fake_rotate(path.name)] + [b"\x00" + e for e in events] + [b"\xfe\x00\x00\x02\x00"]
+    got = list(dump_events(ScriptedConnection(packets, flavor="mariadb"), path.name, 4, blocking=False))
+    real = [e for e in got if not e.artificial]
+    assert b"\xfebin" + b"".join(e.data for e in real) == path.read_bytes()
+    starts = [4]
+    for e in events[:-1]:
+        starts.append(starts[-1] + len(e))
+    assert [e.position for e in real] == starts

@@ -33,6 +33,8 @@ LEN_MAGIC = len(MAGIC)
 LEN_EVENT_HEADER = 19
 OFS_FLAGS = 17  # timestamp 4 + type 1 + server id 4 + size 4 + end_log_pos 4
 LOG_EVENT_BINLOG_IN_USE_F = 0x1
+#: The event exists only in a replication stream, not in the log (libbinlogevents binlog_event.h).
+LOG_EVENT_ARTIFICIAL_F = 0x20
 
 EventType = Binlog.EventType
 ColumnType = Binlog.ColumnType

@@ -36,25 +36,25 @@ class RemoteEvent:
     log         the log the event is in (an artificial ROTATE: the log it announces)
     data        the event's bytes exactly as in the log file: header, body, CRC32 when the log has one
     type_code   the header's event type code
-    log_pos     the header's end position (0 for the fake ROTATE and a resent FORMAT_DESCRIPTION)
+    log_pos     the header's end position (0 for the fake ROTATE and a resent FORMAT_DESCRIPTION, and for the
+                events inside a transaction that MariaDB 11.4+ writes with binlog_legacy_event_pos off)
+    position    where the event starts in its log: log_pos less its size, or where the event before it ended
+                when log_pos is 0 (meaningless when artificial)
     artificial  True for what only the protocol has (not in the log file): consumers drop these
     heartbeat   True for HEARTBEAT_LOG_EVENT / HEARTBEAT_LOG_EVENT_V2 (also artificial)
     """
 
-    __slots__ = ("log", "data", "type_code", "log_pos", "artificial", "heartbeat")
+    __slots__ = ("log", "data", "type_code", "log_pos", "artificial", "heartbeat", "position")
 
-    def __init__(self, log: str, data: bytes, type_code: int, log_pos: int, artificial: bool, heartbeat: bool):
+    def __init__(self, log: str, data: bytes, type_code: int, log_pos: int, artificial: bool, heartbeat: bool,
+                 position: int | None = None):
         self.log = log
         self.data = data
         self.type_code = type_code
         self.log_pos = log_pos
         self.artificial = artificial
         self.heartbeat = heartbeat
-
-    @property
-    def position(self) -> int:
-        """Where the event starts in its log (log_pos minus its size); meaningless when artificial."""
-        return self.log_pos - len(self.data)
+        self.position = log_pos - len(data) if position is None else position
 
     def __repr__(self) -> str:
         flags = (" artificial" if self.artificial else "") + (" heartbeat" if self.heartbeat else "")
@@ -159,7 +159,10 @@ def dump_events(conn: Connection, log: str, position: int = 4, *, blocking: bool
                               server=conn.server, log=current, position=at)
         _ts, type_code, _sid, _size, log_pos, flags = protocol.event_header(data)
         is_heartbeat = type_code in (protocol.HEARTBEAT_LOG_EVENT, protocol.HEARTBEAT_LOG_EVENT_V2)
-        artificial = bool(flags & protocol.LOG_EVENT_ARTIFICIAL_F) or is_heartbeat or log_pos == 0
+        # (a log_pos of 0 marks the fake ROTATE and a FORMAT_DESCRIPTION sent again; inside a transaction,
+        # MariaDB 11.4+ writes it on real events: binlog_legacy_event_pos, sql/log_event_server.cc)
+        artificial = bool(flags & protocol.LOG_EVENT_ARTIFICIAL_F) or is_heartbeat or (
+            log_pos == 0 and type_code in (protocol.ROTATE_EVENT, protocol.FORMAT_DESCRIPTION_EVENT))
         if type_code == protocol.FORMAT_DESCRIPTION_EVENT:
             checksum_len = protocol.fde_checksum_len(data)
         elif type_code == protocol.ROTATE_EVENT:
@@ -171,9 +174,14 @@ def dump_events(conn: Connection, log: str, position: int = 4, *, blocking: bool
                 yield RemoteEvent(current, data, type_code, log_pos, False, False)
                 current, at = name, next_pos
             continue
-        if not artificial:
-            at = log_pos
-        yield RemoteEvent(current, data, type_code, log_pos, artificial, is_heartbeat)
+        if artificial:
+            if type_code == protocol.GTID_LIST_EVENT and log_pos:
+                at = log_pos        # (MariaDB's jump to the first transaction after a GTID start)
+            yield RemoteEvent(current, data, type_code, log_pos, True, is_heartbeat)
+            continue
+        start = log_pos - len(data) if log_pos else at
+        at = start + len(data)
+        yield RemoteEvent(current, data, type_code, log_pos, False, is_heartbeat, start)
 
 
 __all__ = ["RemoteEvent", "dump_events", "prepare", "silence_timeout", "random_server_id"]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import struct
 
+from binlog_spec.binlog import spec
+
 # -- command bytes (include/my_command.h, enum enum_server_command; MariaDB include/mysql_com.h) ----------
 COM_BINLOG_DUMP = 0x12
 COM_REGISTER_SLAVE = 0x15
@@ -42,19 +44,19 @@ PACKET_EOF = 0xFE
 PACKET_ERR = 0xFF
 
 # -- the event header (libbinlogevents/include/binlog_event.h, Log_event_header; v4 layout) ---------------
-#: timestamp int<4>, type_code int<1>, server_id int<4>, event_size int<4>, log_pos int<4>, flags int<2>.
+#: timestamp int<4>, type_code int<1>, server_id int<4>, event_size int<4>, log_pos int<4>, flags int<2>
+#: (the spec's common header: binlog.spec LEN_EVENT_HEADER, OFS_FLAGS).
 EVENT_HEADER = struct.Struct("<IBIIIH")
-EVENT_HEADER_LEN = EVENT_HEADER.size   # 19
-#: Header flag: the event exists only in the stream, not in the log (binlog_event.h LOG_EVENT_ARTIFICIAL_F).
-LOG_EVENT_ARTIFICIAL_F = 0x20
-#: The binlog file's magic, before the first event (binlog_event.h BINLOG_MAGIC).
-BINLOG_MAGIC = b"\xfebin"
-#: Event type codes the dump treats itself (the spec's EventType has them all; these are the protocol's).
-ROTATE_EVENT = 4
-FORMAT_DESCRIPTION_EVENT = 15
-HEARTBEAT_LOG_EVENT = 27
-HEARTBEAT_LOG_EVENT_V2 = 41
-GTID_LIST_EVENT = 163           # MariaDB
+EVENT_HEADER_LEN = spec.LEN_EVENT_HEADER
+assert EVENT_HEADER.size == EVENT_HEADER_LEN
+LOG_EVENT_ARTIFICIAL_F = spec.LOG_EVENT_ARTIFICIAL_F
+BINLOG_MAGIC = spec.MAGIC
+#: Event type codes the dump treats itself (the spec's EventType).
+ROTATE_EVENT = int(spec.EventType.rotate_event)
+FORMAT_DESCRIPTION_EVENT = int(spec.EventType.format_description_event)
+HEARTBEAT_LOG_EVENT = int(spec.EventType.heartbeat_log_event)
+HEARTBEAT_LOG_EVENT_V2 = int(spec.EventType.heartbeat_log_event_v2)
+GTID_LIST_EVENT = int(spec.EventType.gtid_list_event)           # MariaDB
 #: ROTATE_EVENT's post-header: the position in the next log, int<8> (control_events.h, Rotate_event).
 ROTATE_POST_HEADER_LEN = 8
 

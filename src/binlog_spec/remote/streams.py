@@ -237,14 +237,14 @@ class LogStream(io.RawIOBase):
             if ev.type_code == FDE and self._pulled == spec.LEN_MAGIC and self._fde is None:
                 self._fde = ev.data         # the log's FDE, sent again in front of a start past 4
             return b""
-        data, pos = ev.data, ev.log_pos - len(ev.data)
+        data, pos = ev.data, ev.position
         if self._fde is not None and ev.type_code != FDE:
             data, self._fde = self._fde + data, None
         virtual = self._pulled + len(data) - len(ev.data)      # where the event lies in the stream
         if pos != self.real(virtual):   # the server stepped over events (a start past them)
             self.gaps.append((virtual, pos))
         self._pulled += len(data)
-        if self.end is not None and ev.log_pos >= self.end:
+        if self.end is not None and ev.position + len(ev.data) >= self.end:
             self.reached_end = True
         return data
 
