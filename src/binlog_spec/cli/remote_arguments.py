@@ -42,24 +42,23 @@ def password_argv(argv: list[str]) -> list[str]:
     return out
 
 
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 < value < 65536:
-        raise argparse.ArgumentTypeError(f"a port is 1-65535, not {value}")
-    return value
+def _whole_number(what: str, noun: str, low: int, high: int):
+    """An argparse `type=` of a whole number in [low, high]: `what` names a value that is none, `noun` one
+    out of range."""
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{noun} is {low}-{high}, not {value}")
+        return value
+    return convert
 
 
-def _server_id(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a server id: {text!r}") from None
-    if not 0 < value < 1 << 32:
-        raise argparse.ArgumentTypeError(f"a server id is 1-4294967295, not {value}")
-    return value
+_port = _whole_number("a port number", "a port", 1, 65535)
+#: (0 is no replica's id: the server refuses it)
+_server_id = _whole_number("a server id", "a server id", 1, (1 << 32) - 1)
 
 
 def _ssl_mode(text: str) -> str:
