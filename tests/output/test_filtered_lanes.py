@@ -204,3 +204,70 @@ def test_the_transactions_of_dropped_tables_alone_are_skipped_unread(log):
     events = api.read_events([log], api.ReadOptions(parse_bodies=api.ROWS_BODIES), sink=sink)
     list(api.select_events(recorded(events), filters, [log], SchemaTracker(), gate=gate, selection=selection))
     assert not b_alone & {ev.pos for ev in read} and {ev.pos for ev in read if ev.type == "GTID_EVENT"}
+
+
+# -- the base64 script's lane under the filters (output/base64/_ctext_filter.pxi) -------------------------------
+
+def _base64_with_lane(monkeypatch, args: list[str]) -> tuple[tuple[str, str, int], int]:
+    """`sql` (base64) in process, and the bytes its compiled lane took (skipped or written) from the reader."""
+    from binlog_spec.cli import main
+    from binlog_spec.output.base64 import lane as base64_lane
+    made = base64_lane.sink
+    counted = []
+
+    class Counting:
+        def __init__(self, inner):
+            self.inner, self.bytes = inner, 0
+            self.hold, self.taken, self.remember = inner.hold, inner.taken, inner.remember
+
+        def __call__(self, *a):
+            n = self.inner(*a)
+            self.bytes += max(n, 0)
+            return n
+
+    def counting(*a, **k):
+        inner = made(*a, **k)
+        counted.append(Counting(inner) if inner is not None else None)
+        return counted[-1]
+    monkeypatch.setattr(base64_lane, "sink", counting)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(args, out, err)
+    return (out.getvalue(), err.getvalue(), code), sum(c.bytes for c in counted if c is not None)
+
+
+@pytest.mark.parametrize("filters, share", CASES, ids=[" ".join(c[0]) for c in CASES])
+def test_the_filtered_base64_lane_gives_what_the_pure_core_gives(monkeypatch, log, filters, share):
+    args = ["sql", "--timezone", "UTC", *filters, log]
+    got, taken = _base64_with_lane(monkeypatch, args)
+    assert got == _pure(args)
+    if share:
+        assert taken >= 0.5 * os.path.getsize(log), "the lane skips or writes most of the file"
+
+
+def _base64_pipeline(log: str, filters, lane: bool) -> tuple:
+    """The base64 script (api.Base64Writer), and the filters' state and tally at the end, with the lane or
+    with every event read by the filters (the reference)."""
+    from binlog_spec import api
+    gate, selection = api.skip_gate(filters), api.Selection()
+    sink = api.skipping_sink(gate, filters, selection) if lane else None
+    with api.Base64Writer(api.Base64Options(tz=timezone.utc)) as writer:
+        taker = writer.sink(filters, (gate, selection, sink)) if lane else None
+        assert (taker is not None) == lane
+        events = api.read_events([log], sink=taker or sink)
+        kept = api.select_events(events, filters, [log], gate=gate, selection=selection)
+        text = "\n".join(writer.lines(kept, taker))
+    return text, set(gate.excluded_tables), (selection.kept, selection.rows, selection.tables, selection.schemas)
+
+
+@pytest.mark.parametrize("filters", [
+    dict(tables=("d.a",)), dict(exclude_tables=("d.b",), stop_datetime=T0 + 300), dict(exclude_tables=("d.c",)),
+    dict(databases=("d",), server_ids=frozenset({1}), start_datetime=T0 + 105), dict(tables=("d.nosuch",)),
+    dict(start_datetime=T0 + 100, stop_datetime=T0 + 400)],
+    ids=["table", "exclude-window", "exclude-c", "database-server-window", "nothing", "window"])
+def test_the_filters_state_and_tally_after_the_base64_lane_are_those_of_every_event_read(log, filters):
+    from binlog_spec.stream.filters import FilterOptions
+    filters = FilterOptions(**{k: datetime.fromtimestamp(v, tz=timezone.utc) if k.endswith("datetime") else v
+                               for k, v in filters.items()})
+    fast, reference = _base64_pipeline(log, filters, lane=True), _base64_pipeline(log, filters, lane=False)
+    assert fast == reference
+    assert fast[2][0] > 0 or filters.tables == ("d.nosuch",)

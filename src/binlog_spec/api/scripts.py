@@ -32,11 +32,13 @@ class Base64Writer:
     def __exit__(self, *exc: object) -> None:
         self.rewriter.__exit__(*exc)
 
-    def sink(self):
+    def sink(self, filters=None, skipping: tuple = (None, None, None)):
         """What takes the events straight from the reader (read_events' `sink`: the compiled lane), or
-        None where it does not run (a rollback, -v, a rewritten database, no compiled module)."""
+        None where it does not run (a rollback, -v, a rewritten database, no compiled module). Under
+        `filters`, `skipping` is (gate, selection, sink) of the run's select_events (api.skip_gate, its
+        Selection, api.skipping_sink): the lane skips what they drop and writes what they keep."""
         from binlog_spec.output.base64 import lane
-        return lane.sink(self.script, self.rewriter)
+        return lane.sink(self.script, self.rewriter, filters, skipping)
 
     def lines(self, events: Iterable[Event], sink=None) -> Iterator[str]:
         """The script's lines (with `sink`, the one read_events was given)."""

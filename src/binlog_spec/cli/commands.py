@@ -363,12 +363,12 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         part = (args.piece_index == 0, args.piece_index == args.piece_count - 1, args.mariadb)
         continued = api.display_name(args.files[0]) if args.piece_index else None
     with api.Base64Writer(base64_options(args), options, part, continued) as writer:
-        # The compiled lane writes the events no filter, seek, schema or check needs to see.
-        plain = not args.filters.active and args.filters.start_position is None and piece is None \
-            and schema is None and check is None
-        lane = writer.sink() if plain else None
-        # Under filters, the skipping loop drops the transactions they drop whole, with no Event for them.
-        gate, selection, sink = _skipping(args, check) if lane is None and args.filters.active else (None, None, None)
+        # The compiled lane writes the events no seek, schema or check needs to see; under filters, the
+        # skipping loop drops the transactions they drop whole, with no Event for them, and the lane writes
+        # those they keep whole (where the loop decides the filters).
+        plain = args.filters.start_position is None and piece is None and schema is None and check is None
+        gate, selection, sink = _skipping(args, check) if args.filters.active else (None, None, None)
+        lane = writer.sink(args.filters, (gate, selection, sink)) if plain else None
         events = _events(args, err, warnings, schema=schema, check=check, sink=lane or sink, gate=gate,
                          selection=selection)
         _write_lines(writer.lines(events, lane), _text_output(out))

@@ -175,9 +175,14 @@ cdef class Lane:
     cdef str last_when
     cdef unsigned char* scratch
     cdef Py_ssize_t scratch_size
+    # what _event and _block took of the last event or block: events, rows events; under filters (`filt`,
+    # _ctext_filter.pxi) the TABLE_MAP bodies and the rows events' table ids of the transaction taken
+    cdef Py_ssize_t block_events, block_rows
+    cdef object filt                # a Base64Filter, or None
+    cdef list tx_items              # (None: nothing to learn of a transaction's tables)
 
     def __init__(self, script, rewriter, list hold, list taken, when, annotate, rows_head, gtid_summary,
-                 xid_summary):
+                 xid_summary, filt=None):
         self.script, self.rewriter, self.hold, self.taken = script, rewriter, hold, taken
         self.when_fn, self.annotate_fn, self.rows_fn = when, annotate, rows_head
         self.gtid_fn, self.xid_fn = gtid_summary, xid_summary
@@ -188,6 +193,8 @@ cdef class Lane:
         self.last_ts = -1
         self.scratch = NULL
         self.scratch_size = 0
+        self.filt = filt
+        self.tx_items = [] if filt is not None and (<Base64Filter>filt).need_names else None
 
     def __dealloc__(self):
         PyMem_Free(self.scratch)
@@ -252,14 +259,12 @@ cdef class Lane:
     def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
         """Write whole events of buf from off (file position pos); the bytes taken."""
         cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(buf)
-        cdef Py_ssize_t n = PyBytes_GET_SIZE(buf), start = off, len_body, at
-        cdef const unsigned char* e
-        cdef const unsigned char* body
-        cdef const unsigned char* f
-        cdef uint32_t len_event, size, crc = 0
-        cdef int code, flags2
-        cdef uint64_t seq_no
+        cdef Py_ssize_t n = PyBytes_GET_SIZE(buf), start = off
+        cdef uint32_t len_event
+        cdef int code
         cdef bint gtids
+        if self.filt is not None:       # (_ctext_filter.pxi)
+            return walk_filtered(self, buf, p, off, n, pos, fde, verify, path)
         if self.taken or self.hold or self.script.block or self.rewriter.pending is not None:
             return 0        # (its text not written yet: the reader yields an event, the lane writes it)
         out_fde = self.rewriter.out_fde
@@ -271,51 +276,14 @@ cdef class Lane:
         skip_parallel, domain, server = session.skip_parallel, session.gtid_domain, session.gtid_server
         gtids = type(skip_parallel) is int and type(domain) is int and type(server) is int
         cdef list lines = []
-        cdef Py_ssize_t chars = 0, mark = 0, held = 0
+        cdef Py_ssize_t chars = 0, mark = 0, held = 0, took
         try:
             while event_at(p, off, n, self.lens.len_checksum, verify, &code, &len_event):
-                e = p + off
-                body = e + H
-                len_body = len_event - H - self.lens.len_checksum
-                at = pos + (off - start)
-                if code == TABLE_MAP_EVENT:
-                    len_body = self._block(p, off, n, at, verify, lines)
-                    if not len_body:
-                        break
-                    off += len_body
-                elif code == GTID_EVENT:
-                    if not gtids or not opens_plain_transaction(body, len_body):
-                        break
-                    flags2 = body[OFS_GTID_FLAGS2]
-                    if skip_parallel != (0 if flags2 & FL_ALLOW_PARALLEL else 1) \
-                            or domain != _u4(body + OFS_GTID_DOMAIN_ID) \
-                            or server != _u4(e + OFS_SERVER_ID):
-                        break
-                    seq_no = _le(body + OFS_GTID_SEQ_NO, 8)
-                    summary = self.gtid_fn(_u4(body + OFS_GTID_DOMAIN_ID), _u4(e + OFS_SERVER_ID), seq_no, flags2)
-                    f = self._framed(e, len_event, at, verify, &size, &crc)
-                    lines.append(self._comment(at, e, size, crc, summary))
-                    lines.append(f"/*M!100001 SET @@session.gtid_seq_no={seq_no}*/{DELIMITER}\n"
-                                 f"START TRANSACTION\n{DELIMITER}")
-                elif code == XID_EVENT:
-                    if len_body != self.lens.xid + 8:
-                        break
-                    summary = self.xid_fn(_le(body + self.lens.xid, 8))
-                    f = self._framed(e, len_event, at, verify, &size, &crc)
-                    lines.append(self._comment(at, e, size, crc, summary))
-                    lines.append(COMMIT)
-                elif code == ANNOTATE_ROWS_EVENT:
-                    if len_body < self.lens.annotate:
-                        break
-                    summary, text = self.annotate_fn(PyBytes_FromStringAndSize(
-                        <const char*>body + self.lens.annotate, len_body - self.lens.annotate))
-                    f = self._framed(e, len_event, at, verify, &size, &crc)
-                    lines.append(self._comment(at, e, size, crc, summary))
-                    lines.append(text)
-                else:
+                took = self._event(p, off, n, pos + (off - start), verify, code, len_event, lines, gtids,
+                                   skip_parallel, domain, server)
+                if not took:
                     break
-                if code != TABLE_MAP_EVENT:
-                    off += len_event
+                off += took
                 while mark < len(lines):
                     chars += len(<str>lines[mark]) + 1
                     mark += 1
@@ -331,6 +299,54 @@ cdef class Lane:
                 self.taken.append("\n".join(lines))
         return off - start
 
+    cdef Py_ssize_t _event(self, const unsigned char* p, Py_ssize_t off, Py_ssize_t n, Py_ssize_t at, bint verify,
+                           int code, uint32_t len_event, list lines, bint gtids, skip_parallel, domain,
+                           server) except -1:
+        """The event at off (file position at) written to lines, as the Python lane writes it: the bytes taken
+        (a statement's BINLOG block whole: _block), or 0 where the lane stops before it."""
+        cdef const unsigned char* e = p + off
+        cdef const unsigned char* body = e + H
+        cdef Py_ssize_t len_body = len_event - H - self.lens.len_checksum
+        cdef const unsigned char* f
+        cdef uint32_t size, crc = 0
+        cdef int flags2
+        cdef uint64_t seq_no
+        self.block_events = 1
+        if code == TABLE_MAP_EVENT:
+            return self._block(p, off, n, at, verify, lines)
+        if code == GTID_EVENT:
+            if not gtids or not opens_plain_transaction(body, len_body):
+                return 0
+            flags2 = body[OFS_GTID_FLAGS2]
+            if skip_parallel != (0 if flags2 & FL_ALLOW_PARALLEL else 1) \
+                    or domain != _u4(body + OFS_GTID_DOMAIN_ID) \
+                    or server != _u4(e + OFS_SERVER_ID):
+                return 0
+            seq_no = _le(body + OFS_GTID_SEQ_NO, 8)
+            summary = self.gtid_fn(_u4(body + OFS_GTID_DOMAIN_ID), _u4(e + OFS_SERVER_ID), seq_no, flags2)
+            f = self._framed(e, len_event, at, verify, &size, &crc)
+            lines.append(self._comment(at, e, size, crc, summary))
+            lines.append(f"/*M!100001 SET @@session.gtid_seq_no={seq_no}*/{DELIMITER}\n"
+                         f"START TRANSACTION\n{DELIMITER}")
+        elif code == XID_EVENT:
+            if len_body != self.lens.xid + 8:
+                return 0
+            summary = self.xid_fn(_le(body + self.lens.xid, 8))
+            f = self._framed(e, len_event, at, verify, &size, &crc)
+            lines.append(self._comment(at, e, size, crc, summary))
+            lines.append(COMMIT)
+        elif code == ANNOTATE_ROWS_EVENT:
+            if len_body < self.lens.annotate:
+                return 0
+            summary, text = self.annotate_fn(PyBytes_FromStringAndSize(
+                <const char*>body + self.lens.annotate, len_body - self.lens.annotate))
+            f = self._framed(e, len_event, at, verify, &size, &crc)
+            lines.append(self._comment(at, e, size, crc, summary))
+            lines.append(text)
+        else:
+            return 0
+        return len_event
+
     cdef Py_ssize_t _block(self, const unsigned char* p, Py_ssize_t off, Py_ssize_t n, Py_ssize_t pos,
                            bint verify, list lines) except -1:
         """A statement's BINLOG block from off (TABLE_MAPs, then rows events up to the one with STMT_END_F)
@@ -343,6 +359,7 @@ cdef class Lane:
         cdef int code
         cdef list summaries = []
         cdef bint rows_seen = False
+        cdef Py_ssize_t rows = 0
         while True:
             if not event_at(p, at, n, self.lens.len_checksum, verify, &code, &len_event):
                 return 0
@@ -351,10 +368,13 @@ cdef class Lane:
             if code == TABLE_MAP_EVENT:
                 if rows_seen:       # (the reference sets STMT_END_F on the rows event before it)
                     return 0
-                summary = self.maps.get(PyBytes_FromStringAndSize(<const char*>e + H, len_body))
+                body = PyBytes_FromStringAndSize(<const char*>e + H, len_body)
+                summary = self.maps.get(body)
                 if summary is None:
                     return 0
                 summaries.append(summary)
+                if self.tx_items is not None:
+                    self.tx_items.append((body, at))
                 at += len_event
                 continue
             if code != WRITE_ROWS_EVENT_V1 and code != UPDATE_ROWS_EVENT_V1 and code != DELETE_ROWS_EVENT_V1:
@@ -374,6 +394,9 @@ cdef class Lane:
                     self.heads.clear()
                 self.heads[key] = head
             summaries.append(head[0])
+            rows += 1
+            if self.tx_items is not None:
+                self.tx_items.append(head[2])
             at += len_event
             if head[1]:             # STMT_END_F: the block ends
                 break
@@ -391,4 +414,8 @@ cdef class Lane:
             pos += len_event
         encoded.append(f"'{DELIMITER}")
         lines += encoded
+        self.block_events, self.block_rows = len(summaries), rows
         return at - start
+
+
+include "_ctext_filter.pxi"

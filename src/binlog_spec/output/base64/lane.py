@@ -60,16 +60,26 @@ def compiled() -> bool:
     return _ctext is not None
 
 
-def sink(script: Base64Script, rewriter: Rewriter):
+def sink(script: Base64Script, rewriter: Rewriter, filters=None, skipping: tuple = (None, None, None)):
     """The lane's compiled loop (output/base64/_ctext.pyx `Lane`) for the reader of the events given to
     lines_of(script, ..., rewriter, lane=it), or None where the Python lane writes every event: the
-    pure-Python core, a rollback, -v, --skip-gtids, --rewrite-db, a --jobs piece. The events must reach
-    the lane unfiltered and in order."""
+    pure-Python core, a rollback, -v, --skip-gtids, --rewrite-db, a --jobs piece. The events reach the lane
+    in order, unfiltered; or under `filters` a compiled loop decides (FilterOptions.skippable), where
+    `skipping` is (gate, selection, skipper) of the run's select_events (api.skip_gate, its Selection,
+    api.skipping_sink): the loop then skips what they drop and writes what they keep whole
+    (output/base64/_ctext_filter.pxi); None where any of the three is missing."""
     if _ctext is None or rewriter.options.rollback or rewriter.options.rewrite_db or script.decoder is not None \
             or script.options.skip_gtids or script.part is not None:
         return None
+    filt = None
+    if filters is not None and filters.active:
+        gate, selection, skipper = skipping
+        if gate is None or selection is None or skipper is None:
+            return None
+        from binlog_spec.stream.skipping import decisions
+        filt = _ctext.Base64Filter(skipper, gate, selection, *decisions(filters, selection))
     return _ctext.Lane(script, rewriter, [], [], _when, _annotate, _rows_head, event_text.mariadb_gtid_summary,
-                      event_text.xid_summary)
+                      event_text.xid_summary, filt)
 
 
 def _annotate(query: bytes) -> tuple[str, str]:
@@ -77,10 +87,11 @@ def _annotate(query: bytes) -> tuple[str, str]:
     return _one_line(event_text.annotate_summary(query)), "\n".join(Base64Script._statement_lines(query, _ANNOTATE))
 
 
-def _rows_head(code: int, len_post_header: int, body: bytes) -> tuple[str, bool]:
-    """A rows event's summary and whether its statement ends there, from its body (for `Lane`)."""
+def _rows_head(code: int, len_post_header: int, body: bytes) -> tuple[str, bool, int]:
+    """A rows event's summary, whether its statement ends there, and its table id, from its body (for `Lane`)."""
     o = spec.rows_offsets(code, len_post_header, body)
-    return _one_line(event_text.rows_summary(code, o.table_id, o.rows_flags)), bool(o.rows_flags & STMT_END_F)
+    return (_one_line(event_text.rows_summary(code, o.table_id, o.rows_flags)), bool(o.rows_flags & STMT_END_F),
+            o.table_id)
 
 
 def _lane(script: Base64Script, events: Iterable[Event], rewriter: Rewriter, lane=None) -> Iterator[Item | str]:
