@@ -156,3 +156,17 @@ def test_history_is_a_line_per_change_with_the_changed_columns():
         "2026-01-01 00:05:00 0-1-8 UPDATE `shop`.`customers` `id`=1: `vip`: 0 → 1"]
     code, out, _ = run("rows", "--format", "history", "--timezone", "+08:00", "--op", "update", DEMO)
     assert out.splitlines()[1].startswith("2026-01-01 08:02:00 0-1-5 UPDATE")
+
+
+@pytest.mark.parametrize("argv", [["rows", "--format", "history"], ["rows", "--format", "jsonl", "--with-statement"],
+                                  ["rows", "--op", "update,delete"], ["sql", "--sql2", "--op", "insert"],
+                                  ["rows", "--format", "jsonl", "--thread-id", "9,18"]], ids=" ".join)
+@pytest.mark.parametrize("path", [DEMO, MYSQL, ROWS_QUERY], ids=lambda p: p.name)
+def test_jobs_give_the_output_of_one_process(monkeypatch, argv, path):
+    """--jobs: the pieces (forced small) write what one process writes, the history's header once."""
+    from binlog_spec.cli import jobs
+    monkeypatch.setenv("TZ", "UTC")
+    monkeypatch.delenv(jobs.PIECE_ENV, raising=False)
+    one = run(*argv, "--jobs", "1", path)
+    monkeypatch.setenv(jobs.PIECE_ENV, str(max(1, path.stat().st_size // 4)))
+    assert run(*argv, "--jobs", "3", path) == one
