@@ -123,3 +123,35 @@ def test_the_new_filters_name_themselves_and_leave_the_compiled_loops():
     assert f.described() == [("--op", "delete"), ("--op", "update"), ("--thread-id", "3"), ("--thread-id", "12")]
     assert f.active and not f.skippable()
     assert not FilterOptions(tables=("a.b",), ops=frozenset({"insert"})).skippable()
+
+
+def _manifest_ops(row) -> dict[str, int]:
+    """The corpus manifest's rows events of each operation, by the names it gives them (WRITE_ROWS_V1,
+    UPDATE_ROWS_V2, PARTIAL_UPDATE_ROWS, MARIA_..._COMPRESSED ...)."""
+    counts = {"insert": 0, "update": 0, "delete": 0}
+    for name, n in re.findall(r"([A-Z_0-9]+)\(\d+\)x(\d+)", row["event_type_counts"]):
+        for word, op in (("WRITE_ROWS", "insert"), ("UPDATE_ROWS", "update"), ("DELETE_ROWS", "delete")):
+            if word in name:
+                counts[op] += int(n)
+    return counts
+
+
+def test_op_counts_every_rows_event_version_as_the_corpus_manifest_names_it():
+    from conftest import collect, manifest_rows
+    checked = set()
+    for row in manifest_rows():
+        path = CORPUS / row["file"]
+        expected = _manifest_ops(row)
+        if not path.is_file() or not any(expected.values()) or path.suffix in (".gz", ".xxd"):
+            continue
+        events, error = collect(path)
+        if error is not None or len(rows_positions(events)) != sum(expected.values()):
+            continue        # (a file the reader stops in, or one whose payloads hold more: counted elsewhere)
+        for op, n in expected.items():
+            kept_ = [e for e in filter_events(events, FilterOptions(ops=frozenset({op}))) if e.type_code in ROWS_EVENTS]
+            assert len(kept_) == n, (row["file"], op)
+        checked.add(re.sub(r"\(\d+\)x\d+", "", row["event_type_counts"]))
+    assert len(checked) >= 10
+    names = ",".join(checked)
+    for kind in ("WRITE_ROWS_V1", "UPDATE_ROWS_V2", "DELETE_ROWS_V2", "PARTIAL_UPDATE_ROWS"):
+        assert kind in names, kind
