@@ -91,6 +91,16 @@ class UsageError(ValueError):
     """A command-line value that cannot be used; the message names the option (exit code 2)."""
 
 
+class ThreadIdError(UsageError):
+    """--thread-id over binlogs that cannot answer it: a row transaction with no QUERY event (MariaDB's), so
+    no thread id (stream.thread_filter); the message names the file and offset (exit code 2)."""
+
+    def __init__(self, message: str, *, file: str | None = None, offset: int | None = None):
+        super().__init__(message)
+        self.file = file
+        self.offset = offset
+
+
 class SchemaFileError(ValueError):
     """A schema file (--schema) that describes no table: it holds no CREATE TABLE that could be read."""
 

@@ -50,19 +50,21 @@ from binlog_spec.rows.decoder import observe_schema, read_rows
 from binlog_spec.stream.planning.seek import read_from_position
 from binlog_spec.stream.filters import FilterOptions, filter_events
 from binlog_spec.stream.option_parser import (filter_options, parse_charset, parse_datetime, parse_gtid_set,
-                                              parse_names, parse_position, parse_server_id, parse_zone,
-                                              schema_tracker)
+                                              parse_names, parse_ops, parse_position, parse_server_id,
+                                              parse_thread_ids, parse_zone, schema_tracker)
 from binlog_spec.stream.planning.parallel import Plan, local_files, piece_schema, plan_pieces
 from binlog_spec.stream.planning.pieces import Split, is_prefix
 from binlog_spec.stream.planning.splits import piece_events
 from binlog_spec.stream.selection import Selection
+from binlog_spec.api.row_questions import (THREAD_ID_BODIES, check_thread_ids, history_renderer, row_context,
+                                           statement_renderer)
 from binlog_spec.api.scripts import (Base64Writer, base64_compiled, base64_joiner, not_undone, sql_header,
                                       write_base64, write_sql)
 
 # The writers and the analysis are imported when called: a run that lists events does not load them.
 #: The formats of event_lines and row_lines.
 EVENT_FORMATS = ("jsonl", "text")
-ROW_FORMATS = ("jsonl", "text")
+ROW_FORMATS = ("jsonl", "text", "history")
 
 # The event types whose bodies each consumer reads (ReadOptions.parse_bodies: the reader parses these
 # as it reads, the others only if something asks for their fields; event_types.EVENT_TYPES' `bodies`).
@@ -238,6 +240,8 @@ def row_renderer(fmt: str = "text", tz=None) -> Callable:
         return row_text.row_line if tz is None else functools.partial(row_text.row_line, tz=tz)
     if fmt == "jsonl":
         return row_text.row_json
+    if fmt == "history":
+        return history_renderer(tz)
     raise ValueError(f"not a rows format: {fmt!r} (one of {', '.join(ROW_FORMATS)})")
 
 
@@ -377,8 +381,10 @@ __all__ = ["ROWS_BODIES", "SQL_BODIES", "ANALYZE_BODIES", "EVENT_FORMATS", "ROW_
 __all__ += ["Event", "UNWRITABLE_QUICK_BODIES", "UNWRITABLE_BODIES", "STDIN", "display_name", "events_size",
             "local_zone", "zone_name", "filter_options", "parse_charset", "parse_datetime", "parse_gtid_set",
             "parse_names", "parse_position", "parse_server_id", "parse_zone", "schema_tracker", "Selection",
+            "parse_ops", "parse_thread_ids",
             "Plan", "Split", "local_files", "plan_pieces", "piece_schema", "piece_events", "is_prefix"]
 __all__ += list(remote.EXPORTS)
+__all__ += ["THREAD_ID_BODIES", "check_thread_ids", "row_context", "statement_renderer", "history_renderer"]
 __getattr__ = remote.export     # (PEP 562: the names of remote.EXPORTS, imported when first asked for)
 
 

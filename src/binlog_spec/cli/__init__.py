@@ -45,7 +45,13 @@ def build_parser() -> argparse.ArgumentParser:
     rw = sub.add_parser("rows", help="decode row events into row changes",
                         description="Decode every row event into inserts, updates and deletes with typed values.")
     add_read_arguments(rw)
-    rw.add_argument("--format", choices=sorted(ROW_FORMATS), default="text")
+    rw.add_argument("--format", choices=sorted(ROW_FORMATS), default="text",
+                    help="text: a line per row change with its images; jsonl: a JSON object per row change; "
+                         "history: a line per change with its time, GTID, operation, key and the changed "
+                         "columns as old → new")
+    rw.add_argument("--with-statement", action="store_true",
+                    help="jsonl: each line also carries the statement text (ANNOTATE_ROWS / ROWS_QUERY) and the "
+                         "thread id of the change, null where the binlog has none")
     add_schema_arguments(rw)
     rw.set_defaults(run=run_rows)
 

@@ -39,6 +39,8 @@ size_arg = _argument("size_arg", parse_size, ValueError)
 _zone = _argument("_zone", api.parse_zone, ZoneError)
 _gtid_set = _argument("_gtid_set", api.parse_gtid_set, GtidSetError)
 _charset = _argument("_charset", api.parse_charset, OptionValueError)
+_ops = _argument("_ops", api.parse_ops, OptionValueError)
+_thread_ids = _argument("_thread_ids", api.parse_thread_ids, OptionValueError)
 
 
 def _add_filter_arguments(p: argparse.ArgumentParser) -> None:
@@ -79,6 +81,13 @@ def _add_filter_arguments(p: argparse.ArgumentParser) -> None:
                    help="from the event at byte POS of the first file (it must be an event's position; inside a "
                         "transaction, that transaction is kept whole), or after a MariaDB GTID position "
                         "(domain-server-seq,...)")
+    g.add_argument("--op", dest="ops", action="append", type=_ops, default=[], metavar="OP[,OP...]",
+                   help="only the rows events (and statement-based DML) of these operations: insert, update, "
+                        "delete (binlog2sql's --sql-type); a transaction left with none is dropped")
+    g.add_argument("--thread-id", dest="thread_ids", action="append", type=_thread_ids, default=[],
+                   metavar="N[,N...]",
+                   help="only the transactions whose QUERY events (MySQL's BEGIN, statements) carry this thread "
+                        "id. MariaDB row transactions carry none: such binlogs are refused (exit 2)")
     g.add_argument("--stop-position", type=_position, metavar="POS",
                    help="only what lies wholly before byte POS of the last file (a transaction POS cuts, between "
                         "its events or inside one, is left out), or up to a MariaDB GTID position, inclusive")
@@ -104,7 +113,8 @@ def filter_options(args: argparse.Namespace) -> FilterOptions:
         include_gtids=args.include_gtids, exclude_gtids=args.exclude_gtids,
         server_ids=args.server_ids, exclude_server_ids=args.exclude_server_ids,
         start_datetime=times["start_datetime"], stop_datetime=times["stop_datetime"],
-        start_position=start, stop_position=stop)
+        start_position=start, stop_position=stop, ops=frozenset().union(*getattr(args, "ops", [])),
+        thread_ids=frozenset().union(*getattr(args, "thread_ids", [])))
 
 
 def schema_tracker(args: argparse.Namespace):

@@ -13,7 +13,7 @@ import tempfile
 from typing import Callable, Iterable, Iterator, TextIO
 
 from binlog_spec import api
-from binlog_spec.errors import BinlogError, PositionError, UsageError
+from binlog_spec.errors import BinlogError, PositionError, ThreadIdError, UsageError
 from binlog_spec.cli import blocks, jobs
 from binlog_spec.cli.progress import with_progress
 from binlog_spec.cli import selection_notes
@@ -155,7 +155,9 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
             go = functools.partial(Flushed.running, run) if args.stop_never else run
             out = _text_output(out) if args.stop_never and args.command == "sql" else out   # (as run_sql's)
         with sql_precheck.rereadable_stdin(args):
-            refused = sql_precheck.refuse(args, err)    # a script that cannot be written whole is not begun
+            refused = sql_precheck.refuse_thread_ids(args, err)     # (--thread-id the files cannot answer)
+            if refused is None:
+                refused = sql_precheck.refuse(args, err)    # a script that cannot be written whole is not begun
             if refused is not None:
                 return refused
             try:
@@ -171,7 +173,7 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
                 return code
             except _Failed as failed:
                 return failed.code
-            except PositionError as exc:
+            except (PositionError, ThreadIdError) as exc:
                 out.flush()
                 err.write(f"binlog-spec: error: {exc}\n")
                 return EXIT_USAGE
@@ -251,15 +253,24 @@ def run_events(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 @_command
 def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    with_statement = getattr(args, "with_statement", False)
+    if with_statement and args.format != "jsonl":
+        err.write("binlog-spec: error: --with-statement goes with --format jsonl\n")
+        return EXIT_USAGE
     render = api.row_renderer(args.format, args.tz)
-    header = f"# binlog-spec rows: {_times_header(args)}" if args.format == "text" else None
+    header = f"# binlog-spec rows: {_times_header(args)}" if args.format in ("text", "history") else None
     tracker = schema_tracker(args)
     warnings = [0]
     gate, selection, sink = _skipping(args)
     # the lane skips what the filters drop (the sink's loop) and writes what they keep of the common transactions
-    lane = api.row_lane(args.format, tracker, args.filters, (gate, selection, sink))
-    changes = api.read_rows(_events(args, err, warnings, schema=tracker, bodies=api.ROWS_BODIES, sink=lane or sink,
-                                    gate=gate, selection=selection), warn=warner(err))
+    # (not with --with-statement: the statement's events are read by the ordinary path)
+    lane = None if with_statement else api.row_lane(args.format, tracker, args.filters, (gate, selection, sink))
+    events = _events(args, err, warnings, schema=tracker, bodies=api.ROWS_BODIES, sink=lane or sink, gate=gate,
+                     selection=selection)
+    if with_statement:
+        context = api.row_context()
+        events, render = context.watch(events), api.statement_renderer(context)
+    changes = api.read_rows(events, warn=warner(err))
     lines: Iterable[str] = (render(rc) for rc in changes)
     if lane is not None:        # (the lane's text: blocks of UTF-8 lines)
         blocks.write_blocks(api.lines_with_lane(lane, lines), out, _write_lines, _WRITE_BATCH)

@@ -4,8 +4,8 @@
     1  read to the end, but some event bodies did not match their layout, or some rows could not be
        counted (analyze), decoded (sql -v) or written exactly (sql --sql/--sql2): warnings on stderr
     2  bad command line (one line names the option, or hints at binlog-spec's spelling of a mysqlbinlog
-       option: cli.hints), a --start-position that is no event boundary, or a --schema file with no
-       CREATE TABLE
+       option: cli.hints), a --start-position that is no event boundary, --thread-id over a MariaDB
+       row transaction (no thread id: errors.ThreadIdError), or a --schema file with no CREATE TABLE
     3  a binlog is broken (not a binlog, truncated, bad checksum, impossible size); the events
        before the fault were printed
     4  a file could not be opened or read (download: its folder written, or locked by another download)

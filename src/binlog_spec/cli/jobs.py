@@ -87,7 +87,7 @@ def mode_of(args: argparse.Namespace) -> Mode | None:
     if command == "events":
         return Mode(header=1 if args.format == "text" else 0, when_output=True, schema=False)
     if command == "rows":
-        return Mode(header=1 if args.format == "text" else 0, when_output=True)
+        return Mode(header=1 if args.format in ("text", "history") else 0, when_output=True)
     if command == "sql" and args.output_format == "sql" and (args.commented or args.executable) \
             and not _checked_rollback_runs_alone(args):
         return Mode(header=len(api.sql_header()) + (1 if args.commented else 0), reverse=args.rollback)

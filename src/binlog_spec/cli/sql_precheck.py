@@ -27,8 +27,8 @@ from typing import Iterable, Iterator, TextIO
 
 from binlog_spec import api
 from binlog_spec.cli.arguments import read_options, schema_tracker, sql_options
-from binlog_spec.cli.exit_codes import EXIT_UNWRITABLE
-from binlog_spec.errors import BinlogError, PositionError
+from binlog_spec.cli.exit_codes import EXIT_UNWRITABLE, EXIT_USAGE
+from binlog_spec.errors import BinlogError, PositionError, ThreadIdError
 
 
 def applies(args: argparse.Namespace) -> bool:
@@ -51,12 +51,34 @@ class _SpooledStdin:
         return self._spool
 
 
+def _checks_thread_ids(args: argparse.Namespace) -> bool:
+    """A `sql` run (any output) under --thread-id, not a --jobs piece nor an input with no end."""
+    return (getattr(args, "command", None) == "sql" and bool(args.filters.thread_ids)
+            and getattr(args, "piece", None) is None and not getattr(args, "stop_never", False))
+
+
+def refuse_thread_ids(args: argparse.Namespace, err: TextIO) -> int | None:
+    """EXIT_USAGE, before the first byte of a `sql` script, when its --thread-id cannot be answered from the
+    files (a MariaDB row transaction has no thread id: api.check_thread_ids); None otherwise."""
+    if not _checks_thread_ids(args):
+        return None
+    try:
+        read = dataclasses.replace(read_options(args), parse_bodies=api.THREAD_ID_BODIES)
+        f = args.filters
+        api.check_thread_ids(api.read_events(args.files, read, [], f.start_position), f,
+                             [api.display_name(p) for p in args.files])
+    except ThreadIdError as exc:
+        err.write(f"binlog-spec: error: {exc}\n")
+        return EXIT_USAGE
+    return None
+
+
 @contextlib.contextmanager
 def rereadable_stdin(args: argparse.Namespace) -> Iterator[None]:
     """Around a run the pre-pass applies to that reads standard input ('-'): the input copied to a
     temporary file (deleted at the end) and given to the reader as standard input, so that the pre-pass
     and then the run each read it from its start; the events and errors still name '(stdin)'."""
-    if not (applies(args) and any(str(f) == api.STDIN for f in args.files)):
+    if not ((applies(args) or _checks_thread_ids(args)) and any(str(f) == api.STDIN for f in args.files)):
         yield
         return
     saved = sys.stdin

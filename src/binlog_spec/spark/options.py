@@ -67,6 +67,16 @@ def _position(key: str, text: Any) -> int | GtidPosition | None:
         raise BinlogSparkError(f"{key}: not a byte position (>= 0) or a MariaDB GTID position: {text!r}") from None
 
 
+def _parsed(key: str, parse, text: Any) -> frozenset:
+    """A set option (op, threadId) parsed as the CLI parses it; empty when not given."""
+    if text is None:
+        return frozenset()
+    try:
+        return parse(str(text))
+    except OptionValueError as exc:
+        raise BinlogSparkError(f"{key}: {exc}") from None
+
+
 def _size(text: Any) -> int:
     try:
         return parse_size(text)
@@ -129,9 +139,8 @@ class Config:
             if not table or _is_glob(table) or "." not in table:
                 raise BinlogSparkError("the typed view needs .option('table', 'db.table'): one table, no globs")
             typed = table.strip()
-        ops = frozenset(o.lower() for o in _list(_opt(options, "op", "ops")))
-        if ops - {"insert", "update", "delete"}:
-            raise BinlogSparkError(f"op must be insert, update and/or delete, not {sorted(ops)}")
+        ops = _parsed("op", option_parser.parse_ops, _opt(options, "op", "ops"))    # (the CLI's --op values)
+        thread_ids = _parsed("threadId", option_parser.parse_thread_ids, _opt(options, "threadId", "threadIds"))
 
         def gtids(key: str) -> GtidSet | None:
             text = _opt(options, key)
@@ -160,7 +169,8 @@ class Config:
             tables=tables, exclude_tables=_list(_opt(options, "excludeTable", "excludeTables")),
             include_gtids=gtids("includeGtids"), exclude_gtids=gtids("excludeGtids"),
             server_ids=ints("serverId", "serverIds"), exclude_server_ids=ints("excludeServerId", "excludeServerIds"),
-            start_datetime=start_dt, stop_datetime=stop_dt, start_position=start, stop_position=stop)
+            start_datetime=start_dt, stop_datetime=stop_dt, start_position=start, stop_position=stop,
+            thread_ids=thread_ids)
         on_error = str(_opt(options, "onError", default="fail")).lower()
         if on_error not in ("fail", "skip"):
             raise BinlogSparkError(f"onError must be fail or skip, not {on_error!r}")

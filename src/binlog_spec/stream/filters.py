@@ -18,6 +18,8 @@ from its first event. --stop-position N keeps nothing that starts at or after
 N in the last file, control events included, and leaves out a transaction N
 cuts. A MariaDB GTID position (``0-1-5``) starts after / stops at that GTID in
 its domain, as mariadb-binlog's.
+--op drops the rows events (and the statement-based DML) of the other operations as the table filters
+drop a table's; --thread-id keeps whole transactions by their QUERY events' thread id (stream.thread_filter).
 Schema and table filters drop the TABLE_MAP and rows events (and statements
 run in an excluded schema) inside a transaction, and what goes with what they
 removed: the ANNOTATE_ROWS / ROWS_QUERY text of rows events all removed, the
@@ -39,9 +41,10 @@ from typing import Callable, Iterable, Iterator
 from binlog_spec.binlog import spec
 from binlog_spec.errors import PositionError
 from binlog_spec.binlog.event import Event
-from binlog_spec.binlog.event_types import CONTROL_EVENTS, GTID_EVENTS, QUERY_EVENTS, ROWS_EVENTS
+from binlog_spec.binlog.event_types import CONTROL_EVENTS, GTID_EVENTS, QUERY_EVENTS, ROW_OPS, ROWS_EVENTS
 from binlog_spec.binlog.gtid import GtidPosition, GtidSet
 from binlog_spec.binlog.timezones import iso_z
+from binlog_spec.stream import thread_filter
 from binlog_spec.stream.transactions import Transactions, tx_control
 
 ET = spec.EventType
@@ -71,6 +74,8 @@ class FilterOptions:
     stop_position: int | None = None        # a byte offset in the last file
     start_gtid: GtidPosition | None = None  # MariaDB: the transactions after this GTID state
     stop_gtid: GtidPosition | None = None   # MariaDB: the transactions up to this GTID state
+    ops: frozenset[str] = frozenset()       # --op: the rows events (and statement DML) of these operations
+    thread_ids: frozenset[int] = frozenset()    # --thread-id: the transactions of these threads (thread_filter)
 
     @property
     def active(self) -> bool:
@@ -92,6 +97,7 @@ class FilterOptions:
         out += [(name, str(v)) for name, v in (("--start-position", self.start_position), ("--start-position",
                 self.start_gtid), ("--stop-position", self.stop_position), ("--stop-position", self.stop_gtid))
                 if v is not None]
+        out += [("--op", op) for op in sorted(self.ops)] + [("--thread-id", str(t)) for t in sorted(self.thread_ids)]
         return out
 
     # -- whole transactions ------------------------------------------------
@@ -274,7 +280,10 @@ def _filter_events(events: Iterable[Event], options: FilterOptions, files: list[
         events = _from_start_position(events, options.start_position, first, notify)
     if options.stop_position is not None:
         events = _to_stop_position(events, options.stop_position, last, notify)
-    if options == FilterOptions(start_position=options.start_position, stop_position=options.stop_position):
+    if options.thread_ids:
+        events = thread_filter.by_thread(events, options.thread_ids)
+    if options == FilterOptions(start_position=options.start_position, stop_position=options.stop_position,
+                                thread_ids=options.thread_ids):
         yield from events
         return
     tx = Transactions()
@@ -308,11 +317,11 @@ def _filter_events(events: Iterable[Event], options: FilterOptions, files: list[
                 continue
             excluded_tables.discard(ev.fields["table_id"])
         elif ev.error is None and code in ROWS_EVENTS:
-            if ev.fields["table_id"] in excluded_tables:
+            if ev.fields["table_id"] in excluded_tables or (options.ops and ROW_OPS[code] not in options.ops):
                 held.removed, held.attached = True, []
                 continue
         elif (ev.error is None and code in QUERY_EVENTS and tx_control(ev) is None
-              and (options.databases or options.exclude_databases or options.filters_tables)):
+              and (options.databases or options.exclude_databases or options.filters_tables or options.ops)):
             # (transaction control is kept whatever database it names, as mysqlbinlog keeps it:
             # client/mysqlbinlog.cc skips a QUERY by its database only when !is_trans_keyword())
             keep, unparsed = _keeps_statement(ev, options)
@@ -359,6 +368,8 @@ def _keeps_statement(ev: Event, options: FilterOptions) -> tuple[bool, bool]:
     database; --table by the tables a statement-based INSERT/REPLACE/UPDATE/DELETE writes (any of
     them kept keeps it); other statements (DDL) are not table-filtered."""
     db = ev.fields.get("db", "") or ""
+    if options.ops and thread_filter.statement_op(ev) not in (None, *options.ops):
+        return False, False
     if (options.databases or options.exclude_databases) and not options.keeps_schema(db):
         return False, False
     if not options.filters_tables:

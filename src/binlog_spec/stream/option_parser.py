@@ -17,6 +17,7 @@ from binlog_spec.binlog import timezones
 from binlog_spec.binlog.gtid import GtidPosition, GtidSet, GtidSetError
 from binlog_spec.errors import OptionValueError
 from binlog_spec.stream.filters import FilterOptions
+from binlog_spec.stream.thread_filter import parse_ops, parse_thread_ids  # noqa: F401  (--op, --thread-id)
 
 #: Re-exported: 'UTC', '+08:00', 'Asia/Shanghai' -> tzinfo (ZoneError).
 parse_zone = timezones.parse_zone
@@ -81,7 +82,8 @@ def filter_options(*, databases: tuple[str, ...] = (), exclude_databases: tuple[
                    server_ids: Iterable[int] = (), exclude_server_ids: Iterable[int] = (),
                    start_datetime: datetime | None = None, stop_datetime: datetime | None = None,
                    start_position: int | GtidPosition | None = None,
-                   stop_position: int | GtidPosition | None = None) -> FilterOptions:
+                   stop_position: int | GtidPosition | None = None, ops: Iterable[str] = (),
+                   thread_ids: Iterable[int] = ()) -> FilterOptions:
     """The frozen FilterOptions of parsed values; a position is a byte offset or a MariaDB GTID
     position (parse_position), each put in its own field."""
     start, stop = start_position, stop_position
@@ -93,7 +95,8 @@ def filter_options(*, databases: tuple[str, ...] = (), exclude_databases: tuple[
         start_position=start if isinstance(start, int) else None,
         stop_position=stop if isinstance(stop, int) else None,
         start_gtid=start if isinstance(start, GtidPosition) else None,
-        stop_gtid=stop if isinstance(stop, GtidPosition) else None)
+        stop_gtid=stop if isinstance(stop, GtidPosition) else None,
+        ops=frozenset(ops), thread_ids=frozenset(thread_ids))
 
 
 def schema_tracker(file: str | None = None, database: str = "", default_charset: int | None = None,

@@ -28,7 +28,8 @@ OPTIONS = {"databases": "--database", "exclude_databases": "--exclude-database",
            "exclude_gtids": "--exclude-gtids", "server_ids": "--server-id",
            "exclude_server_ids": "--exclude-server-id", "start_datetime": "--start-datetime",
            "stop_datetime": "--stop-datetime", "start_position": "--start-position",
-           "stop_position": "--stop-position", "start_gtid": "--start-position", "stop_gtid": "--stop-position"}
+           "stop_position": "--stop-position", "start_gtid": "--start-position", "stop_gtid": "--stop-position",
+           "ops": "--op", "thread_ids": "--thread-id"}
 
 
 def _literal(glob: str) -> bool:
