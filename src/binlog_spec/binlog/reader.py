@@ -180,8 +180,10 @@ class BinlogReader:
                     if sink is not None:
                         taken = sink(window.buf, pos - window.base, pos, fde, verify, path)
                         while taken < 0:    # it wants that many bytes from pos in the window
-                            if len(window.take(pos, -taken)) < -taken:
-                                taken = 0   # (the stream ends first)
+                            had = window.base + len(window.buf) - pos
+                            got = len(window.take(pos, -taken))
+                            if got < -taken and got <= had:
+                                taken = 0   # (the stream ends first: no byte more to give)
                                 break
                             taken = sink(window.buf, pos - window.base, pos, fde, verify, path)
                         if taken:

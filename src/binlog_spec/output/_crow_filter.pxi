@@ -235,5 +235,6 @@ cdef Py_ssize_t walk_filtered(RowLane lane, bytes buf, const unsigned char *p, P
     if lane.in_tx:
         f.rewind(lane)
     if need and tx_start == start and off - start + need <= MAX_EVENT:
-        want[0] = off - start + need
+        # (at least twice the window's bytes: a transaction read again from its start costs its size twice at most)
+        want[0] = max(off - start + need, min(2 * (n - start), MAX_EVENT))
     return tx_start

@@ -105,9 +105,12 @@ cdef Py_ssize_t walk_filtered(Lane lane, bytes buf, const unsigned char* p, Py_s
     out_fde = lane.rewriter.out_fde
     if fde is not lane.fde or out_fde is not lane.out_fde:
         lane._set_fde(fde, out_fde)
-    # the Python lane holds nothing (its text written, no BINLOG block, no rows event pending)
-    cdef bint free = lane.lens.usable and not (lane.taken or lane.hold or lane.script.block
-                                               or lane.rewriter.pending is not None)
+    # the Python lane holds nothing (no BINLOG block, no rows event pending), and the text the lane handed on and
+    # the Python lane has not written yet (it writes it before the next event it is given) is under HELD
+    for text in lane.taken:
+        held += len(<str>text)
+    cdef bint free = lane.lens.usable and held < HELD and not (lane.hold or lane.script.block
+                                                               or lane.rewriter.pending is not None)
     session = lane.script.session
     skip_parallel, domain, server = session.skip_parallel, session.gtid_domain, session.gtid_server
     cdef bint gtids = type(skip_parallel) is int and type(domain) is int and type(server) is int
@@ -152,7 +155,8 @@ cdef Py_ssize_t walk_filtered(Lane lane, bytes buf, const unsigned char* p, Py_s
             if not done:            # the transaction's text dropped: the ordinary path reads all of it
                 del lines[tx_mark:]
                 if need and tx_start == start and off - start + need <= MAX_TX:
-                    return -(off - start + need)
+                    # (at least twice the window's bytes: the transaction is written again twice its size at most)
+                    return -max(off - start + need, min(2 * (n - start), MAX_TX))
                 off = tx_start
                 break
             while mark < len(lines):
