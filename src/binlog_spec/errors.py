@@ -91,6 +91,11 @@ class UsageError(ValueError):
     """A command-line value that cannot be used; the message names the option (exit code 2)."""
 
 
+class RowFilterError(UsageError):
+    """A row filter (--key, --where) that cannot be applied to a table it meets: no key, a column the table
+    lacks, a literal that does not fit the column's type (exit code 2)."""
+
+
 class SchemaFileError(ValueError):
     """A schema file (--schema) that describes no table: it holds no CREATE TABLE that could be read."""
 

@@ -107,6 +107,39 @@ def filter_options(args: argparse.Namespace) -> FilterOptions:
         start_position=start, stop_position=stop)
 
 
+def add_row_filter_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group(
+        "row filters",
+        "Keep the row changes whose before or after image matches (a rows event is reduced to them; a "
+        "transaction left with none is dropped). Values are typed as the columns are; text compares as the "
+        "server's PAD SPACE, case-insensitive collations do. With --rollback, only the kept rows are undone "
+        "and checked. Not with the base64 script or --output-format binlog (use --sql or --sql2); one process")
+    g.add_argument("--key", metavar="V[,V...]",
+                   help="with --table DB.T: the changes of the row whose key (primary key, else a NOT NULL unique "
+                        "key; one value per key column, in key order; 'quoted' to hold a comma; 0x.. for binary) "
+                        "is these values")
+    g.add_argument("--where", metavar="EXPR",
+                   help="a SQL condition over column names: =, <>, <, >, <=, >=, IN, BETWEEN, LIKE, IS [NOT] NULL, "
+                        "AND, OR, NOT, parentheses; it applies to every kept table (a table without a column it "
+                        "names is an error: narrow with --table)")
+
+
+def row_filter_options(args: argparse.Namespace):
+    """The row filters of the command line (api.RowFilterOptions); raises UsageError naming the option."""
+    return api.row_filter_options(getattr(args, "key", None), getattr(args, "where", None),
+                                  api.parse_names(args.tables) if getattr(args, "tables", None) else ())
+
+
+def row_filters_apply(args: argparse.Namespace) -> None:
+    """--key/--where: refused where no row changes are written (the base64 script, a binlog output: UsageError);
+    the run is one process (its pieces would each drop or keep transactions alone)."""
+    if args.command == "sql" and (args.output_format == "binlog" or not (args.commented or args.executable)):
+        where = "--output-format binlog" if args.output_format == "binlog" else "the base64 script (sql's default)"
+        raise UsageError(f"--key/--where do not apply to {where}: its rows events are written as they were "
+                         "logged; give --sql or --sql2")
+    args.jobs = 1
+
+
 def schema_tracker(args: argparse.Namespace):
     """The schema the run starts with: --schema FILE (the tables at the start of the first file), or
     none; --default-charset for text columns no DDL gives a charset."""

@@ -13,12 +13,13 @@ import tempfile
 from typing import Callable, Iterable, Iterator, TextIO
 
 from binlog_spec import api
-from binlog_spec.errors import BinlogError, PositionError, UsageError
+from binlog_spec.errors import BinlogError, PositionError, RowFilterError, UsageError
 from binlog_spec.cli import blocks, jobs
 from binlog_spec.cli.progress import with_progress
 from binlog_spec.cli import selection_notes
 from binlog_spec.cli.arguments import (Flushed, analyze_options, base64_options, filter_options, read_options,
-                                      remote_input, schema_tracker, script_options, warner, write_options)
+                                      remote_input, row_filter_options, row_filters_apply, schema_tracker, script_options, warner,
+                                      write_options)
 from binlog_spec.cli import rollback_check, sql_precheck
 from binlog_spec.cli.exit_codes import (EXIT_BAD_INPUT, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_IO,  # noqa: F401
                                         EXIT_INTERRUPTED, EXIT_OK, EXIT_UNWRITABLE, EXIT_USAGE, EXIT_WARNINGS)
@@ -63,13 +64,15 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
         selection = api.Selection()
     args.selection = selection      # reported by _command at the end
     return api.select_events(read(), args.filters, [api.display_name(f) for f in args.files], schema, notify,
-                             warn=warner(err), check=check, selection=args.selection, gate=gate)
+                             warn=warner(err), check=check, selection=args.selection, gate=gate,
+                             rows=getattr(args, "rows", None))
 
 
 def _skipping(args: argparse.Namespace, check=None) -> tuple:
     """(gate, selection, sink) of a run whose filters a compiled loop decides (api.skip_gate,
     api.skipping_sink: it skips the transactions they drop), or (None, None, None)."""
-    if check is not None or args.filters.start_position is not None or getattr(args, "piece", None) is not None:
+    if check is not None or args.filters.start_position is not None or getattr(args, "piece", None) is not None \
+            or getattr(args, "rows", None) is not None:      # (row filters: the Python path, the reference)
         return None, None, None
     gate = api.skip_gate(args.filters)
     selection = api.Selection() if gate is not None else None
@@ -145,6 +148,10 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
         try:
             args.tz = args.timezone or api.local_zone()
             args.filters = filter_options(args)
+            row_filters = row_filter_options(args)
+            args.rows = api.RowSelector(row_filters) if row_filters.active else None
+            if args.rows is not None:
+                row_filters_apply(args)
             remote_input(args)      # -R: the files are the server's logs
         except UsageError as exc:
             err.write(f"binlog-spec: error: {exc}\n")
@@ -158,6 +165,11 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
             refused = sql_precheck.refuse(args, err)    # a script that cannot be written whole is not begun
             if refused is not None:
                 return refused
+            if args.rows is not None and sql_precheck.applies(args):
+                problem = sql_precheck.row_filter_problem(args)     # (a table without a key: before the script)
+                if problem is not None:
+                    err.write(f"binlog-spec: error: {problem}\n")
+                    return EXIT_USAGE
             try:
                 if not _writes_text_output(args):
                     code = go(args, out, err)
@@ -168,10 +180,11 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
                             raise _Failed(code)
                 if code < EXIT_USAGE:       # (a run that failed says why instead)
                     selection_notes.report(args, err)
+                    selection_notes.report_rows_kept(args, err)
                 return code
             except _Failed as failed:
                 return failed.code
-            except PositionError as exc:
+            except (PositionError, RowFilterError) as exc:
                 out.flush()
                 err.write(f"binlog-spec: error: {exc}\n")
                 return EXIT_USAGE
@@ -257,7 +270,7 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     warnings = [0]
     gate, selection, sink = _skipping(args)
     # the lane skips what the filters drop (the sink's loop) and writes what they keep of the common transactions
-    lane = api.row_lane(args.format, tracker, args.filters, (gate, selection, sink))
+    lane = api.row_lane(args.format, tracker, args.filters, (gate, selection, sink)) if args.rows is None else None
     changes = api.read_rows(_events(args, err, warnings, schema=tracker, bodies=api.ROWS_BODIES, sink=lane or sink,
                                     gate=gate, selection=selection), warn=warner(err))
     lines: Iterable[str] = (render(rc) for rc in changes)
@@ -294,7 +307,7 @@ def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     analyzer = api.analyzer(options)
     # The compiled loop takes the events no filter, seek or piece needs to see; with time bounds alone, it
     # takes the transactions they keep and skips the others (api.skip_gate).
-    whole = args.filters.start_position is None and getattr(args, "piece", None) is None
+    whole = args.filters.start_position is None and getattr(args, "piece", None) is None and args.rows is None
     gate = api.skip_gate(args.filters) if whole and args.filters.active else None
     selection = api.Selection() if gate is not None else None
     sink = api.analyzer_sink(analyzer, schema, gate, selection) if whole and (gate or not args.filters.active) \
@@ -441,7 +454,9 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     warnings = [0]
     check = rollback_check.conflict_check(args, True) if args.rollback else None
     gate, selection, sink = _skipping(args, check)
-    if args.rollback:
+    if args.rows is not None:       # (row filters: the Python path, the reference)
+        lane = None
+    elif args.rollback:
         lane = None if sink is not None or check is not None else \
             api.rollback_lane(tracker, opts, args.filters, getattr(args, "piece", None))
     else:       # (under filters, as run_rows's)

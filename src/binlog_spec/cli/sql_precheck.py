@@ -118,6 +118,16 @@ def _pass(args: argparse.Namespace, options, schema, bodies: frozenset[int], exa
     return api.unwritable(_until_fault(selected), options, exact, sink)
 
 
+def row_filter_problem(args: argparse.Namespace):
+    """The RowFilterError of the first table the run's row filters (--key, --where) cannot be applied to, read
+    off the TABLE_MAPs the run's filters keep (with its schema), before the script's first byte; or None."""
+    f = args.filters
+    read = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(api.UNWRITABLE_BODIES, f))
+    events = api.read_events(args.files, read, None, f.start_position)
+    selected = api.select_events(events, f, [api.display_name(p) for p in args.files], schema_tracker(args))
+    return api.row_filter_problem(_until_fault(selected), args.rows)
+
+
 def _until_fault(events: Iterable) -> Iterator:
     """The events up to a fault (a broken binlog, an unreadable file, a start position that is no
     boundary): what the run reports as it does without the pre-pass, after what it wrote before it."""

@@ -132,3 +132,16 @@ def _mysql_latin1(data: bytes) -> str:
     if data.isascii():
         return data.decode("ascii")
     return data.decode("latin-1").translate(_MYSQL_LATIN1_TABLE)
+
+
+def no_pad(collation_id: int | None) -> bool:
+    """A NO PAD collation, whose comparisons keep trailing spaces: MariaDB's (id + 1024) and MySQL 8's
+    utf8mb4_0900 family (255-323); the others are PAD SPACE."""
+    return collation_id is not None and (1024 <= collation_id < 2048 or 255 <= collation_id <= 323)
+
+
+def compared_text(value: str, keep_spaces: bool = False) -> str:
+    """Text as a PAD SPACE, case-insensitive collation compares it: without trailing spaces (kept with
+    `keep_spaces`: NO PAD), case folded. What the row keys of a rollback's conflict check and the row
+    filters (--key, --where) compare."""
+    return value.casefold() if keep_spaces else value.rstrip(" ").casefold()
