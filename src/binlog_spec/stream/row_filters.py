@@ -26,7 +26,7 @@ from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import GTID_TYPES, ROW_OPS
 from binlog_spec.binlog.writer import ROWS_COMPRESSED, _with_len, bare_bytes, decompress, parse_bare, rows_layout
 from binlog_spec.errors import RowFilterError, UsageError
-from binlog_spec.rows.decoder import RowChange, RowDecoder, decode_image, present_columns
+from binlog_spec.rows.decoder import RowChange, RowDecoder, _partial_columns, decode_image, present_columns
 from binlog_spec.rows.walker import RowWalker
 from binlog_spec.stream import row_where
 from binlog_spec.stream.row_values import compared, typed
@@ -282,7 +282,8 @@ def _reduce(ev: Event, kept: list[bool], table, fde, walker: RowWalker) -> None:
         walker.walk(table, n, before, after, data, update, ends=ends)
     except (ValueError, IndexError):
         ends = _decoded_ends(data, table, present_columns(before, n),
-                             present_columns(after, n) if update else None)
+                             present_columns(after, n) if update else None,
+                             bare[4] == ET.partial_update_rows_event)
     step = 2 if update else 1
     out, p = [], 0
     for k, keep in enumerate(kept):
@@ -296,13 +297,18 @@ def _reduce(ev: Event, kept: list[bool], table, fde, walker: RowWalker) -> None:
     ev._body, ev._fields, ev._overrides, ev._late, ev.error = new._body, None, None, None, new.error
 
 
-def _decoded_ends(data: bytes, table, before: list[int], after: list[int] | None) -> list[int]:
+def _decoded_ends(data: bytes, table, before: list[int], after: list[int] | None, partial: bool) -> list[int]:
+    """The image ends as the decoder finds them (rows.decoder's walk, MySQL's JSON diffs included)."""
     names, ends, p = table.names, [], 0
     while p < len(data):
         _, p = decode_image(data, p, table, before, names)
         ends.append(p)
         if after is not None:
-            _, p = decode_image(data, p, table, after, names)
+            diffs = frozenset()
+            if partial:
+                diffs, p = _partial_columns(data, p, table)
+            _, p = decode_image(data, p, table, after, names, diffs) if partial else \
+                decode_image(data, p, table, after, names)
             ends.append(p)
     return ends
 
