@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from binlog_spec.cli import main
-from tests.conftest import CORPUS, manifest_rows
+from conftest import CORPUS, manifest_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = str(ROOT / "fixtures" / "demo" / "mariadb-bin.000001")
