@@ -25,6 +25,7 @@ CREATE TABLE k.dec (id DECIMAL(10,3) NOT NULL PRIMARY KEY, v INT);
 CREATE TABLE k.dt (id DATETIME(6) NOT NULL PRIMARY KEY, v INT);
 CREATE TABLE k.bin (id BINARY(4) NOT NULL PRIMARY KEY, v INT);
 CREATE TABLE k.uq (x INT, u INT NOT NULL, v INT, UNIQUE KEY (u));
+CREATE TABLE k.vcb (id VARCHAR(12) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, v INT);
 """
 
 WORK = """
@@ -43,6 +44,8 @@ INSERT INTO k.bin VALUES (0x61620000,1),(0x00ff0102,2),('zz',3);
 DELETE FROM k.bin WHERE v=2;
 INSERT INTO k.uq VALUES (1,10,1),(2,20,2);
 UPDATE k.uq SET v=5 WHERE u=20;
+INSERT INTO k.vcb VALUES ('ab',1),('AB ',2);
+UPDATE k.vcb SET v=v+1;
 """
 
 # table -> [(--key value, independent predicate of an image)]
@@ -58,18 +61,20 @@ CASES = {
     "bin": [("0x61620000", lambda i: i["id"] == {"hex": "61620000"}), ("0x00ff0102", lambda i: i["id"] == {"hex": "00ff0102"}),
             ("0x7a7a0000", lambda i: i["id"] == {"hex": "7a7a0000"})],
     "uq": [("20", lambda i: i["u"] == 20), ("10", lambda i: i["u"] == 10)],
+    "vcb": [("ab", lambda i: i["id"] == "ab"), ("AB", lambda i: i["id"] == "AB "), ("'ab '", lambda i: i["id"] == "ab")],
 }
 
 
 def run(*argv):
     out, err = io.StringIO(), io.StringIO()
     code = main(list(argv), out, err)
-    assert code == 0, err.getvalue()
+    assert code == 0, (" ".join(argv[4:7]), err.getvalue())
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
 def test_key_of_every_type_equals_filtering_the_full_rows_output():
     with mariadb_server.MariaDBServer() as srv:
+        srv.sql("SET GLOBAL binlog_row_metadata=FULL;")      # (utf8mb4_bin: the TABLE_MAP's collation)
         srv.sql(DDL)
         srv.sql(WORK)
         log = str(srv.binlogs()[-1])
@@ -80,3 +85,97 @@ def test_key_of_every_type_equals_filtering_the_full_rows_output():
                         and any(pred(i) for i in (c["before"], c["after"]) if i is not None)]
                 assert want, (table, key)
                 assert run("rows", "--format", "jsonl", "--table", f"k.{table}", "--key", key, log) == want, (table, key)
+
+
+# -- random schemas (the generator of the randomized replay, tests/proof/random_schema.py) ----------------
+
+SEEDS = range(31_000, 31_010)
+
+
+def _literal(value) -> str:
+    """A --key value of a JSON image's value (independent of binlog-spec's typing: as a user types it)."""
+    if isinstance(value, dict) and "hex" in value:
+        return "0x" + value["hex"]
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    return str(value)
+
+
+def _norm(value, case_sensitive: bool):
+    if isinstance(value, str):
+        value = value.rstrip(" ")
+        return value if case_sensitive else value.lower()
+    return json.dumps(value, sort_keys=True)
+
+
+def _keys(srv, db: str) -> dict[str, list[tuple[str, bool]]]:
+    """table -> its key's (column, case-sensitive) as the server has them: the primary key, else the first
+    unique key of NOT NULL columns."""
+    rows = srv.sql(f"SELECT s.TABLE_NAME, s.INDEX_NAME, s.COLUMN_NAME, c.IS_NULLABLE, "
+                   f"IFNULL(c.COLLATION_NAME, 'binary') FROM information_schema.STATISTICS s JOIN "
+                   f"information_schema.COLUMNS c USING (TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME) WHERE "
+                   f"s.TABLE_SCHEMA = '{db}' AND s.NON_UNIQUE = 0 ORDER BY s.TABLE_NAME, "
+                   f"s.INDEX_NAME <> 'PRIMARY', s.INDEX_NAME, s.SEQ_IN_INDEX")
+    found: dict[str, dict[str, list]] = {}
+    for line in rows.splitlines():
+        table, index, column, nullable, collation = line.split("\t")
+        found.setdefault(table, {}).setdefault(index, []).append(
+            (column, nullable == "YES", collation.endswith(("_bin", "_cs")) or collation == "binary"))
+    out = {}
+    for table, indexes in found.items():
+        for cols in indexes.values():       # (PRIMARY first)
+            if not any(nullable for _, nullable, _ in cols):
+                out[table] = [(c, cs) for c, _, cs in cols]
+                break
+    return out
+
+
+def test_key_and_where_on_random_schemas_equal_filtering_the_full_rows_output():
+    tests_proof = str(ROOT / "tests" / "proof")
+    sys.path.insert(0, tests_proof)
+    try:
+        from proof_round import client
+        from random_schema import make_case
+    finally:
+        sys.path.remove(tests_proof)
+    checked = 0
+    with mariadb_server.MariaDBServer() as srv:
+        client(srv, b"SET GLOBAL binlog_row_metadata=FULL;")
+        for seed in SEEDS:
+            case = make_case(seed, ("FULL", "FULL"))
+            db = f"r{seed}"
+            client(srv, b"FLUSH BINARY LOGS;")
+            first = srv.binlogs()[-1]
+            script = (f"CREATE DATABASE {db} CHARACTER SET {case.db_charset};\nUSE {db};\nSET SESSION sql_mode='';\n"
+                      + "".join(s + ";\n" for s in case.ddl + case.start + case.workload))
+            client(srv, script.encode(), force=True)
+            client(srv, b"FLUSH BINARY LOGS;")
+            logs = [str(p) for p in srv.binlogs() if p.name >= first.name][:-1]
+            full = [c for c in run("rows", "--format", "jsonl", *logs) if c["schema"] == db]
+            for table, key in _keys(srv, db).items():
+                mine = [c for c in full if c["table"] == table]
+                values = {tuple(i[k] for k, _ in key if k in i) for c in mine for i in (c["before"], c["after"])
+                          if i is not None and all(k in i for k, _ in key)}
+                for vals in sorted(values, key=repr)[:4]:
+                    wanted = tuple(_norm(v, cs) for v, (_, cs) in zip(vals, key))
+
+                    def pred(i):
+                        return all(k in i for k, _ in key) and \
+                            tuple(_norm(i[k], cs) for k, cs in key) == wanted
+                    want = [c for c in mine if any(pred(i) for i in (c["before"], c["after"]) if i is not None)]
+                    literal = ",".join(_literal(v) for v in vals)
+                    assert len(vals) == len(key), (vals, key)
+                    got = run("rows", "--format", "jsonl", "--table", f"{db}.{table}", "--key", literal, *logs)
+                    assert got == want, (seed, table, literal, key)
+                    checked += 1
+                ints = [k for k, _ in key if all(type(i.get(k, 0)) is int for c in mine
+                                                  for i in (c["before"], c["after"]) if i is not None)]
+                if ints and mine:
+                    k = ints[0]
+                    expr = f"`{k.replace('`', '``')}` BETWEEN 2 AND 9 OR `{k.replace('`', '``')}` IN (0, 32767)"
+                    want = [c for c in mine if any(k in i and (2 <= i[k] <= 9 or i[k] in (0, 32767))
+                                                   for i in (c["before"], c["after"]) if i is not None)]
+                    got = run("rows", "--format", "jsonl", "--table", f"{db}.{table}", "--where", expr, *logs)
+                    assert got == want, (seed, table, expr)
+                    checked += 1
+    assert checked >= 20

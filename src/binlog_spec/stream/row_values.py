@@ -5,7 +5,10 @@ filters (stream.row_filters: --key, --where) compare a row image's decoded value
 Python value rows.values decodes for that column type (int, Decimal, float, str or bytes, date, datetime,
 timedelta), or raises ValueError saying why it does not fit. `compared(column)` is the function both sides
 go through before a comparison: text without trailing spaces and case folded (rows.charsets.compared_text:
-PAD SPACE, the _ci collations; NO PAD collations keep their trailing spaces), the rest as it is.
+PAD SPACE, the _ci collations; NO PAD collations keep their trailing spaces, _bin and _cs ones their case),
+the rest as it is. The collation is the column's as the TABLE_MAP metadata gives it; a column whose
+collation comes from DDL has its character set's default (rows.charsets.charset_collation), case-insensitive.
+Accents are compared as they are (utf8mb4_general_ci's 'e' = 'é' is not followed).
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from binlog_spec.rows.column_types import (BIT, BLOB, BLOB_COMPRESSED, DATE, DAT
                                            FLOAT, INT24, LONG, LONG_BLOB, LONGLONG, MEDIUM_BLOB, NEWDATE, NEWDECIMAL,
                                            SET, SHORT, STRING, TIME, TIME2, TIMESTAMP, TIMESTAMP2, TINY, TINY_BLOB,
                                            VAR_STRING, VARCHAR, VARCHAR_COMPRESSED, YEAR)
-from binlog_spec.rows.charsets import codec_for, compared_text, no_pad
+from binlog_spec.rows.charsets import case_sensitive, codec_for, compared_text, no_pad
 
 _INTS = frozenset({TINY, SHORT, INT24, LONG, LONGLONG, YEAR, BIT})
 _DECIMALS = frozenset({NEWDECIMAL, DECIMAL})
@@ -134,10 +137,11 @@ def compared(column) -> Callable[[Any], Any]:
     dropped unless the collation is NO PAD, case folded), a set as its members so, the rest as it is."""
     k = kind(column)
     if k == "text":
-        keep_spaces = no_pad(column.charset)
-        return lambda v: compared_text(v, keep_spaces) if type(v) is str else v
+        keep_spaces, keep_case = no_pad(column.charset), case_sensitive(column.charset)
+        return lambda v: compared_text(v, keep_spaces, keep_case) if type(v) is str else v
     if k == "set":
-        return lambda v: frozenset(compared_text(m, True) if type(m) is str else m for m in v) \
+        keep_case = case_sensitive(column.charset)
+        return lambda v: frozenset(compared_text(m, True, keep_case) if type(m) is str else m for m in v) \
             if isinstance(v, frozenset) else v
     return _same
 

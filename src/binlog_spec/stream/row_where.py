@@ -13,6 +13,7 @@ import re
 from decimal import Decimal
 from typing import Callable
 
+from binlog_spec.rows.charsets import case_sensitive
 from binlog_spec.stream.row_values import compared, kind, typed
 
 #: A predicate of one row image ({column name: value}): True, False or None (unknown).
@@ -198,7 +199,8 @@ def _like(node, exp, table, index, where, escape: str) -> Predicate:
     name, column = _operand(node.this, exp, table, index, where)
     pattern = _text_literal(node.expression, exp)
     binary = kind(column) == "bytes"
-    regex = _like_regex(pattern, escape, not binary)
+    fold = not binary and not case_sensitive(column.charset)
+    regex = _like_regex(pattern, escape, fold)
     negate = bool(node.args.get("negate"))
 
     def like(img):
@@ -209,7 +211,7 @@ def _like(node, exp, table, index, where, escape: str) -> Predicate:
             v = v.decode("latin-1") if binary else v.decode("utf-8", "surrogateescape")
         elif type(v) is not str:
             v = str(v)
-        hit = regex.fullmatch(v if binary else v.casefold()) is not None
+        hit = regex.fullmatch(v.casefold() if fold else v) is not None
         return hit != negate
     return like
 
