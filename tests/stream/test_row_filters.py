@@ -43,6 +43,16 @@ def test_key_keeps_the_changes_of_that_row_in_either_image():
         assert jsonl("--table", "shop.customers", "--key", str(key), DEMO) == want
 
 
+def test_the_text_output_is_the_full_text_output_filtered_row_indexes_included():
+    code, full, _ = run("rows", "--table", "shop.customers", DEMO)
+    lines = full.splitlines()
+    want = lines[:1] + [line for line in lines[1:] if '{"id":2,' in line]
+    code, got, err = run("rows", "--table", "shop.customers", "--key", "2", DEMO)
+    assert code == 0, err
+    assert got.splitlines() == want
+    assert " [1] " in want[1]       # (the second row of its event)
+
+
 def test_where_keeps_the_changes_where_the_before_or_after_image_satisfies_it():
     full = jsonl(DEMO)
     cases = {

@@ -33,7 +33,8 @@ ROW_FORMATS = api.ROW_FORMATS
 
 
 def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: list[BinlogError] | None = None,
-            schema=None, bodies: frozenset[int] | None = None, sink=None, check=None, gate=None, selection=None):
+            schema=None, bodies: frozenset[int] | None = None, sink=None, check=None, gate=None, selection=None,
+            row_stage: bool = True):
     """The filtered events of the run's files; malformed bodies are counted and named on stderr. With
     `faults`, a broken file's error is appended to it and the next file is read (reader.read_events).
     With `schema` (a SchemaTracker), every event is seen by it before the filters (rows.decoder.observe_schema):
@@ -41,7 +42,8 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
     run reads (ReadOptions.parse_bodies; None: all). `sink`: what takes events straight from the reader
     (reader.BinlogReader), never seen here. `check`: a rollback's conflict check
     (rollback_check.conflict_check), which sees every event and reads the files to their end. `gate`: the
-    sink's api.skip_gate, `selection`: the filters' api.Selection it counts in too (a new one by default)."""
+    sink's api.skip_gate, `selection`: the filters' api.Selection it counts in too (a new one by default).
+    `row_stage`: the row filters (--key, --where) reduce the rows events (else the caller filters the changes)."""
     options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, args.filters))
     if check is not None and sink is None:
         sink = check.sink()     # the check's compiled loop past the window (output/rollback/_ccheck.pyx), or None
@@ -65,7 +67,7 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
     args.selection = selection      # reported by _command at the end
     return api.select_events(read(), args.filters, [api.display_name(f) for f in args.files], schema, notify,
                              warn=warner(err), check=check, selection=args.selection, gate=gate,
-                             rows=getattr(args, "rows", None))
+                             rows=getattr(args, "rows", None) if row_stage else None)
 
 
 def _skipping(args: argparse.Namespace, check=None) -> tuple:
@@ -272,7 +274,9 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # the lane skips what the filters drop (the sink's loop) and writes what they keep of the common transactions
     lane = api.row_lane(args.format, tracker, args.filters, (gate, selection, sink)) if args.rows is None else None
     changes = api.read_rows(_events(args, err, warnings, schema=tracker, bodies=api.ROWS_BODIES, sink=lane or sink,
-                                    gate=gate, selection=selection), warn=warner(err))
+                                    gate=gate, selection=selection, row_stage=False), warn=warner(err))
+    if args.rows is not None:       # (--key, --where: each change as the full output has it, its row index too)
+        changes = filter(args.rows.keeps, changes)
     lines: Iterable[str] = (render(rc) for rc in changes)
     if lane is not None:        # (the lane's text: blocks of UTF-8 lines)
         blocks.write_blocks(api.lines_with_lane(lane, lines), out, _write_lines, _WRITE_BATCH)
