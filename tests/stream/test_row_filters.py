@@ -106,7 +106,7 @@ def test_analyze_counts_only_the_kept_rows():
     (("rows", "--where", "id = name"), "compare a column with literals only"),
     (("rows", "--where", "id = = 1"), "--where: cannot parse"),
     (("rows", "--where", " "), "--where: empty expression"),
-    (("sql", "--table", "shop.customers", "--key", "2"), "--key/--where do not apply to the base64 script"),
+    (("sql", "--where", "balance > 0"), "--where: table shop.orders has no column balance"),     # (base64)
     (("sql", "--sql2", "--rollback", "--where", "balance > 0"), "--where: table shop.orders has no column balance"),
     (("analyze", "--table", "shop.customers", "--where", "vip = 'no'"), "--where: table shop.customers has no column vip"),
 ])
@@ -116,6 +116,15 @@ def test_errors_are_exit_2_naming_the_option_table_and_column(argv, message):
     assert err.startswith("binlog-spec: error: --") and message in err, err
     if argv[0] == "sql":
         assert out == ""        # nothing of the script is written
+
+
+def test_the_base64_script_holds_the_kept_rows_only():
+    code, out, err = run("sql", "-v", "--table", "shop.customers", "--key", "2", DEMO)
+    assert code == 0, err
+    rows = [line for line in out.splitlines() if line.startswith("### INSERT") or line.startswith("### UPDATE")
+            or line.startswith("### DELETE")]
+    assert rows == ["### INSERT INTO `shop`.`customers`"]
+    assert "###   @1=2" in out and "###   @1=1" not in out
 
 
 def test_nothing_matched_says_so():

@@ -222,3 +222,59 @@ def test_rollback_of_the_kept_rows_replays_to_the_state_without_their_changes():
         code, out, err = _code("sql", "--sql2", "--rollback", "--table", "k.r", "--where", "v = 5", log)
         assert code == 5 and out == "", err
         assert "`id`=2" in err or "id=2" in err or "(2)" in err, err
+
+
+# -- the base64 script and the binlog output hold rows events reduced to the kept rows ---------------------
+
+def test_base64_script_and_its_rollback_replay_only_the_kept_rows():
+    filler = "x" * 200
+    with mariadb_server.MariaDBServer() as srv:
+        srv.sql("CREATE DATABASE k; CREATE TABLE k.r (id INT PRIMARY KEY, v INT, note VARCHAR(250));")
+        # one statement of many rows events (8 KiB each): the kept row is in its first, STMT_END_F on its last
+        rows = ",".join(f"({i},{i % 7},'{filler}')" for i in range(1, 301))
+        srv.sql(f"INSERT INTO k.r VALUES {rows}; UPDATE k.r SET v=v+100 WHERE id IN (1,2,250); "
+                "UPDATE k.r SET note='n' WHERE id=3; DELETE FROM k.r WHERE id=299;")
+        log = str(srv.binlogs()[-1])
+        srv.sql("SET SESSION sql_log_bin=0; CREATE DATABASE e; CREATE TABLE e.one AS SELECT * FROM k.r WHERE id=1; "
+                "CREATE TABLE e.all_ AS SELECT * FROM k.r; CREATE TABLE e.but_one AS SELECT * FROM k.r WHERE id<>1;")
+        code, script, err = _code("sql", "--table", "k.r", "--key", "1", log)
+        assert code == 0, err
+        assert script.count("BINLOG '") >= 3
+        srv.sql("SET SESSION sql_log_bin=0; DROP DATABASE k;")
+        srv.sql("SET SESSION sql_log_bin=0;\n" + script)         # the database, the table and row 1's changes
+        got, want = srv.sql("CHECKSUM TABLE k.r, e.one").splitlines()
+        assert got.split("\t")[1] == want.split("\t")[1]
+        # the undo of row 1 alone, on the whole end state: row 1 is gone, the others are as they were
+        srv.sql("SET SESSION sql_log_bin=0; DELETE FROM k.r; INSERT INTO k.r SELECT * FROM e.all_;")
+        code, script, err = _code("sql", "--rollback", "--table", "k.r", "--key", "1", log)
+        assert code == 0, err
+        srv.sql("SET SESSION sql_log_bin=0;\n" + script)
+        got, want = srv.sql("CHECKSUM TABLE k.r, e.but_one").splitlines()
+        assert got.split("\t")[1] == want.split("\t")[1]
+
+
+def test_binlog_output_reduced_rows_events_end_their_statements(tmp_path):
+    """--output-format binlog under --key: each statement's last kept rows event carries STMT_END_F where the
+    dropped last one had it (mariadb-binlog reads the file), and the file replays to the kept rows."""
+    import subprocess
+    filler = "x" * 200
+    with mariadb_server.MariaDBServer() as srv:
+        srv.sql("CREATE DATABASE k; CREATE TABLE k.r (id INT PRIMARY KEY, v INT, note VARCHAR(250));")
+        rows = ",".join(f"({i},{i % 7},'{filler}')" for i in range(1, 301))
+        srv.sql(f"INSERT INTO k.r VALUES {rows}; UPDATE k.r SET v=v+100 WHERE id IN (1,2,250);")
+        log = str(srv.binlogs()[-1])
+        listing = subprocess.run(["mariadb-binlog", "--no-defaults", log], capture_output=True, check=True).stdout
+        assert listing.count(b"Write_rows: table id") > 3       # (the INSERT is several rows events)
+        out = tmp_path / "kept.bin"
+        code, _, err = _code("sql", "--output-format", "binlog", "-o", str(out), "--table", "k.r", "--key", "1", log)
+        assert code == 0, err
+        listing = subprocess.run(["mariadb-binlog", "--no-defaults", str(out)], capture_output=True,
+                                 check=True).stdout.decode()
+        heads = [line for line in listing.splitlines() if "_rows: table id" in line]
+        assert len(heads) == 2 and all("STMT_END_F" in h for h in heads), heads
+        srv.sql("SET SESSION sql_log_bin=0; CREATE DATABASE e; CREATE TABLE e.one AS SELECT * FROM k.r WHERE id=1; "
+                "DROP DATABASE k;")
+        replay = subprocess.run(["mariadb-binlog", "--no-defaults", str(out)], capture_output=True, check=True).stdout
+        srv.sql("", input_bytes=b"SET SESSION sql_log_bin=0;\n" + replay)
+        got, want = srv.sql("CHECKSUM TABLE k.r, e.one").splitlines()
+        assert got.split("\t")[1] == want.split("\t")[1]

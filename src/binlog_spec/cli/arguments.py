@@ -113,7 +113,8 @@ def add_row_filter_arguments(p: argparse.ArgumentParser) -> None:
         "Keep the row changes whose before or after image matches (a rows event is reduced to them; a "
         "transaction left with none is dropped). Values are typed as the columns are; text compares as the "
         "server's PAD SPACE, case-insensitive collations do. With --rollback, only the kept rows are undone "
-        "and checked. Not with the base64 script or --output-format binlog (use --sql or --sql2); one process")
+        "and checked. Every sql output (base64, --sql, --sql2, binlog) writes rows events reduced to the kept "
+        "rows; one process")
     g.add_argument("--key", metavar="V[,V...]",
                    help="with --table DB.T: the changes of the row whose key (primary key, else a NOT NULL unique "
                         "key; one value per key column, in key order; 'quoted' to hold a comma; 0x.. for binary) "
@@ -131,12 +132,7 @@ def row_filter_options(args: argparse.Namespace):
 
 
 def row_filters_apply(args: argparse.Namespace) -> None:
-    """--key/--where: refused where no row changes are written (the base64 script, a binlog output: UsageError);
-    the run is one process (its pieces would each drop or keep transactions alone)."""
-    if args.command == "sql" and (args.output_format == "binlog" or not (args.commented or args.executable)):
-        where = "--output-format binlog" if args.output_format == "binlog" else "the base64 script (sql's default)"
-        raise UsageError(f"--key/--where do not apply to {where}: its rows events are written as they were "
-                         "logged; give --sql or --sql2")
+    """--key/--where: the run is one process (its pieces would each drop or keep transactions alone)."""
     args.jobs = 1
 
 

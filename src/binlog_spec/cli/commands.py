@@ -18,8 +18,8 @@ from binlog_spec.cli import blocks, jobs
 from binlog_spec.cli.progress import with_progress
 from binlog_spec.cli import selection_notes
 from binlog_spec.cli.arguments import (Flushed, analyze_options, base64_options, filter_options, read_options,
-                                      remote_input, row_filter_options, row_filters_apply, schema_tracker, script_options, warner,
-                                      write_options)
+                                      remote_input, row_filter_options, row_filters_apply, schema_tracker,
+                                      script_options, warner, write_options)
 from binlog_spec.cli import rollback_check, sql_precheck
 from binlog_spec.cli.exit_codes import (EXIT_BAD_INPUT, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_IO,  # noqa: F401
                                         EXIT_INTERRUPTED, EXIT_OK, EXIT_UNWRITABLE, EXIT_USAGE, EXIT_WARNINGS)
@@ -167,7 +167,7 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
             refused = sql_precheck.refuse(args, err)    # a script that cannot be written whole is not begun
             if refused is not None:
                 return refused
-            if args.rows is not None and sql_precheck.applies(args):
+            if sql_precheck.row_prepass_applies(args):
                 problem = sql_precheck.row_filter_problem(args)     # (a table without a key: before the script)
                 if problem is not None:
                     err.write(f"binlog-spec: error: {problem}\n")
@@ -382,7 +382,7 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with api.Base64Writer(base64_options(args), options, part, continued) as writer:
         # The compiled lane writes the events no filter, seek, schema or check needs to see.
         plain = not args.filters.active and args.filters.start_position is None and piece is None \
-            and schema is None and check is None
+            and schema is None and check is None and args.rows is None
         lane = writer.sink() if plain else None
         # Under filters, the skipping loop drops the transactions they drop whole, with no Event for them.
         gate, selection, sink = _skipping(args, check) if lane is None and args.filters.active else (None, None, None)

@@ -56,7 +56,7 @@ def rereadable_stdin(args: argparse.Namespace) -> Iterator[None]:
     """Around a run the pre-pass applies to that reads standard input ('-'): the input copied to a
     temporary file (deleted at the end) and given to the reader as standard input, so that the pre-pass
     and then the run each read it from its start; the events and errors still name '(stdin)'."""
-    if not (applies(args) and any(str(f) == api.STDIN for f in args.files)):
+    if not ((applies(args) or row_prepass_applies(args)) and any(str(f) == api.STDIN for f in args.files)):
         yield
         return
     saved = sys.stdin
@@ -116,6 +116,13 @@ def _pass(args: argparse.Namespace, options, schema, bodies: frozenset[int], exa
     events = api.read_events(args.files, read, None, f.start_position, sink)
     selected = api.select_events(events, f, [api.display_name(p) for p in args.files], schema)
     return api.unwritable(_until_fault(selected), options, exact, sink)
+
+
+def row_prepass_applies(args: argparse.Namespace) -> bool:
+    """A `sql` run under row filters (--key, --where), of any output: its pre-pass names a table they cannot
+    apply to before the first byte (not a --jobs piece, nor -R --stop-never)."""
+    return (getattr(args, "rows", None) is not None and getattr(args, "command", None) == "sql"
+            and getattr(args, "piece", None) is None and not getattr(args, "stop_never", False))
 
 
 def row_filter_problem(args: argparse.Namespace):

@@ -210,11 +210,15 @@ def select_rows(events: Iterable[Event], selector: RowSelector) -> Iterator[Even
     """The events, each rows event reduced to the rows `selector` keeps (the Event itself rewritten, so that
     whoever holds it sees the reduced one) or left out when it keeps none; a transaction whose rows events
     are all left out is left out whole (its GTID, BEGIN, TABLE_MAPs, COMMIT), unless it holds a statement
-    of its own. The events must be completed by the schema stage (their TABLE_MAPs' table_def)."""
+    of its own; so are the TABLE_MAPs of a statement none of whose rows is kept. The events must be
+    completed by the schema stage (their TABLE_MAPs' table_def). (A statement whose last rows event is left
+    out ends at the last one kept: the writers set its STMT_END_F, as they do under the table filters,
+    output.rewriter.Rewriter.forward_step.)"""
     decoder = RowDecoder()
     walker = RowWalker(1 << 62)
     held: list[Event] = []      # the open transaction's events, while nothing of it is written
     in_tx = dropped = written = False
+    maps: list[Event] = []          # the TABLE_MAPs of the statement, given before its first kept rows event
     fde = None
     for ev in events:
         code = ev.type_code
@@ -231,11 +235,17 @@ def select_rows(events: Iterable[Event], selector: RowSelector) -> Iterator[Even
                 written = True
                 yield from held
                 held.clear()
+            yield from maps
+            maps.clear()
             yield ev
             continue
         if code == ET.format_description_event and ev.error is None:
             fde = spec.parse_fde(ev.raw[spec.LEN_EVENT_HEADER:])
         decoder.observe(ev)
+        if code == ET.table_map_event:
+            maps.append(ev)
+            continue
+        maps.clear()        # (a statement none of whose rows is kept: its TABLE_MAPs are left out)
         if code in GTID_TYPES or (not in_tx and is_begin(ev)):
             if held and not dropped:
                 yield from held         # (a group that never ended: written as it is)
@@ -265,12 +275,23 @@ def select_rows(events: Iterable[Event], selector: RowSelector) -> Iterator[Even
         yield from held
 
 
+def _plain(ev: Event, fde) -> bytes:
+    """The bare bytes of a rows event, decompressed."""
+    bare = bare_bytes(ev)
+    return decompress(bare, fde, ev.file, ev.pos) if bare[4] in ROWS_COMPRESSED else bare
+
+
+def _replace(ev: Event, bare: bytes, fde) -> None:
+    """The Event made of other bare bytes, in place (its consumers read the new ones)."""
+    new = parse_bare(bare, fde, ev.file, ev.pos, ev.payload_pos)
+    ev.header, ev.raw, ev.checksum = new.header, new.raw, None
+    ev._body, ev._fields, ev._overrides, ev._late, ev.error = new._body, None, None, None, new.error
+
+
 def _reduce(ev: Event, kept: list[bool], table, fde, walker: RowWalker) -> None:
     """Rewrite the rows event `ev` in place to hold only its rows `kept` says (a plain event: a compressed
     one is written decompressed), parsed again for its consumers."""
-    bare = bare_bytes(ev)
-    if bare[4] in ROWS_COMPRESSED:
-        bare = decompress(bare, fde, ev.file, ev.pos)
+    bare = _plain(ev, fde)
     lay = rows_layout(bare, fde, ev.file, ev.pos)
     n = lay.num_columns
     before = bare[lay.ofs_before:lay.ofs_before + lay.len_bitmap]
@@ -291,10 +312,7 @@ def _reduce(ev: Event, kept: list[bool], table, fde, walker: RowWalker) -> None:
         if keep:
             out.append(data[p:end])
         p = end
-    new = parse_bare(_with_len(bytearray(bare[:lay.ofs_rows]) + b"".join(out)), fde, ev.file, ev.pos,
-                     ev.payload_pos)
-    ev.header, ev.raw, ev.checksum = new.header, new.raw, None
-    ev._body, ev._fields, ev._overrides, ev._late, ev.error = new._body, None, None, None, new.error
+    _replace(ev, _with_len(bytearray(bare[:lay.ofs_rows]) + b"".join(out)), fde)
 
 
 def _decoded_ends(data: bytes, table, before: list[int], after: list[int] | None, partial: bool) -> list[int]:
