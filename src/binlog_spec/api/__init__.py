@@ -125,10 +125,14 @@ def select_events(events: Iterable[Event], filters: FilterOptions, files: list[s
     events reduced to them, stream.row_filters.select_rows): a rollback undoes those alone."""
     if schema is not None:
         events = observe_schema(events, schema, warn)
-    if rows is not None:
+    if rows is not None:        # (the skipping loop's `gate` drops only what the filters drop)
+        if gate is not None:
+            events = gate.watch(events)
+
         def select(kept):
             if filters.active:
-                kept = filter_events(kept, filters, files, notify, selection)
+                kept = filter_events(kept, filters, files, notify, selection,
+                                     gate.excluded_tables if gate is not None else None)
             return select_rows(kept, rows)
         return select(events) if check is None else check.watch(events, select, None)
     if not filters.active:

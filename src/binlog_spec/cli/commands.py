@@ -73,8 +73,7 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
 def _skipping(args: argparse.Namespace, check=None) -> tuple:
     """(gate, selection, sink) of a run whose filters a compiled loop decides (api.skip_gate,
     api.skipping_sink: it skips the transactions they drop), or (None, None, None)."""
-    if check is not None or args.filters.start_position is not None or getattr(args, "piece", None) is not None \
-            or getattr(args, "rows", None) is not None:      # (row filters: the Python path, the reference)
+    if check is not None or args.filters.start_position is not None or getattr(args, "piece", None) is not None:
         return None, None, None
     gate = api.skip_gate(args.filters)
     selection = api.Selection() if gate is not None else None
