@@ -86,7 +86,9 @@ def test_sql_scripts_forward_and_rollback_hold_only_the_kept_rows():
 def test_analyze_counts_only_the_kept_rows():
     code, out, err = run("analyze", "--format", "json", "--table", "shop.customers", "--key", "2", DEMO)
     assert code == 0, err
-    assert json.loads(out)["summary"]["rows"] == 1
+    report = json.loads(out)
+    assert report["summary"]["rows"] == 1
+    assert {"option": "--key", "value": "2"} in report["filters"]       # (the report names the row filter)
 
 
 # -- errors -----------------------------------------------------------------------------------------------

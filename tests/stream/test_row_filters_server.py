@@ -26,6 +26,7 @@ CREATE TABLE k.dt (id DATETIME(6) NOT NULL PRIMARY KEY, v INT);
 CREATE TABLE k.bin (id BINARY(4) NOT NULL PRIMARY KEY, v INT);
 CREATE TABLE k.uq (x INT, u INT NOT NULL, v INT, UNIQUE KEY (u));
 CREATE TABLE k.vcb (id VARCHAR(12) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, v INT);
+CREATE TABLE k.nokey (a INT, u INT, UNIQUE KEY (u));
 """
 
 WORK = """
@@ -45,6 +46,7 @@ DELETE FROM k.bin WHERE v=2;
 INSERT INTO k.uq VALUES (1,10,1),(2,20,2);
 UPDATE k.uq SET v=5 WHERE u=20;
 INSERT INTO k.vcb VALUES ('ab',1),('AB ',2);
+INSERT INTO k.nokey VALUES (1,1);
 UPDATE k.vcb SET v=v+1;
 """
 
@@ -85,6 +87,11 @@ def test_key_of_every_type_equals_filtering_the_full_rows_output():
                         and any(pred(i) for i in (c["before"], c["after"]) if i is not None)]
                 assert want, (table, key)
                 assert run("rows", "--format", "jsonl", "--table", f"k.{table}", "--key", key, log) == want, (table, key)
+        # a table whose only unique key may be NULL has no key: exit 2 naming it, before any output
+        for command in (("rows",), ("sql", "--sql2"), ("sql",), ("analyze",)):
+            code, out, err = _code(*command, "--table", "k.nokey", "--key", "1", log)
+            assert code == 2 and out == "", (command, err)
+            assert err == "binlog-spec: error: --key: table k.nokey has no primary key or NOT NULL unique key\n", err
 
 
 # -- random schemas (the generator of the randomized replay, tests/proof/random_schema.py) ----------------

@@ -319,4 +319,5 @@ def script_options(args: argparse.Namespace) -> ScriptOptions:
 
 def analyze_options(args: argparse.Namespace) -> AnalyzeOptions:
     return AnalyzeOptions(top=args.top, sort=args.sort, bucket_s=args.bucket, big_trx_bytes=args.big_trx_bytes,
-                          long_trx_seconds=args.long_trx_seconds, filters=args.filters)
+                          long_trx_seconds=args.long_trx_seconds, filters=args.filters,
+                          row_filters=args.rows.options if getattr(args, "rows", None) is not None else None)

@@ -130,8 +130,14 @@ def row_filter_problem(args: argparse.Namespace):
     off the TABLE_MAPs the run's filters keep (with its schema), before the script's first byte; or None."""
     f = args.filters
     read = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(api.UNWRITABLE_BODIES, f))
-    events = api.read_events(args.files, read, None, f.start_position)
-    selected = api.select_events(events, f, [api.display_name(p) for p in args.files], schema_tracker(args))
+    # (the compiled loop skips the transactions the table and time filters drop, as in the run)
+    gate = api.skip_gate(f) if f.start_position is None else None
+    selection = api.Selection() if gate is not None else None
+    sink = api.skipping_sink(gate, f, selection) if gate is not None else None
+    gate = gate if sink is not None else None
+    events = api.read_events(args.files, read, None, f.start_position, sink)
+    selected = api.select_events(events, f, [api.display_name(p) for p in args.files], schema_tracker(args),
+                                 selection=selection, gate=gate)
     return api.row_filter_problem(_until_fault(selected), args.rows)
 
 
