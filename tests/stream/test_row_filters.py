@@ -63,6 +63,16 @@ def test_where_keeps_the_changes_where_the_before_or_after_image_satisfies_it():
         "NOT (id IN (1, 3)) AND email IS NOT NULL": lambda i: i["id"] not in (1, 3) and i.get("email") is not None,
         "name = 'ADA   '": lambda i: i["name"].lower() == "ada",     # PAD SPACE, case-insensitive
         "created >= '2026-01-01 09:01:00'": lambda i: i["created"] >= "2026-01-01T09:01:00",
+        # NULL is unknown, and NOT unknown is unknown: a NULL email is not kept either way
+        "NOT (email = 'ada@example.com')": lambda i: i.get("email") is not None and i["email"] != "ada@example.com",
+        "email <> 'ada@example.com' OR id != 2": lambda i: (i.get("email") is not None
+                                                            and i["email"] != "ada@example.com") or i["id"] != 2,
+        "name NOT LIKE '%r%' AND balance < 100.5": lambda i: "r" not in i["name"].lower()
+        and Decimal(i["balance"]) < Decimal("100.5"),
+        "email LIKE '%!_%' ESCAPE '!' OR name LIKE '_d_'": lambda i: "_" in (i.get("email") or "")
+        or (len(i["name"]) == 3 and i["name"][1].lower() == "d"),
+        "balance IN (100.5, -12.340) AND created BETWEEN '2026-01-01' AND '2026-01-02'":
+            lambda i: Decimal(i["balance"]) in (Decimal("100.5"), Decimal("-12.34")),
     }
     for expr, pred in cases.items():
         want = [c for c in full if c["table"] == "customers" and any(pred(i) for i in images(c))]
