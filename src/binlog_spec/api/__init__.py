@@ -22,6 +22,8 @@
   `write_report_csv` - the report written;
 * `check_rollback` - whether a rollback would overwrite later changes (output.rollback.check);
 * `row_changes_by_transaction` - the row changes a transaction at a time (stream.row_transactions);
+* the row filters (api.rows_filters): `row_filter_options`, `RowSelector` (select_events' `rows`: --key,
+  --where), `row_filter_problem` (a script's pre-pass);
 * a live server (remote/, imported when first used: remote.EXPORTS): `connect`, `dump_events`, `log_heads`,
   `remote_logs` (a server's logs as read_events reads them).
 
