@@ -139,6 +139,26 @@ def test_the_base64_script_holds_the_kept_rows_only():
     assert "###   @1=2" in out and "###   @1=1" not in out
 
 
+def test_the_key_and_the_names_may_come_from_schema(tmp_path):
+    """A MySQL 5.7 binlog without metadata: --key needs --schema's PRIMARY KEY, --where its names."""
+    src = str(tmp_path / "mysql-bin.000005")       # (its first 3283 bytes: the xxd dump it was rebuilt from added one)
+    (tmp_path / "mysql-bin.000005").write_bytes((CORPUS / "MyFlash" / "haha.000005").read_bytes()[:3283])
+    schema = tmp_path / "schema.sql"
+    schema.write_text("CREATE TABLE `test3` (`a` int NOT NULL PRIMARY KEY, `b` int, `c` int);\n")
+    code, _, err = run("rows", "--table", "test.test3", "--key", "4", src)
+    assert code == 2 and "--key: table test.test3 has no primary key or NOT NULL unique key: its TABLE_MAP has " \
+        "no column metadata (binlog_row_metadata=FULL, or give its DDL with --schema)" in err, err
+    code, _, err = run("rows", "--table", "test.test3", "--where", "a = 4", src)
+    assert code == 2 and "--where: table test.test3 has no column a (its column names are unknown" in err, err
+    full = jsonl("--schema", str(schema), "--schema-database", "test", src)
+    for key in ("4", "8", "5"):
+        want = [c for c in full if c["table"] == "test3" and any(i["a"] == int(key) for i in images(c))]
+        got = jsonl("--schema", str(schema), "--schema-database", "test", "--table", "test.test3", "--key", key, src)
+        assert got == want and (want or key == "5")
+        assert jsonl("--schema", str(schema), "--schema-database", "test", "--table", "test.test3", "--where",
+                     f"b = {key} OR c = {key}", src) == want
+
+
 def test_nothing_matched_says_so():
     code, out, err = run("rows", "--table", "shop.customers", "--key", "99", DEMO)
     assert code == 0 and out == ""
