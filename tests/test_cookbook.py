@@ -130,7 +130,8 @@ def test_the_undo_recipe_gives_the_server_back_its_table_before_the_bad_update(t
     workload = (FIXTURES / "demo" / "workload.sql").read_text(encoding="utf-8")
     before_bad, bad = workload.rsplit("SET TIMESTAMP=1767225900;", 1)
     assert "UPDATE customers SET vip=1" in bad
-    (where, spec, lang, code), = [b for b in ALL if b[0].startswith("cookbook.md") and "--rollback" in b[3]]
+    (where, spec, lang, code), = [b for b in ALL if b[0].startswith("cookbook.md") and "--rollback" in b[3]
+                                  and "--start-datetime" in b[3]]     # (the undo of the bad UPDATE)
     table = "SELECT * FROM shop.customers ORDER BY id"
     with MariaDBServer() as srv:
         srv.sql(before_bad)

@@ -101,6 +101,11 @@ class ThreadIdError(UsageError):
         self.offset = offset
 
 
+class RowFilterError(UsageError):
+    """A row filter (--key, --where) that cannot be applied to a table it meets: no key, a column the table
+    lacks, a literal that does not fit the column's type (exit code 2)."""
+
+
 class SchemaFileError(ValueError):
     """A schema file (--schema) that describes no table: it holds no CREATE TABLE that could be read."""
 

@@ -114,6 +114,9 @@ class AnalyzeOptions:
     #: transactions, not of the control events (FORMAT_DESCRIPTION, ROTATE, GTID_LIST, ...) every
     #: selection keeps whatever their time.
     filters: Any = None
+    #: The row filters the rows events were reduced by (a stream.row_filters.RowFilterOptions: --key,
+    #: --where; None: none): the report names them too.
+    row_filters: Any = None
 
 
 #: Size units, powers of 1024 ("1 MiB"): K, KB, KiB, M, ... (case-insensitive), B for bytes.

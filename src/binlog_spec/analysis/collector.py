@@ -94,7 +94,8 @@ class Analyzer:
         self.untimed = [0, 0, 0]                    # events with timestamp 0: [events, rows, bytes]
         #: Filtered: the control events (kept whatever their time) are in no bucket: [events, rows, bytes].
         self.outside = [0, 0, 0]
-        self._outside_codes = frozenset(map(int, CONTROL_EVENTS)) if options.filters.active else frozenset()
+        filtered = options.filters.active or (options.row_filters is not None and options.row_filters.active)
+        self._outside_codes = frozenset(map(int, CONTROL_EVENTS)) if filtered else frozenset()
         self._bucket_ts, self._bucket = 0, self.untimed    # the last timestamp seen, and its bucket
         self.faults: list[dict[str, Any]] = []
         self.ddl: list[dict[str, Any]] = []

@@ -77,7 +77,7 @@ def report(a) -> dict[str, Any]:
     if a.outside[0]:
         timeline_note += (f"; {a.outside[0]} control events ({a.outside[2]} bytes) the filters keep "
                           "whatever their time are in no bucket")
-    filters = o.filters.described()
+    filters = o.filters.described() + (o.row_filters.described() if o.row_filters is not None else [])
     window = {"start": _iso(o.filters.start_datetime), "stop": _iso(o.filters.stop_datetime)}
     sources = a.tx_sources
     shown = len(a._flagged)

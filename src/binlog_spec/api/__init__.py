@@ -22,6 +22,8 @@
   `write_report_csv` - the report written;
 * `check_rollback` - whether a rollback would overwrite later changes (output.rollback.check);
 * `row_changes_by_transaction` - the row changes a transaction at a time (stream.row_transactions);
+* the row filters (api.rows_filters): `row_filter_options`, `RowSelector` (select_events' `rows`: --key,
+  --where), `row_filter_problem` (a script's pre-pass);
 * a live server (remote/, imported when first used: remote.EXPORTS): `connect`, `dump_events`, `log_heads`,
   `remote_logs` (a server's logs as read_events reads them).
 
@@ -58,6 +60,8 @@ from binlog_spec.stream.planning.splits import piece_events
 from binlog_spec.stream.selection import Selection
 from binlog_spec.api.row_questions import (THREAD_ID_BODIES, check_thread_ids, history_renderer, row_context,
                                            statement_renderer)
+from binlog_spec.api.rows_filters import (RowFilterError, RowFilterOptions, RowSelector,  # noqa: F401
+                                          row_filter_options, row_filter_problem, select_rows)
 from binlog_spec.api.scripts import (Base64Writer, base64_compiled, base64_joiner, not_undone, sql_header,
                                       write_base64, write_sql)
 
@@ -111,7 +115,7 @@ def read_events(paths: list, options: ReadOptions = DEFAULT_OPTIONS, faults: lis
 def select_events(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None,
                   notify: Callable[[str, str], None] | None = None,
                   warn: Callable[[str], None] | None = None, check=None, selection=None,
-                  gate=None) -> Iterable[Event]:
+                  gate=None, rows=None) -> Iterable[Event]:
     """The events the filters keep; with `schema` (a SchemaTracker), every event is seen by it first, so
     the filters choose what is output, never what is learnt. `files` are the names of the run's files
     (for --start-position / --stop-position), `notify(kind, message)` hears the filters' notes, `warn`
@@ -120,9 +124,21 @@ def select_events(events: Iterable[Event], filters: FilterOptions, files: list[s
     keep as undone, and the input is read to its end (with no filter, every event is undone: nothing
     comes after them). `selection` (a stream.selection.Selection) counts what the filters keep and
     learns the names the files have, for the notes of a selection that kept nothing. `gate` (skip_gate's)
-    stands between the schema stage and the filters, for a compiled loop that skips what they drop."""
+    stands between the schema stage and the filters, for a compiled loop that skips what they drop. `rows` (a
+    RowSelector: --key, --where) keeps of the events the filters keep the row changes it selects (the rows
+    events reduced to them, stream.row_filters.select_rows): a rollback undoes those alone."""
     if schema is not None:
         events = observe_schema(events, schema, warn)
+    if rows is not None:        # (the skipping loop's `gate` drops only what the filters drop)
+        if gate is not None:
+            events = gate.watch(events)
+
+        def select(kept):
+            if filters.active:
+                kept = filter_events(kept, filters, files, notify, selection,
+                                     gate.excluded_tables if gate is not None else None)
+            return select_rows(kept, rows)
+        return select(events) if check is None else check.watch(events, select, None)
     if not filters.active:
         return events
     if gate is not None:
@@ -404,3 +420,6 @@ def row_changes_by_transaction(events: Iterable[Event], schema_source=None,
 
 
 __all__ += ["row_changes_by_transaction"]
+#: The row filters (api.rows_filters).
+__all__ += ["RowFilterError", "RowFilterOptions", "RowSelector", "row_filter_options", "row_filter_problem",
+            "select_rows"]

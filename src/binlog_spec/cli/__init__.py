@@ -13,7 +13,8 @@ import binlog_spec
 from binlog_spec import compiled
 from binlog_spec.errors import BinlogError, RemoteError, SchemaFileError
 from binlog_spec.cli.hints import Parser, errors_to
-from binlog_spec.cli.arguments import add_read_arguments, add_schema_arguments, rewrite_arg, size_arg
+from binlog_spec.cli.arguments import (add_read_arguments, add_row_filter_arguments, add_schema_arguments,
+                                      rewrite_arg, size_arg)
 from binlog_spec.cli.server_logs import add_download_parser, add_logs_parser
 from binlog_spec.cli.commands import EVENT_FORMATS, ROW_FORMATS, run_analyze, run_events, run_rows, run_sql
 from binlog_spec.cli.exit_codes import (EXIT_BAD_INPUT, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_IO, EXIT_OK,
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="jsonl: each line also carries the statement text (ANNOTATE_ROWS / ROWS_QUERY) and the "
                          "thread id of the change, null where the binlog has none")
     add_schema_arguments(rw)
+    add_row_filter_arguments(rw)
     rw.set_defaults(run=run_rows)
 
     sq = sub.add_parser("sql", help="write the events as a replayable script or binlog, or their undo",
@@ -87,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="no GTIDs: GTID_NEXT='AUTOMATIC' (MySQL), no gtid_seq_no (MariaDB); in a binlog "
                          "output the GTID events are left out (a MariaDB one becomes BEGIN)")
     add_schema_arguments(sq)
+    add_row_filter_arguments(sq)
     sq.set_defaults(run=run_sql)
 
     an = sub.add_parser("analyze", help="report on event types, tables, transactions, DDL and a timeline",
@@ -108,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--bucket", type=int, default=60, metavar="SECONDS",
                     help="timeline interval in seconds (default 60)")
     add_schema_arguments(an)
+    add_row_filter_arguments(an)
     an.set_defaults(run=run_analyze)
     add_download_parser(sub)
     add_logs_parser(sub)

@@ -117,6 +117,35 @@ def filter_options(args: argparse.Namespace) -> FilterOptions:
         thread_ids=frozenset().union(*getattr(args, "thread_ids", [])))
 
 
+def add_row_filter_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group(
+        "row filters",
+        "Keep the row changes whose before or after image matches (a rows event is reduced to them; a "
+        "transaction left with none is dropped). Values are typed as the columns are; text compares as the "
+        "server's PAD SPACE, case-insensitive collations do. With --rollback, only the kept rows are undone "
+        "and checked. Every sql output (base64, --sql, --sql2, binlog) writes rows events reduced to the kept "
+        "rows; one process")
+    g.add_argument("--key", metavar="V[,V...]",
+                   help="with --table DB.T: the changes of the row whose key (primary key, else a NOT NULL unique "
+                        "key; one value per key column, in key order; 'quoted' to hold a comma; 0x.. for binary) "
+                        "is these values")
+    g.add_argument("--where", metavar="EXPR",
+                   help="a SQL condition over column names: =, <>, <, >, <=, >=, IN, BETWEEN, LIKE, IS [NOT] NULL, "
+                        "AND, OR, NOT, parentheses; it applies to every kept table (a table without a column it "
+                        "names is an error: narrow with --table)")
+
+
+def row_filter_options(args: argparse.Namespace):
+    """The row filters of the command line (api.RowFilterOptions); raises UsageError naming the option."""
+    return api.row_filter_options(getattr(args, "key", None), getattr(args, "where", None),
+                                  api.parse_names(args.tables) if getattr(args, "tables", None) else ())
+
+
+def row_filters_apply(args: argparse.Namespace) -> None:
+    """--key/--where: the run is one process (its pieces would each drop or keep transactions alone)."""
+    args.jobs = 1
+
+
 def schema_tracker(args: argparse.Namespace):
     """The schema the run starts with: --schema FILE (the tables at the start of the first file), or
     none; --default-charset for text columns no DDL gives a charset."""
@@ -300,4 +329,5 @@ def script_options(args: argparse.Namespace) -> ScriptOptions:
 
 def analyze_options(args: argparse.Namespace) -> AnalyzeOptions:
     return AnalyzeOptions(top=args.top, sort=args.sort, bucket_s=args.bucket, big_trx_bytes=args.big_trx_bytes,
-                          long_trx_seconds=args.long_trx_seconds, filters=args.filters)
+                          long_trx_seconds=args.long_trx_seconds, filters=args.filters,
+                          row_filters=args.rows.options if getattr(args, "rows", None) is not None else None)

@@ -13,12 +13,13 @@ import tempfile
 from typing import Callable, Iterable, Iterator, TextIO
 
 from binlog_spec import api
-from binlog_spec.errors import BinlogError, PositionError, ThreadIdError, UsageError
+from binlog_spec.errors import BinlogError, PositionError, RowFilterError, ThreadIdError, UsageError
 from binlog_spec.cli import blocks, jobs
 from binlog_spec.cli.progress import with_progress
 from binlog_spec.cli import selection_notes
 from binlog_spec.cli.arguments import (Flushed, analyze_options, base64_options, filter_options, read_options,
-                                      remote_input, schema_tracker, script_options, warner, write_options)
+                                      remote_input, row_filter_options, row_filters_apply, schema_tracker,
+                                      script_options, warner, write_options)
 from binlog_spec.cli import rollback_check, sql_precheck
 from binlog_spec.cli.exit_codes import (EXIT_BAD_INPUT, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_IO,  # noqa: F401
                                         EXIT_INTERRUPTED, EXIT_OK, EXIT_UNWRITABLE, EXIT_USAGE, EXIT_WARNINGS)
@@ -32,7 +33,8 @@ ROW_FORMATS = api.ROW_FORMATS
 
 
 def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: list[BinlogError] | None = None,
-            schema=None, bodies: frozenset[int] | None = None, sink=None, check=None, gate=None, selection=None):
+            schema=None, bodies: frozenset[int] | None = None, sink=None, check=None, gate=None, selection=None,
+            row_stage: bool = True):
     """The filtered events of the run's files; malformed bodies are counted and named on stderr. With
     `faults`, a broken file's error is appended to it and the next file is read (reader.read_events).
     With `schema` (a SchemaTracker), every event is seen by it before the filters (rows.decoder.observe_schema):
@@ -40,7 +42,8 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
     run reads (ReadOptions.parse_bodies; None: all). `sink`: what takes events straight from the reader
     (reader.BinlogReader), never seen here. `check`: a rollback's conflict check
     (rollback_check.conflict_check), which sees every event and reads the files to their end. `gate`: the
-    sink's api.skip_gate, `selection`: the filters' api.Selection it counts in too (a new one by default)."""
+    sink's api.skip_gate, `selection`: the filters' api.Selection it counts in too (a new one by default).
+    `row_stage`: the row filters (--key, --where) reduce the rows events (else the caller filters the changes)."""
     options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, args.filters))
     if check is not None and sink is None:
         sink = check.sink()     # the check's compiled loop past the window (output/rollback/_ccheck.pyx), or None
@@ -63,7 +66,8 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
         selection = api.Selection()
     args.selection = selection      # reported by _command at the end
     return api.select_events(read(), args.filters, [api.display_name(f) for f in args.files], schema, notify,
-                             warn=warner(err), check=check, selection=args.selection, gate=gate)
+                             warn=warner(err), check=check, selection=args.selection, gate=gate,
+                             rows=getattr(args, "rows", None) if row_stage else None)
 
 
 def _skipping(args: argparse.Namespace, check=None) -> tuple:
@@ -145,6 +149,10 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
         try:
             args.tz = args.timezone or api.local_zone()
             args.filters = filter_options(args)
+            row_filters = row_filter_options(args)
+            args.rows = api.RowSelector(row_filters) if row_filters.active else None
+            if args.rows is not None:
+                row_filters_apply(args)
             remote_input(args)      # -R: the files are the server's logs
         except UsageError as exc:
             err.write(f"binlog-spec: error: {exc}\n")
@@ -160,6 +168,11 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
                 refused = sql_precheck.refuse(args, err)    # a script that cannot be written whole is not begun
             if refused is not None:
                 return refused
+            if sql_precheck.row_prepass_applies(args):
+                problem = sql_precheck.row_filter_problem(args)     # (a table without a key: before the script)
+                if problem is not None:
+                    err.write(f"binlog-spec: error: {problem}\n")
+                    return EXIT_USAGE
             try:
                 if not _writes_text_output(args):
                     code = go(args, out, err)
@@ -170,10 +183,11 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
                             raise _Failed(code)
                 if code < EXIT_USAGE:       # (a run that failed says why instead)
                     selection_notes.report(args, err)
+                    selection_notes.report_rows_kept(args, err)
                 return code
             except _Failed as failed:
                 return failed.code
-            except (PositionError, ThreadIdError) as exc:
+            except (PositionError, ThreadIdError, RowFilterError) as exc:
                 out.flush()
                 err.write(f"binlog-spec: error: {exc}\n")
                 return EXIT_USAGE
@@ -263,14 +277,17 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     warnings = [0]
     gate, selection, sink = _skipping(args)
     # the lane skips what the filters drop (the sink's loop) and writes what they keep of the common transactions
-    # (not with --with-statement: the statement's events are read by the ordinary path)
-    lane = None if with_statement else api.row_lane(args.format, tracker, args.filters, (gate, selection, sink))
+    # (not with --with-statement: the statement's events are read by the ordinary path; nor with --key, --where)
+    lane = None if with_statement or args.rows is not None else \
+        api.row_lane(args.format, tracker, args.filters, (gate, selection, sink))
     events = _events(args, err, warnings, schema=tracker, bodies=api.ROWS_BODIES, sink=lane or sink, gate=gate,
-                     selection=selection)
+                     selection=selection, row_stage=False)
     if with_statement:
         context = api.row_context()
         events, render = context.watch(events), api.statement_renderer(context)
     changes = api.read_rows(events, warn=warner(err))
+    if args.rows is not None:       # (--key, --where: each change as the full output has it, its row index too)
+        changes = filter(args.rows.keeps, changes)
     lines: Iterable[str] = (render(rc) for rc in changes)
     if lane is not None:        # (the lane's text: blocks of UTF-8 lines)
         blocks.write_blocks(api.lines_with_lane(lane, lines), out, _write_lines, _WRITE_BATCH)
@@ -305,7 +322,7 @@ def run_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     analyzer = api.analyzer(options)
     # The compiled loop takes the events no filter, seek or piece needs to see; with time bounds alone, it
     # takes the transactions they keep and skips the others (api.skip_gate).
-    whole = args.filters.start_position is None and getattr(args, "piece", None) is None
+    whole = args.filters.start_position is None and getattr(args, "piece", None) is None and args.rows is None
     gate = api.skip_gate(args.filters) if whole and args.filters.active else None
     selection = api.Selection() if gate is not None else None
     sink = api.analyzer_sink(analyzer, schema, gate, selection) if whole and (gate or not args.filters.active) \
@@ -374,10 +391,11 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         part = (args.piece_index == 0, args.piece_index == args.piece_count - 1, args.mariadb)
         continued = api.display_name(args.files[0]) if args.piece_index else None
     with api.Base64Writer(base64_options(args), options, part, continued) as writer:
-        # The compiled lane writes the events no seek, schema or check needs to see; under filters, the
-        # skipping loop drops the transactions they drop whole, with no Event for them, and the lane writes
+        # The compiled lane writes the events no seek, schema, check or row filter needs to see; under filters,
+        # the skipping loop drops the transactions they drop whole, with no Event for them, and the lane writes
         # those they keep whole (where the loop decides the filters).
-        plain = args.filters.start_position is None and piece is None and schema is None and check is None
+        plain = args.filters.start_position is None and piece is None and schema is None and check is None \
+            and args.rows is None
         gate, selection, sink = _skipping(args, check) if args.filters.active else (None, None, None)
         lane = writer.sink(args.filters, (gate, selection, sink)) if plain else None
         events = _events(args, err, warnings, schema=schema, check=check, sink=lane or sink, gate=gate,
@@ -452,7 +470,9 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     warnings = [0]
     check = rollback_check.conflict_check(args, True) if args.rollback else None
     gate, selection, sink = _skipping(args, check)
-    if args.rollback:
+    if args.rows is not None:       # (row filters: the Python path, the reference)
+        lane = None
+    elif args.rollback:
         lane = None if sink is not None or check is not None else \
             api.rollback_lane(tracker, opts, args.filters, getattr(args, "piece", None))
     else:       # (under filters, as run_rows's)

@@ -18,7 +18,8 @@ def conflict_check(args: argparse.Namespace, upstream_schema: bool):
     no filter (every event is undone: nothing comes after them), or a --jobs piece (the parent checks
     the whole input: parent_check). `upstream_schema`: the run replays the DDL itself (its TABLE_MAPs
     come completed); otherwise the check replays it, into a tracker of its own."""
-    if not getattr(args, "rollback", False) or getattr(args, "piece", None) is not None or not args.filters.active:
+    if not getattr(args, "rollback", False) or getattr(args, "piece", None) is not None or not (
+            args.filters.active or getattr(args, "rows", None) is not None):    # (row filters: a window too)
         return None
     return api.conflict_check(None if upstream_schema else schema_tracker(args))
 

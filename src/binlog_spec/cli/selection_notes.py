@@ -32,3 +32,11 @@ def report(args: argparse.Namespace, err: TextIO) -> None:
     rows = args.command == "rows" or (args.command == "sql" and getattr(args, "rollback", False))
     for note in selection.notes(args.filters, rows):
         err.write(f"binlog-spec: note: {note}\n")
+
+
+def report_rows_kept(args: argparse.Namespace, err: TextIO) -> None:
+    """A row-filtered run that kept no row change says so, and how many it looked at."""
+    rows = getattr(args, "rows", None)
+    if rows is not None and not rows.kept:
+        given = " ".join(f"{name} {value!r}" for name, value in rows.options.described())
+        err.write(f"binlog-spec: note: {given}: no row change matched (of {rows.seen} looked at)\n")

@@ -78,7 +78,8 @@ def rereadable_stdin(args: argparse.Namespace) -> Iterator[None]:
     """Around a run the pre-pass applies to that reads standard input ('-'): the input copied to a
     temporary file (deleted at the end) and given to the reader as standard input, so that the pre-pass
     and then the run each read it from its start; the events and errors still name '(stdin)'."""
-    if not ((applies(args) or _checks_thread_ids(args)) and any(str(f) == api.STDIN for f in args.files)):
+    if not ((applies(args) or _checks_thread_ids(args) or row_prepass_applies(args))
+            and any(str(f) == api.STDIN for f in args.files)):
         yield
         return
     saved = sys.stdin
@@ -138,6 +139,29 @@ def _pass(args: argparse.Namespace, options, schema, bodies: frozenset[int], exa
     events = api.read_events(args.files, read, None, f.start_position, sink)
     selected = api.select_events(events, f, [api.display_name(p) for p in args.files], schema)
     return api.unwritable(_until_fault(selected), options, exact, sink)
+
+
+def row_prepass_applies(args: argparse.Namespace) -> bool:
+    """A `sql` run under row filters (--key, --where), of any output: its pre-pass names a table they cannot
+    apply to before the first byte (not a --jobs piece, nor -R --stop-never)."""
+    return (getattr(args, "rows", None) is not None and getattr(args, "command", None) == "sql"
+            and getattr(args, "piece", None) is None and not getattr(args, "stop_never", False))
+
+
+def row_filter_problem(args: argparse.Namespace):
+    """The RowFilterError of the first table the run's row filters (--key, --where) cannot be applied to, read
+    off the TABLE_MAPs the run's filters keep (with its schema), before the script's first byte; or None."""
+    f = args.filters
+    read = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(api.UNWRITABLE_BODIES, f))
+    # (the compiled loop skips the transactions the table and time filters drop, as in the run)
+    gate = api.skip_gate(f) if f.start_position is None else None
+    selection = api.Selection() if gate is not None else None
+    sink = api.skipping_sink(gate, f, selection) if gate is not None else None
+    gate = gate if sink is not None else None
+    events = api.read_events(args.files, read, None, f.start_position, sink)
+    selected = api.select_events(events, f, [api.display_name(p) for p in args.files], schema_tracker(args),
+                                 selection=selection, gate=gate)
+    return api.row_filter_problem(_until_fault(selected), args.rows)
 
 
 def _until_fault(events: Iterable) -> Iterator:

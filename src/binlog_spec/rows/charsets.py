@@ -132,3 +132,30 @@ def _mysql_latin1(data: bytes) -> str:
     if data.isascii():
         return data.decode("ascii")
     return data.decode("latin-1").translate(_MYSQL_LATIN1_TABLE)
+
+
+def no_pad(collation_id: int | None) -> bool:
+    """A NO PAD collation, whose comparisons keep trailing spaces: MariaDB's (id + 1024) and MySQL 8's
+    utf8mb4_0900 family (255-323); the others are PAD SPACE."""
+    return collation_id is not None and (1024 <= collation_id < 2048 or 255 <= collation_id <= 323)
+
+
+#: The binary and case-sensitive collations (each character set's _bin, the _cs ones; MariaDB's NO PAD
+#: variants are these + 1024): their text compares case and all.
+_CASE_SENSITIVE = frozenset({84, 77, 80, 47, 74, 65, 91, 88, 50, 71, 89, 85, 79, 75, 86, 70, 66, 87, 58, 78, 83, 90,
+                             68, 43, 53, 81, 46, 55, 62, 67, 61, 96, 98, 249, 63,
+                             2, 20, 34, 42, 49, 52, 278, 309})
+
+
+def case_sensitive(collation_id: int | None) -> bool:
+    """A binary or case-sensitive collation (_bin, _cs): no case folding in its comparisons."""
+    return collation_id is not None and (collation_id in _CASE_SENSITIVE or collation_id - 1024 in _CASE_SENSITIVE)
+
+
+def compared_text(value: str, keep_spaces: bool = False, keep_case: bool = False) -> str:
+    """Text as a PAD SPACE, case-insensitive collation compares it: without trailing spaces (kept with
+    `keep_spaces`: NO PAD), case folded (not with `keep_case`: _bin, _cs). What the row keys of a
+    rollback's conflict check and the row filters (--key, --where) compare."""
+    if not keep_spaces:
+        value = value.rstrip(" ")
+    return value if keep_case else value.casefold()

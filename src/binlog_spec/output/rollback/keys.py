@@ -20,6 +20,7 @@ from binlog_spec.binlog import spec
 from binlog_spec.binlog.event_types import UPDATE
 from binlog_spec.errors import BinlogError
 from binlog_spec.rows import image_plan
+from binlog_spec.rows.charsets import compared_text
 from binlog_spec.rows.walker import check_rows, present_columns
 
 #: Layouts (per table) remembered by a KeyReader before it starts again.
@@ -39,7 +40,7 @@ _NAN = _NaN()
 def _norm(value):
     """A key value as compared: text without trailing spaces, case folded (PAD SPACE, _ci)."""
     if type(value) is str:
-        return value.rstrip(" ").casefold()
+        return compared_text(value)
     return _NAN if type(value) is float and value != value else value
 
 
