@@ -182,18 +182,24 @@ def _statement(ev: Event, spool: Spool, not_undone: NotUndone | None) -> None:
 
 def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
              not_undone: NotUndone | None = None, warn=None,
-             refused: Callable[[BinlogError], None] | None = None, spool: Spool | None = None) -> Iterator[str]:
+             refused: Callable[[BinlogError], None] | None = None, spool: Spool | None = None,
+             skip=None) -> Iterator[str]:
     """The lines of a script undoing the row changes, last transaction first; the statements it cannot
     undo go to `not_undone`; a row whose undo cannot be written exactly is left out as in `forward`.
     `spool`: the one the compiled lane of the events' reader writes to (output/sql/lane.py), else a new one;
     with it, the lane's blocks of lines and any ASCII record over BLOCK_TEXT bytes come as UTF-8 bytes (lines joined
-    by newlines, as a lane's text: cli.blocks.write_blocks writes them)."""
+    by newlines, as a lane's text: cli.blocks.write_blocks writes them). `skip`: --skip-conflicts' conflict check
+    (output.rollback.columns.ColumnConflictCheck, done when the input has been read): the undo of a row it
+    found in conflict is left out."""
     lane = spool is not None
     sql_opts = SqlOptions(**{**opts.sql.__dict__, "rollback": True})
     decoder = RowDecoder(schema_source, warn)
     observe, rows_of, row_ops = decoder.observe, decoder._rows, ROW_OPS
     tx = Transactions()
     spool = Spool() if spool is None else spool
+    identities: list = []       # skip: per spooled record, its row_identity (None: no row's)
+    if skip is not None:
+        from binlog_spec.output.rollback.columns import row_identity
     try:
         for ev in events:
             starts, _ends = tx.step(ev)
@@ -224,6 +230,10 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
                     spool.add_text(f"-- {text}\t{_where(ev, rc.gtid, opts.tz)}")
                 else:
                     spool.add_text(text)
+                if skip is not None:        # (the record's row, as the check names its keys)
+                    del identities[spool.count - 1:]
+                    identities += [None] * (spool.count - 1 - len(identities))
+                    identities.append(row_identity(rc))
         yield from HEADER
         if opts.commented:
             yield f"-- times in {timezones.zone_name(opts.tz)}"
@@ -234,6 +244,9 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
                 continue
             yield "BEGIN;"
             for i, _ in spool.undo_order(k):
+                if skip is not None and i < len(identities) and identities[i] is not None \
+                        and skip.conflicts_with(identities[i]):
+                    continue
                 data = read(i)
                 big = lane and len(data) > BLOCK_TEXT and data.isascii()
                 yield data if big else data.decode("utf-8", "surrogateescape")
