@@ -55,8 +55,8 @@ def report_lines(check: ConflictCheck, tz: tzinfo, forced: bool, skipped: bool =
         yield "conflict: " + conflict_line(c, tz, cache)
     s = "" if check.count == 1 else "s"
     if skipped:
-        yield (f"warning: {check.count} conflict{s}: the undo of the row{s} and table{s} above is left out, "
-               "the rest written (--skip-conflicts; exit 1)")
+        yield (f"warning: {check.count} conflict{s}: the undo leaves out the rows above (every row of a table "
+               "named whole) and undoes the others (--skip-conflicts; exit 1)")
     elif forced:
         yield (f"warning: {check.count} conflict{s}: the rollback overwrites the later change{s} above; "
                "written anyway (--force)")

@@ -217,7 +217,8 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
                     spool.mark_xa(xa_xid(ev).lower())
                 continue
             changes = list(rows_of(ev, op))
-            texts, done = leading_statements(changes, sql_opts)    # the compiled formatter's, if it runs
+            # (the compiled formatter's, if it runs; with `skip` the loop below writes them all, naming their rows)
+            texts, done = leading_statements(changes, sql_opts) if skip is None else ([], 0)
             for rc, text in zip(changes, texts):
                 spool.add_text(f"-- {text}\t{_where(ev, rc.gtid, opts.tz)}" if opts.commented else text)
             for rc in changes[done:] if done else changes:
