@@ -32,8 +32,7 @@ def run(argv: list) -> tuple[str, str, int]:
 def test_the_options_where_they_do_not_apply_exit_2_naming_why(argv, message, tmp_path):
     out, err, code = run(["sql", *argv, TYPES])
     assert (out, code) == ("", EXIT_USAGE)
-    assert err == f"binlog-spec: error: {message}" + err[len("binlog-spec: error: ") + len(message):]
-    assert err.count("\n") == 1
+    assert err.startswith(f"binlog-spec: error: {message}") and err.count("\n") == 1
 
 
 def test_skip_conflicts_writes_the_other_rows_and_names_the_conflicts():
