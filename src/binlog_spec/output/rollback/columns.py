@@ -34,20 +34,26 @@ from binlog_spec.output.sql.minimal import changed_columns
 _WHOLE = b"*"
 
 
-def row_identity(rc) -> tuple[bytes, ...]:
-    """The names of a row change as the check's keys and tables are remembered (`ConflictCheck.conflicts_with`):
-    a digest of its table, and of each key it writes or finds (keys.row_keys, as the check spools them)."""
+#: The names a row_identity holds: its table's, and its key's before and after the change.
+IDENTITY = 3
+
+
+def row_identity(rc) -> tuple[int, ...]:
+    """The names of a row change as the check's keys and tables are remembered (`conflicts_with`): IDENTITY
+    64-bit digests (never 0), of its table and of each key it writes or finds (keys.row_keys, as the check
+    spools them; an UPDATE that leaves the key alone names it once, and 0 fills the rest). The undo holds
+    them per row (8 bytes each); two names of one digest are 1 in 2**64."""
     t = rc.table_def
     where = (t.schema, t.table)
     cols = tuple(t.names[i] for i in t.row_key) if t.row_key and t.has_names else None
     ids = [_digest(repr(where).encode("utf-8", "backslashreplace"))]
-    for _, _, _, key, _ in row_keys([rc], where, cols):
+    for _, _, _, key, _ in row_keys([rc], where, cols)[:IDENTITY - 1]:
         ids.append(_digest(exact(key)))
-    return tuple(ids)
+    return tuple(ids) + (0,) * (IDENTITY - len(ids))
 
 
-def _digest(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=16).digest()
+def _digest(data: bytes) -> int:
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little") | 1
 
 
 class ColumnConflictCheck(ConflictCheck):
@@ -61,11 +67,11 @@ class ColumnConflictCheck(ConflictCheck):
         self.columns = Spool(window=KEY_WINDOW)  # per undone key record: its undone columns (pickled)
         self._changed: list = []                 # the undone columns of the keys `_keys` found last
         #: The digests (row_identity) of the conflicting keys and tables.
-        self.conflicting: set[bytes] = set()
+        self.conflicting: set[int] = set()
 
     # -- what the undo leaves out --------------------------------------------------------------------
-    def conflicts_with(self, identity: tuple[bytes, ...]) -> bool:
-        """Whether the row change of this `row_identity` touches a conflicting row or table."""
+    def conflicts_with(self, identity) -> bool:
+        """Whether the row change of this `row_identity` (its digests) touches a conflicting row or table."""
         hit = self.conflicting
         return any(i in hit for i in identity)
 
@@ -161,4 +167,4 @@ class ColumnConflictCheck(ConflictCheck):
         super().close()
 
 
-__all__ = ["ColumnConflictCheck", "row_identity"]
+__all__ = ["IDENTITY", "ColumnConflictCheck", "row_identity"]

@@ -10,6 +10,7 @@ NotUndone (the CLI summarises them on stderr), so the script holds only the undo
 """
 from __future__ import annotations
 
+from array import array
 from datetime import tzinfo
 from typing import Callable, Iterable, Iterator
 
@@ -197,9 +198,9 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
     observe, rows_of, row_ops = decoder.observe, decoder._rows, ROW_OPS
     tx = Transactions()
     spool = Spool() if spool is None else spool
-    identities: list = []       # skip: per spooled record, its row_identity (None: no row's)
+    identities = array("Q")     # skip: per spooled record, its row_identity (0s: no row's)
     if skip is not None:
-        from binlog_spec.output.rollback.columns import row_identity
+        from binlog_spec.output.rollback.columns import IDENTITY, row_identity
     try:
         for ev in events:
             starts, _ends = tx.step(ev)
@@ -231,10 +232,12 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
                     spool.add_text(f"-- {text}\t{_where(ev, rc.gtid, opts.tz)}")
                 else:
                     spool.add_text(text)
-                if skip is not None:        # (the record's row, as the check names its keys)
-                    del identities[spool.count - 1:]
-                    identities += [None] * (spool.count - 1 - len(identities))
-                    identities.append(row_identity(rc))
+                if skip is not None:        # (the record's row, as the check names its keys: IDENTITY digests)
+                    at = (spool.count - 1) * IDENTITY
+                    del identities[at:]
+                    if at > len(identities):        # (records of no row: refused rows' comments)
+                        identities.extend([0] * (at - len(identities)))
+                    identities.extend(row_identity(rc))
         yield from HEADER
         if opts.commented:
             yield f"-- times in {timezones.zone_name(opts.tz)}"
@@ -245,8 +248,7 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
                 continue
             yield "BEGIN;"
             for i, _ in spool.undo_order(k):
-                if skip is not None and i < len(identities) and identities[i] is not None \
-                        and skip.conflicts_with(identities[i]):
+                if skip is not None and skip.conflicts_with(identities[i * IDENTITY:(i + 1) * IDENTITY]):
                     continue
                 data = read(i)
                 big = lane and len(data) > BLOCK_TEXT and data.isascii()
