@@ -34,6 +34,8 @@ COMMANDS: list[list[str]] = [
     ["sql", "--sql2", "--replace"],
     ["sql", "-vv"],
     ["sql", "--rollback"],
+    ["sql", "--sql2", "--minimal-update"],      # the formatter and the lanes step aside for the builders
+    ["sql", "--sql2", "--rollback", "--minimal-update"],
     ["analyze", "--format", "json"],
     # the compiled loop's own close of a transaction, and the reference's for one of the top lists or flagged
     ["analyze", "--format", "json", "--top", "1", "--big-trx-bytes", "400", "--bucket", "1"],
@@ -46,6 +48,10 @@ PIPED: list[list[str]] = [["events", "--format", "jsonl"], ["sql", "--sql2", "--
 #: window ends at this share of the file ("{stop}"); "{out}" is a temporary -o file, whose bytes are compared.
 CHECKED: list[list[str]] = [
     ["sql", "--sql2", "--rollback", "--stop-position", "{stop:2}"],
+    # the check per column (output/rollback/columns.py: the Python path under both cores), the rows in conflict
+    # left out of the undo
+    ["sql", "--sql2", "--rollback", "--minimal-update", "--stop-position", "{stop:2}"],
+    ["sql", "--sql", "--rollback", "--skip-conflicts", "--stop-position", "{stop:3}"],
     ["sql", "--rollback", "--force", "--stop-position", "{stop:3}"],
     ["sql", "--output-format", "binlog", "-o", "{out}", "--rollback", "--force", "--stop-position", "{stop:2}"],
     # time windows: the filters run to the end of the file, the loop takes what they exclude meanwhile

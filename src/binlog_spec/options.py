@@ -53,6 +53,9 @@ class SqlOptions:
     rewrite_db: dict = field(default_factory=dict)
     #: Write JSON as CAST(... AS JSON) (MySQL); MariaDB's JSON is text.
     mysql_json: bool = True
+    #: An UPDATE sets only the columns whose value changed, found by its key (--minimal-update:
+    #: output.sql.minimal); a rollback's conflict check then works per column.
+    minimal_update: bool = False
 
 
 @dataclass(frozen=True)

@@ -256,10 +256,13 @@ def _show(row: dict) -> str:
 # ------------------------------------------------------------------------------------------ the round
 
 class Proof:
-    """One server for every round; `run(case, folder)` plays a round and returns it (its failures)."""
+    """One server for every round; `run(case, folder)` plays a round and returns it (its failures).
+    `extra`: more scripts a round replays, each (what, sql's options, backwards): forward on the start state
+    giving the end state, or backwards (a rollback) on the end state giving the start state."""
 
-    def __init__(self) -> None:
+    def __init__(self, extra: tuple[tuple[str, tuple[str, ...], bool], ...] = ()) -> None:
         self.srv = MariaDBServer()
+        self.extra = extra
 
     def __enter__(self) -> "Proof":
         self.srv.start()
@@ -389,6 +392,11 @@ class Proof:
                partial)
         replay("sql --sql2 --rollback", ["--sql2", "--rollback"], ref_db, start, partial)
         replay("sql (base64)", [], START, end, False)
+        for what, args, backwards in self.extra:
+            if backwards:
+                replay(what, list(args), ref_db, start, partial)
+            else:
+                replay(what, list(args), START, end, False)
         self.check_rows(rnd, cols, opts, files, ref_db)
         return rnd
 

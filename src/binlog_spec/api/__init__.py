@@ -168,9 +168,13 @@ def skipping_sink(gate, filters: FilterOptions, selection=None):
     return skipping.sink(gate, filters, selection)
 
 
-def conflict_check(schema=None):
+def conflict_check(schema=None, per_column: bool = False, skip: bool = False):
     """A new rollback conflict check (output.rollback.check.ConflictCheck) for check_rollback or select_events'
-    `check`; `schema`: a SchemaTracker of its own, when the events it sees are not completed upstream."""
+    `check`; `schema`: a SchemaTracker of its own, when the events it sees are not completed upstream.
+    `per_column` (--minimal-update), `skip` (--skip-conflicts): output.rollback.columns' check."""
+    if per_column or skip:
+        from binlog_spec.output.rollback.columns import ColumnConflictCheck
+        return ColumnConflictCheck(schema, per_column)
     from binlog_spec.output.rollback.check import ConflictCheck
     return ConflictCheck(schema)
 
@@ -181,10 +185,11 @@ def conflict_check_compiled() -> bool:
     return compiled.load("binlog_spec.output.rollback._ccheck") is not None
 
 
-def conflict_lines(check, tz, force: bool) -> Iterator[str]:
-    """The report of a conflict check's conflicts (output.rollback.report), a line each."""
+def conflict_lines(check, tz, force: bool, skipped: bool = False) -> Iterator[str]:
+    """The report of a conflict check's conflicts (output.rollback.report), a line each; `skipped`: their
+    rows were left out of the undo (--skip-conflicts)."""
     from binlog_spec.output.rollback.report import report_lines as lines
-    return lines(check, tz, force)
+    return lines(check, tz, force, skipped)
 
 
 def check_rollback(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None, check=None):

@@ -81,6 +81,14 @@ def build_parser() -> argparse.ArgumentParser:
     sq.add_argument("--force", action="store_true",
                     help="--rollback: write the undo even when it conflicts with later changes (they are "
                          "still reported; exit code 1)")
+    sq.add_argument("--minimal-update", action="store_true",
+                    help="--sql/--sql2: an UPDATE sets only the columns whose value changed, found by the row's key "
+                         "(primary, else NOT NULL unique; without one, by its whole image and LIMIT 1). With "
+                         "--rollback the check works per column: a later change to other columns of an undone "
+                         "row is no conflict, and the undo leaves them as they are")
+    sq.add_argument("--skip-conflicts", action="store_true",
+                    help="--sql/--sql2 --rollback: leave the rows in conflict out of the undo (each named on "
+                         "stderr) and write the undo of the others (exit code 1)")
     sq.add_argument("--rewrite-db", action="append", default=[], metavar="OLD->NEW", type=rewrite_arg,
                     help="rename a schema (repeatable)")
     sq.add_argument("-v", "--verbose", action="count", default=0,

@@ -320,7 +320,7 @@ def base64_options(args: argparse.Namespace) -> Base64Options:
 
 def sql_options(args: argparse.Namespace, rollback: bool = False) -> SqlOptions:
     return SqlOptions(complete_insert=args.complete_insert, replace=args.replace, rollback=rollback,
-                      rewrite_db=dict(args.rewrite_db))
+                      rewrite_db=dict(args.rewrite_db), minimal_update=getattr(args, "minimal_update", False))
 
 
 def script_options(args: argparse.Namespace) -> ScriptOptions:

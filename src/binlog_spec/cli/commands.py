@@ -154,6 +154,7 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
             if args.rows is not None:
                 row_filters_apply(args)
             remote_input(args)      # -R: the files are the server's logs
+            rollback_check.check_options(args)      # --minimal-update, --skip-conflicts
         except UsageError as exc:
             err.write(f"binlog-spec: error: {exc}\n")
             return EXIT_USAGE
@@ -485,9 +486,10 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"binlog-spec: warning: {exc}: row not written\n")
     if args.rollback:
         not_undone = api.not_undone()
-        target = _text_output(out) if check is None else rollback_check.Gate(_text_output(out), check, args.force)
+        target = _text_output(out) if check is None else \
+            rollback_check.Gate(_text_output(out), check, args.force or args.skip_conflicts)
         lines = api.write_sql(events, opts, rollback=True, not_undone=not_undone, warn=warner(err), refused=refused,
-                              lane=lane)
+                              lane=lane, skip=check if args.skip_conflicts else None)
         if lane is not None:    # (its blocks: UTF-8 lines)
             blocks.write_blocks(lines, target, _write_lines, _WRITE_BATCH)
         else:

@@ -2,7 +2,8 @@
 
     0  every event was read (filters that kept nothing say so in a note on stderr: cli.selection_notes)
     1  read to the end, but some event bodies did not match their layout, or some rows could not be
-       counted (analyze), decoded (sql -v) or written exactly (sql --sql/--sql2): warnings on stderr
+       counted (analyze), decoded (sql -v) or written exactly (sql --sql/--sql2), or rows in conflict left
+       out of an undo (sql --rollback --skip-conflicts): warnings on stderr
     2  bad command line (one line names the option, or hints at binlog-spec's spelling of a mysqlbinlog
        option: cli.hints), a --start-position that is no event boundary, --thread-id over a MariaDB
        row transaction (no thread id: errors.ThreadIdError), or a --schema file with no CREATE TABLE
@@ -10,7 +11,8 @@
        before the fault were printed
     4  a file could not be opened or read (download: its folder written, or locked by another download)
     5  sql --rollback: a later transaction in the files changed rows the rollback would overwrite (each
-       conflict on stderr); nothing was written (--force writes it anyway, and exits 1)
+       conflict on stderr); nothing was written (--force writes it anyway, and exits 1; --skip-conflicts
+       writes the undo of the other rows, and exits 1)
     6  sql --sql/--sql2: the script cannot be written from these binlogs (column names unknown, row
        images incomplete for a rollback or --replace); each table on stderr, with what to do; nothing
        was written (output.sql.writable, checked before the first byte)

@@ -113,7 +113,8 @@ def _checked_rollback_runs_alone(args: argparse.Namespace) -> bool:
     where the check's compiled loop runs, one process reads the input once, checking and undoing as it
     goes, where under --jobs the parent reads all of it to check first and the pieces read the window
     again, which on two cores was slower than one process (docs/benchmarks.md, issue 18)."""
-    return bool(args.rollback and args.filters.active) and api.conflict_check_compiled()
+    return bool(args.rollback and args.filters.active) and (
+        api.conflict_check_compiled() or getattr(args, "skip_conflicts", False))  # (its undo needs its check)
 
 
 def plan(args: argparse.Namespace, err: TextIO) -> list[Split] | None:

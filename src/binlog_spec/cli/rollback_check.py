@@ -10,7 +10,7 @@ from typing import TextIO
 from binlog_spec import api
 from binlog_spec.cli.arguments import read_options, schema_tracker
 from binlog_spec.cli.exit_codes import EXIT_CONFLICT, EXIT_WARNINGS
-from binlog_spec.errors import BinlogError
+from binlog_spec.errors import BinlogError, UsageError
 
 
 def conflict_check(args: argparse.Namespace, upstream_schema: bool):
@@ -21,7 +21,32 @@ def conflict_check(args: argparse.Namespace, upstream_schema: bool):
     if not getattr(args, "rollback", False) or getattr(args, "piece", None) is not None or not (
             args.filters.active or getattr(args, "rows", None) is not None):    # (row filters: a window too)
         return None
-    return api.conflict_check(None if upstream_schema else schema_tracker(args))
+    return api.conflict_check(None if upstream_schema else schema_tracker(args), *_check_kind(args))
+
+
+def _check_kind(args: argparse.Namespace) -> tuple[bool, bool]:
+    """(per column: --minimal-update, skip: --skip-conflicts) of a run's conflict check."""
+    return getattr(args, "minimal_update", False), getattr(args, "skip_conflicts", False)
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """--minimal-update and --skip-conflicts where they apply (UsageError otherwise): statements (--sql,
+    --sql2) of UPDATEs; the undo's (--rollback) for --skip-conflicts, which is not --force."""
+    minimal, skip = _check_kind(args)
+    if not (minimal or skip):
+        return
+    statements = getattr(args, "output_format", "sql") == "sql" and (args.commented or args.executable)
+    for flag, given in (("--minimal-update", minimal), ("--skip-conflicts", skip)):
+        if given and not statements:
+            raise UsageError(f"{flag} applies to the statements of --sql or --sql2 (not to the base64 script "
+                             "or --output-format binlog)")
+    if minimal and args.replace:
+        raise UsageError("--minimal-update does not go with --replace (a REPLACE writes the whole row)")
+    if skip and not args.rollback:
+        raise UsageError("--skip-conflicts applies to --rollback (it leaves the rows in conflict out of the undo)")
+    if skip and args.force:
+        raise UsageError("--skip-conflicts does not go with --force (--force writes the undo of every row, "
+                         "--skip-conflicts leaves the rows in conflict out)")
 
 
 class Gate:
@@ -72,13 +97,14 @@ def finish_check(args: argparse.Namespace, check, err: TextIO, code: int) -> int
         if not check.count:
             return code
         chunk: list[str] = []         # written a chunk at a time: stderr flushes every line it is given
-        for line in api.conflict_lines(check, args.tz, args.force):
+        skipped = getattr(args, "skip_conflicts", False) and getattr(args, "command", None) == "sql"
+        for line in api.conflict_lines(check, args.tz, args.force, skipped):
             chunk.append(f"binlog-spec: {line}\n")
             if len(chunk) >= REPORT_CHUNK:
                 err.write("".join(chunk))
                 chunk.clear()
         err.write("".join(chunk))
-        return max(code, EXIT_WARNINGS) if args.force else EXIT_CONFLICT
+        return max(code, EXIT_WARNINGS) if args.force or skipped else EXIT_CONFLICT
     finally:
         check.close()
 
@@ -90,7 +116,7 @@ def parent_check(args: argparse.Namespace, err: TextIO):
     if getattr(args, "command", None) != "sql" or not getattr(args, "rollback", False) or not args.filters.active:
         return None
     options = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(api.SQL_BODIES, args.filters))
-    check = api.conflict_check()
+    check = api.conflict_check(None, *_check_kind(args))
     try:                     # the compiled loop past the window where it runs (check.sink()), as in one process
         check = api.check_rollback(api.read_events(args.files, options, sink=check.sink()), args.filters,
                                    [api.display_name(f) for f in args.files], schema_tracker(args), check)

@@ -44,8 +44,9 @@ def conflict_line(c: Conflict, tz: tzinfo = timezones.UTC, cache: dict | None = 
     return line
 
 
-def report_lines(check: ConflictCheck, tz: tzinfo, forced: bool) -> Iterator[str]:
-    """The report of a check that found conflicts: a line per conflict, then what was done."""
+def report_lines(check: ConflictCheck, tz: tzinfo, forced: bool, skipped: bool = False) -> Iterator[str]:
+    """The report of a check that found conflicts: a line per conflict, then what was done (`skipped`: the
+    rows in conflict were left out of the undo, --skip-conflicts)."""
     if not check.count:
         return
     yield f"conflict check: times in {timezones.zone_name(tz)}; only the files given were checked"
@@ -53,7 +54,10 @@ def report_lines(check: ConflictCheck, tz: tzinfo, forced: bool) -> Iterator[str
     for c in check.conflicts():
         yield "conflict: " + conflict_line(c, tz, cache)
     s = "" if check.count == 1 else "s"
-    if forced:
+    if skipped:
+        yield (f"warning: {check.count} conflict{s}: the undo leaves out the rows above (every row of a table "
+               "named whole) and undoes the others (--skip-conflicts; exit 1)")
+    elif forced:
         yield (f"warning: {check.count} conflict{s}: the rollback overwrites the later change{s} above; "
                "written anyway (--force)")
     else:

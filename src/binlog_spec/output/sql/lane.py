@@ -34,10 +34,11 @@ _OPS = {INSERT: 0, DELETE: 1, UPDATE: 2}
 
 def sql_lane(schema: Any, opts: ScriptOptions, filtering: Any = None) -> Any:
     """The lane (a reader sink, as row_text.json_lane's) of a forward executable script under `opts`, or None
-    where the reference writes it all: the pure-Python core, --sql (commented), --replace. `filtering`: the
+    where the reference writes it all: the pure-Python core, --sql (commented), --replace, --minimal-update.
+    `filtering`: the
     filters it runs under (row_text.lane_filter's), None for none."""
     ctext = row_text._crow_text
-    if ctext is None or opts.commented or opts.sql.replace or opts.sql.rollback:
+    if ctext is None or opts.commented or opts.sql.replace or opts.sql.rollback or opts.sql.minimal_update:
         return None
     return ctext.RowLane(row_text._LaneTables(schema, functools.partial(_images, opts=opts.sql)), {}, True,
                          filt=filtering)
@@ -46,9 +47,9 @@ def sql_lane(schema: Any, opts: ScriptOptions, filtering: Any = None) -> Any:
 def rollback_lane(schema: Any, opts: ScriptOptions, spool: Any) -> Any:
     """The lane of a rollback's executable script under `opts`, which writes the undo of the transactions it
     takes to `spool` (script.rollback's, output.rollback.spool.Spool), or None where script.rollback writes it
-    all: the pure-Python core, --sql (commented), --replace."""
+    all: the pure-Python core, --sql (commented), --replace, --minimal-update."""
     ctext = row_text._crow_text
-    if ctext is None or opts.commented or opts.sql.replace:
+    if ctext is None or opts.commented or opts.sql.replace or opts.sql.minimal_update:
         return None
     images = functools.partial(_images, opts=opts.sql, rollback=True)
     return ctext.RowLane(row_text._LaneTables(schema, images), {}, True, spool)

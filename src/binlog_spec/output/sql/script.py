@@ -10,6 +10,7 @@ NotUndone (the CLI summarises them on stderr), so the script holds only the undo
 """
 from __future__ import annotations
 
+from array import array
 from datetime import tzinfo
 from typing import Callable, Iterable, Iterator
 
@@ -182,18 +183,24 @@ def _statement(ev: Event, spool: Spool, not_undone: NotUndone | None) -> None:
 
 def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
              not_undone: NotUndone | None = None, warn=None,
-             refused: Callable[[BinlogError], None] | None = None, spool: Spool | None = None) -> Iterator[str]:
+             refused: Callable[[BinlogError], None] | None = None, spool: Spool | None = None,
+             skip=None) -> Iterator[str]:
     """The lines of a script undoing the row changes, last transaction first; the statements it cannot
     undo go to `not_undone`; a row whose undo cannot be written exactly is left out as in `forward`.
     `spool`: the one the compiled lane of the events' reader writes to (output/sql/lane.py), else a new one;
     with it, the lane's blocks of lines and any ASCII record over BLOCK_TEXT bytes come as UTF-8 bytes (lines joined
-    by newlines, as a lane's text: cli.blocks.write_blocks writes them)."""
+    by newlines, as a lane's text: cli.blocks.write_blocks writes them). `skip`: --skip-conflicts' conflict check
+    (output.rollback.columns.ColumnConflictCheck, done when the input has been read): the undo of a row it
+    found in conflict is left out."""
     lane = spool is not None
     sql_opts = SqlOptions(**{**opts.sql.__dict__, "rollback": True})
     decoder = RowDecoder(schema_source, warn)
     observe, rows_of, row_ops = decoder.observe, decoder._rows, ROW_OPS
     tx = Transactions()
     spool = Spool() if spool is None else spool
+    identities = array("Q")     # skip: per spooled record, its row_identity (0s: no row's)
+    if skip is not None:
+        from binlog_spec.output.rollback.columns import IDENTITY, row_identity
     try:
         for ev in events:
             starts, _ends = tx.step(ev)
@@ -211,7 +218,8 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
                     spool.mark_xa(xa_xid(ev).lower())
                 continue
             changes = list(rows_of(ev, op))
-            texts, done = leading_statements(changes, sql_opts)    # the compiled formatter's, if it runs
+            # (the compiled formatter's, if it runs; with `skip` the loop below writes them all, naming their rows)
+            texts, done = leading_statements(changes, sql_opts) if skip is None else ([], 0)
             for rc, text in zip(changes, texts):
                 spool.add_text(f"-- {text}\t{_where(ev, rc.gtid, opts.tz)}" if opts.commented else text)
             for rc in changes[done:] if done else changes:
@@ -224,6 +232,12 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
                     spool.add_text(f"-- {text}\t{_where(ev, rc.gtid, opts.tz)}")
                 else:
                     spool.add_text(text)
+                if skip is not None:        # (the record's row, as the check names its keys: IDENTITY digests)
+                    at = (spool.count - 1) * IDENTITY
+                    del identities[at:]
+                    if at > len(identities):        # (records of no row: refused rows' comments)
+                        identities.extend([0] * (at - len(identities)))
+                    identities.extend(row_identity(rc))
         yield from HEADER
         if opts.commented:
             yield f"-- times in {timezones.zone_name(opts.tz)}"
@@ -234,6 +248,8 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
                 continue
             yield "BEGIN;"
             for i, _ in spool.undo_order(k):
+                if skip is not None and skip.conflicts_with(identities[i * IDENTITY:(i + 1) * IDENTITY]):
+                    continue
                 data = read(i)
                 big = lane and len(data) > BLOCK_TEXT and data.isascii()
                 yield data if big else data.decode("utf-8", "surrogateescape")

@@ -12,6 +12,7 @@ from typing import Any
 from binlog_spec import compiled
 from binlog_spec.rows.decoder import DELETE, INSERT, UPDATE
 from binlog_spec.rows.decoder import RowChange
+from binlog_spec.output.sql.minimal import changed_columns
 from binlog_spec.output.sql.text import InexactMatch, json_diff_sql, literal, match, set_order
 from binlog_spec.rows.statement_text import quote_identifier, quote_table
 from binlog_spec.rows.tablemap import TableDef
@@ -102,9 +103,15 @@ def build_update(rc: RowChange, before: dict[str, Any], after: dict[str, Any], o
             return build_delete(rc, before, opts) + "\n" + build_insert(rc, after, opts)
         return build_insert(rc, after, opts)
     index = {n: i for i, n in _columns(t)}
-    sets = ", ".join(f"{quote_identifier(n)}={_set_value(t, index[n], n, v, opts)}"
-                     for n, v in after.items() if n in index)
+    if opts.minimal_update:     # only the columns whose value changed (output.sql.minimal)
+        names = [n for n in changed_columns(before, after) if n in index]
+        sets = ", ".join(f"{quote_identifier(n)}={_set_value(t, index[n], n, after[n], opts)}" for n in names)
+    else:
+        sets = ", ".join(f"{quote_identifier(n)}={_set_value(t, index[n], n, v, opts)}"
+                         for n, v in after.items() if n in index)
     where, limit = _where(rc, before, opts)
+    if not sets:                # (--minimal-update: no column changed; nothing to set)
+        return f"-- no column changed: UPDATE {_target(t, opts)} WHERE {where}{limit};"
     return f"UPDATE {_target(t, opts)} SET {sets} WHERE {where}{limit};"
 
 
@@ -141,6 +148,8 @@ _MAX_FORMATTERS = 1024
 def formatter(t: TableDef, opts: SqlOptions):
     """The compiled formatter (_cstatements.RowFormatter) of this table's statements under these options, made
     once; None when the compiled core does not run, or the table's names are unknown or not ASCII."""
+    if opts.minimal_update:     # (the builders write --minimal-update's statements)
+        return None
     key = (id(t), id(opts))
     got = _FORMATTERS.get(key)
     if got is not None and got[0] is t and got[1] is opts:
@@ -208,6 +217,9 @@ def statement(rc: RowChange, opts: SqlOptions) -> str:
     if opts.rollback:
         _refuse_diff_rollback(rc)
         op, before, after = _INVERSE[op], after, before
+        if opts.minimal_update and op == UPDATE and before is not None and after is not None \
+                and len(before) < len(after):
+            before = {**after, **before}    # the row after the change: what its after image left out is as before
     if csql is not None:
         fast = formatter(rc.table_def, opts)
         if fast is not None:
