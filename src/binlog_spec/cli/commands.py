@@ -6,10 +6,7 @@ import argparse
 import contextlib
 import dataclasses
 import functools
-import os
-import stat
 import sys
-import tempfile
 from typing import Callable, Iterable, Iterator, TextIO
 
 from binlog_spec import api
@@ -98,44 +95,6 @@ class _Failed(Exception):
         self.code = code
 
 
-@contextlib.contextmanager
-def _replacing(path: str, binary: bool = False) -> Iterator:
-    """A temporary file next to `path`, renamed to it when the block ends without an exception, removed
-    otherwise: a failed run never leaves a half-written file under the final name."""
-    folder = os.path.dirname(os.path.abspath(path))
-    kw = {} if binary else {"encoding": "utf-8", "errors": "surrogateescape", "newline": ""}
-    try:
-        tmp = tempfile.NamedTemporaryFile("wb" if binary else "w", dir=folder,
-                                          prefix=f".{os.path.basename(path)}.", suffix=".tmp", delete=False, **kw)
-    except OSError as exc:      # named as the user gave it, never by the temporary file's name
-        raise OSError(exc.errno, exc.strerror, f"-o {path}") from None
-    try:
-        with contextlib.suppress(OSError):      # (a file system without modes keeps its own)
-            os.fchmod(tmp.fileno(), _output_mode(path))
-        yield tmp
-    except BaseException:
-        tmp.close()
-        os.unlink(tmp.name)
-        raise
-    tmp.close()
-    try:
-        os.replace(tmp.name, path)
-    except OSError as exc:
-        os.unlink(tmp.name)
-        raise OSError(exc.errno, exc.strerror, f"-o {path}") from None
-
-
-def _output_mode(path: str) -> int:
-    """The mode of an -o file, as a shell redirection leaves it: an existing file's own mode (it is
-    replaced, not reset), a new file's 0666 less the umask (the temporary file is made 0600)."""
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        mask = os.umask(0o022)      # (read by setting it: set back at once)
-        os.umask(mask)
-        return 0o666 & ~mask
-
-
 def _writes_text_output(args: argparse.Namespace) -> bool:
     """-o names the text output (sql --output-format binlog writes its own)."""
     return bool(args.output) and args.output != "-" and getattr(args, "output_format", "sql") != "binlog"
@@ -178,7 +137,7 @@ def _command(run: Callable[[argparse.Namespace, TextIO, TextIO], int]):
                 if not _writes_text_output(args):
                     code = go(args, out, err)
                 else:
-                    with _replacing(args.output) as f:
+                    with blocks.replacing(args.output) as f:
                         code = go(args, f, err)
                         if code >= EXIT_USAGE:
                             raise _Failed(code)
@@ -430,7 +389,7 @@ def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
     events = _events(args, err, warnings, check=check)
     options = dataclasses.replace(write_options(args), skip_gtids=args.skip_gtids)
     try:
-        with _replacing(args.output, binary=True) as f:     # a binlog cut short would look whole
+        with blocks.replacing(args.output, binary=True) as f:     # a binlog cut short would look whole
             rewriter = api.write_binlog(events, f if check is None else rollback_check.Gate(f, check, args.force), options)
             if check is not None and not (args.force or not check.count):
                 raise _Failed(EXIT_CONFLICT)                # no file: nothing of the undo is written
