@@ -81,6 +81,9 @@ CHECKED: list[list[str]] = [
     # the base64 script's lane under them (output/base64/_ctext_filter.pxi): kept transactions written whole
     ["sql", "--start-datetime", "{time:before}", "--stop-datetime", "{time}"],
     ["sql", "--exclude-table", "{table}", "--server-id", "1"],
+    # analyze's loop under table and server-id filters, after the skipping loop
+    ["analyze", "--format", "json", "--table", "{table}"],
+    ["analyze", "--format", "json", "--exclude-table", "{table}", "--server-id", "1"],
 ]
 
 

@@ -320,3 +320,39 @@ def test_a_transaction_past_the_window_is_asked_for_in_doubling_reads_not_one_ev
         assert len(asked) <= 4 + max(0, max(asked).bit_length() - buffer_size.bit_length()), (pos, asked)
     if lane_kind == "rows":
         assert max(max(a) for a in wants.values()) > 64 * 1024, "the INSERT … SELECT is asked for whole"
+
+
+@pytest.mark.parametrize("filters, share", [(dict(tables=("d.a",)), 0.8), (dict(exclude_tables=("d.c",)), 0.5),
+                                            (dict(server_ids=frozenset({1}), tables=("d.b",)), 0.8)],
+                         ids=["a", "not-c", "server-b"])
+def test_analyze_takes_what_table_and_server_filters_keep_whole_and_reports_as_the_reference(log, filters, share):
+    """analyze's loop (analysis/_ccollector.pyx) after the skipping loop: the report and the filters' tally are the
+    reference's, and rows events are counted or skipped by the loops, not read as Events: most of them where the
+    filters keep transactions whole (not-c); fewer where they cut the workload's multi-table transactions, which
+    go to the reference path whole."""
+    from binlog_spec import api
+    from binlog_spec.options import AnalyzeOptions
+    from binlog_spec.rows.ddl.schema import SchemaTracker
+    from binlog_spec.stream.filters import FilterOptions
+    filters = FilterOptions(**filters)
+
+    def run(loop: bool):
+        options = AnalyzeOptions(filters=filters)
+        analyzer, schema, selection = api.analyzer(options), SchemaTracker(), api.Selection()
+        gate = api.skip_gate(filters) if loop else None
+        sink = api.analyzer_sink(analyzer, schema, gate, selection) if loop else None
+        assert (sink is not None) == loop
+        yielded = []
+
+        def seen(events):
+            for ev in events:
+                yielded.append(ev)
+                yield ev
+        read = api.read_events([log], api.ReadOptions(parse_bodies=api.ANALYZE_BODIES), sink=sink)
+        report = api.analyze(api.select_events(seen(read), filters, [log], schema, gate=gate, selection=selection),
+                             options, analyzer=analyzer)
+        rows = [ev for ev in yielded if ev.type_code in (23, 24, 25)]
+        return report, (selection.kept, selection.rows, selection.tables, selection.schemas), len(rows)
+    fast, reference = run(True), run(False)
+    assert fast[:2] == reference[:2]
+    assert fast[2] < reference[2] * share, (fast[2], reference[2])

@@ -82,6 +82,14 @@ cdef class Sink:
     cdef long long lo, hi
     cdef object gate, selection, skip_table
     cdef dict skip_maps, drop_maps, overlay
+    # with server-id, schema or table filters too (`window`'s skipper): the loop that skips what they drop whole
+    # (stream/_cskipping.pyx), the server ids kept and dropped, the filters' excluded table ids (SkipGate's) and
+    # the names their Selection learns (None: it learns none)
+    cdef object skipper, server_ids, exclude_server_ids, excluded, learnt
+    # what _whole counted of the rows events of the transaction it found whole, in order: the taking pass reads
+    # them there instead of walking the images again (`counted_next`: the next one; -1: none to read)
+    cdef list counted
+    cdef Py_ssize_t counted_next
 
     def __init__(self, analyzer, schema):
         self.an = analyzer
@@ -100,11 +108,24 @@ cdef class Sink:
         self.own = False
         self.windowed = False
         self.skip_maps, self.drop_maps, self.overlay = {}, {}, {}
+        self.skipper = self.excluded = self.learnt = self.server_ids = None
+        self.counted, self.counted_next = [], -1
+        self.exclude_server_ids = frozenset()
 
-    def window(self, lo, hi, gate, selection):
+    def window(self, lo, hi, gate, selection, skipper=None, server_ids=None, exclude_server_ids=frozenset(),
+               learnt=None):
         """Run under time bounds alone (FilterOptions.kept_seconds: kept when lo <= the first event's timestamp
         < hi), between transactions as `gate` (stream.skipping.SkipGate) says: a transaction they keep is taken
-        whole, counted in `selection` (the filters' Selection) too; one they drop is skipped, uncounted."""
+        whole, counted in `selection` (the filters' Selection) too; one they drop is skipped, uncounted.
+        With `skipper` (stream/_cskipping.pyx: the filters are time bounds, server ids, schema and table filters,
+        FilterOptions.skippable), it skips the transactions they drop whole, and the loop takes a transaction
+        only where the filters keep its first event (time, server id) and every TABLE_MAP of it is one the
+        analyzer mapped before (so one they keep: the analyzer is fed what they keep); its table ids are then
+        kept again in the gate's excluded_tables and its names `learnt` (the Selection's), as filter_events
+        does. Anything else goes to the reference path whole."""
+        self.skipper, self.server_ids, self.exclude_server_ids, self.learnt = skipper, server_ids, \
+            exclude_server_ids, learnt
+        self.excluded = gate.excluded_tables if skipper is not None else None
         self.windowed = True
         self.lo = -(1 << 62) if lo is None else lo
         self.hi = (1 << 62) if hi is None else hi
@@ -147,6 +168,8 @@ cdef class Sink:
             dropping = gate.dropping
             if not dropping and not gate.between:
                 return 0
+            if dropping and self.skipper is not None:   # (the skipper's transaction: it goes on dropping it)
+                return self.skipper(buf, off, pos, fde, verify, path)
         try:
             while event_at(p, off, n, len_checksum, verify, &code, &len_event):
                 e = p + off
@@ -163,15 +186,31 @@ cdef class Sink:
                         gate.skip_done()
                     continue
                 if windowed and not self.own:
+                    if self.skipper is not None:
+                        whole = self.skipper(buf, off, pos + (off - start), fde, verify, path)
+                        if whole < 0:       # (it wants more of the window)
+                            if off == start:
+                                return whole
+                            break
+                        if whole > 0:
+                            off += whole
+                            if gate.dropping:   # (a transaction it began to skip: the next call goes on)
+                                break
+                            continue
                     if code != GTID_EVENT or not opens_plain_transaction(body, len_body):
                         break
+                    if self.skipper is not None and not self._server_kept(_u4(e + OFS_SERVER_ID)):
+                        break
                     if ts < self.lo or ts >= self.hi:
+                        if self.skipper is not None:    # (the skipper's to drop, names learnt: not the loop's)
+                            break
                         dropping = True
                         gate.skip_open()
                         self.drop_maps.clear()
                         off += len_event
                         continue
                     whole = self._whole(p, off, n, len_checksum, verify)
+                    self.counted_next = 0 if whole > 0 else -1
                     if whole < 0 and off == start:
                         return whole        # (the reader reads that much into its window, and calls again)
                     if whole <= 0:
@@ -278,6 +317,8 @@ cdef class Sink:
         cdef Py_ssize_t off = at + <Py_ssize_t>_u4(p + at + OFS_LEN_EVENT)
         overlay = self.overlay
         overlay.clear()
+        counted = self.counted
+        counted.clear()
         while True:
             if not event_at(p, off, n, len_checksum, verify, &code, &len_event):
                 if n - off >= H and <Py_ssize_t>_u4(p + off + OFS_LEN_EVENT) <= n - off:
@@ -294,9 +335,11 @@ cdef class Sink:
                     return 0
                 overlay[got[0].table_id] = got
             elif code == WRITE_ROWS_EVENT_V1 or code == UPDATE_ROWS_EVENT_V1 or code == DELETE_ROWS_EVENT_V1:
-                if self._count(code, self.lens.rows[code - WRITE_ROWS_EVENT_V1],
-                               PyBytes_FromStringAndSize(<const char*>body, len_body), overlay, True) is None:
+                got = self._count(code, self.lens.rows[code - WRITE_ROWS_EVENT_V1],
+                                  PyBytes_FromStringAndSize(<const char*>body, len_body), overlay, True)
+                if got is None:
                     return 0
+                counted.append(got)
             elif code == XID_EVENT:
                 return len_body == self.lens.xid + 8
             else:
@@ -347,12 +390,19 @@ cdef class Sink:
             return None
         return table, name
 
+    cdef bint _server_kept(self, uint32_t sid) except -1:
+        return (self.server_ids is None or sid in self.server_ids) and sid not in self.exclude_server_ids
+
     cdef bint _table_map(self, bytes body) except -1:
         """A TABLE_MAP the analyzer mapped before under this schema: mapped again (Analyzer._table_map)."""
         got = self._known_map(body)
         if got is None:
             return False
         table, name = got
+        if self.excluded is not None:       # (the filters keep it: filter_events' bookkeeping)
+            self.excluded.discard(table.table_id)
+            if self.learnt is not None:
+                self.learnt.add((table.schema, table.table))
         self.maps[table.table_id] = got
         if name not in self.tx_tables:
             self.tx_tables.append(name)
@@ -362,7 +412,11 @@ cdef class Sink:
         """The rows of a rows event counted (Analyzer._rows), or -1 where the reference path must count
         them (its error, or a layout the spec reads otherwise)."""
         cdef long long count
-        got = self._count(code, len_post_header, body, self.maps, False)
+        if 0 <= self.counted_next < len(self.counted):     # (_whole walked it: the same table, the same rows)
+            got = self.counted[self.counted_next]
+            self.counted_next += 1
+        else:
+            got = self._count(code, len_post_header, body, self.maps, False)
         if got is None:
             return -1
         count, name = got
@@ -391,6 +445,8 @@ cdef class Sink:
             return None
         mapped = maps.get(o.table_id)
         if mapped is None and then_mapped:
+            if self.excluded and o.table_id in self.excluded:   # (rows the filters drop)
+                return None
             mapped = self.maps.get(o.table_id)
         if mapped is None:
             return None
@@ -442,6 +498,7 @@ cdef class Sink:
     cdef _commit(self):
         """The transaction's XID taken: its figures (Analyzer._close), or the reference's close when the
         transaction goes into a top list or is flagged."""
+        self.counted_next = -1
         an = self.an
         o = an.options
         size = <object>self.size
@@ -473,6 +530,7 @@ cdef class Sink:
     cdef _hand_over(self):
         """The open transaction to the Python tracker, as the reference would have it here."""
         self.own = False
+        self.counted_next = -1
         header = spec.EventHeader(self.first_ts, GTID_EVENT, self.server_id, self.first_len, self.first_end,
                                   self.first_flags)
         gtid = f"{self.domain}-{self.server_id}-{self.seq_no}"

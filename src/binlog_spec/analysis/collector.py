@@ -399,12 +399,20 @@ def sink(analyzer: Analyzer, schema, gate=None, selection=None) -> Any:
     whole, counted in `selection` (the filters' Selection) too, and skips the ones they drop."""
     if _ccollector is None or getattr(schema, "generation", None) is None:
         return None
-    window = analyzer.options.filters.kept_seconds() if gate is not None else None
-    if gate is not None and window is None:
-        return None
+    filters = analyzer.options.filters
+    window = filters.kept_seconds() if gate is not None else None
+    skipper = None
+    if gate is not None and window is None:     # server ids, schema and table filters: after the skipping loop
+        from binlog_spec.stream import skipping
+        skipper = skipping.sink(gate, filters, selection) if filters.skippable() else None
+        if skipper is None:
+            return None
+        lo, hi, server_ids, exclude_server_ids, _keeps, learnt, _names = skipping.decisions(filters, selection)
     loop = _ccollector.Sink(analyzer, schema)
     if window is not None:
         loop.window(*window, gate, selection)
+    elif skipper is not None:
+        loop.window(lo, hi, gate, selection, skipper, server_ids, exclude_server_ids, learnt)
     return loop
 
 
