@@ -178,7 +178,7 @@ cdef class Sink:
                 ts = _u4(e + OFS_TIMESTAMP)
                 count = 0
                 if dropping:        # a transaction the filters drop: skipped, nothing counted
-                    if not self._skippable(code, body, len_body, e, len_event, path, pos + (off - start)):
+                    if not sink_skippable(self, code, body, len_body, e, len_event, path, pos + (off - start)):
                         break
                     off += len_event
                     if code == XID_EVENT:
@@ -209,7 +209,7 @@ cdef class Sink:
                         self.drop_maps.clear()
                         off += len_event
                         continue
-                    whole = self._whole(p, off, n, len_checksum, verify)
+                    whole = sink_whole(self, p, off, n, len_checksum, verify)
                     self.counted_next = 0 if whole > 0 else -1
                     if whole < 0 and off == start:
                         return whole        # (the reader reads that much into its window, and calls again)
@@ -304,80 +304,6 @@ cdef class Sink:
                     self.selection.kept += taken_events
                     self.selection.rows += rows_events
         return off - start
-
-    cdef Py_ssize_t _whole(self, const unsigned char* p, Py_ssize_t at, Py_ssize_t n, int len_checksum,
-                           bint verify) except? -1:
-        """1 when the loop takes the transaction whose GTID_EVENT is at `at` whole, to its XID_EVENT, in the
-        window: each event one it takes (the checks of __call__, _table_map and _rows), with no effect; 0 when
-        it does not; minus the bytes it needs from `at` when the transaction runs past the window."""
-        cdef int code
-        cdef uint32_t len_event
-        cdef Py_ssize_t len_body, want
-        cdef const unsigned char* body
-        cdef Py_ssize_t off = at + <Py_ssize_t>_u4(p + at + OFS_LEN_EVENT)
-        overlay = self.overlay
-        overlay.clear()
-        counted = self.counted
-        counted.clear()
-        while True:
-            if not event_at(p, off, n, len_checksum, verify, &code, &len_event):
-                if n - off >= H and <Py_ssize_t>_u4(p + off + OFS_LEN_EVENT) <= n - off:
-                    return 0        # a whole event the loop does not take (its CRC32, its size, its type)
-                want = 2 * (n - at) + (<Py_ssize_t>_u4(p + off + OFS_LEN_EVENT) if n - off >= H else 0)
-                return -want if want <= MAX_WHOLE else 0
-            body = p + off + H
-            len_body = len_event - H - len_checksum
-            if code == ANNOTATE_ROWS_EVENT:
-                pass
-            elif code == TABLE_MAP_EVENT:
-                got = self._known_map(PyBytes_FromStringAndSize(<const char*>body, len_body))
-                if got is None:
-                    return 0
-                overlay[got[0].table_id] = got
-            elif code == WRITE_ROWS_EVENT_V1 or code == UPDATE_ROWS_EVENT_V1 or code == DELETE_ROWS_EVENT_V1:
-                got = self._count(code, self.lens.rows[code - WRITE_ROWS_EVENT_V1],
-                                  PyBytes_FromStringAndSize(<const char*>body, len_body), overlay, True)
-                if got is None:
-                    return 0
-                counted.append(got)
-            elif code == XID_EVENT:
-                return len_body == self.lens.xid + 8
-            else:
-                return 0
-            off += len_event
-
-    cdef bint _skippable(self, int code, const unsigned char* body, Py_ssize_t len_body, const unsigned char* e,
-                         uint32_t len_event, str path, Py_ssize_t at) except -1:
-        """Whether an event of a transaction the filters drop is skipped: one the reference path reads
-        without a fault (what __call__ takes, its TABLE_MAPs checked by parsing them once)."""
-        if code == ANNOTATE_ROWS_EVENT:
-            return True
-        if code == TABLE_MAP_EVENT:
-            raw = PyBytes_FromStringAndSize(<const char*>body, len_body)
-            got = self._known_map(raw)
-            if got is not None:
-                table = got[0]
-            else:
-                schema = self.schema
-                entry = self.skip_maps.get(raw)
-                if entry is None or entry[1] != schema.generation or entry[2] != schema.server_collation:
-                    table = self.skip_table(PyBytes_FromStringAndSize(<const char*>e, len_event), self.fde, path, at)
-                    if len(self.skip_maps) > 4096:
-                        self.skip_maps.clear()
-                    self.skip_maps[raw] = (table, schema.generation, schema.server_collation)
-                else:
-                    table = entry[0]
-                if table is None:
-                    return False
-            self.drop_maps[table.table_id] = (table, None)
-            return True
-        if code == WRITE_ROWS_EVENT_V1 or code == UPDATE_ROWS_EVENT_V1 or code == DELETE_ROWS_EVENT_V1:
-            return self._count(code, self.lens.rows[code - WRITE_ROWS_EVENT_V1],
-                               PyBytes_FromStringAndSize(<const char*>body, len_body), self.drop_maps,
-                               False) is not None
-        if code == XID_EVENT:
-            return len_body == self.lens.xid + 8
-        return False
 
     cdef object _known_map(self, bytes body):
         """(table, name) of a TABLE_MAP the analyzer mapped before under this schema, or None."""
@@ -556,3 +482,6 @@ cdef class Sink:
         an.total_events += events
         an.total_bytes += nbytes
         an.total_rows += rows
+
+
+include "_ccollector_window.pxi"
