@@ -399,6 +399,9 @@ def sink(analyzer: Analyzer, schema, gate=None, selection=None) -> Any:
     whole, counted in `selection` (the filters' Selection) too, and skips the ones they drop."""
     if _ccollector is None or getattr(schema, "generation", None) is None:
         return None
+    row_filters = analyzer.options.row_filters
+    if row_filters is not None and row_filters.active:      # (--key, --where: the rows events reduced after it)
+        return None
     filters = analyzer.options.filters
     window = filters.kept_seconds() if gate is not None else None
     skipper = None
