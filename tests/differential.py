@@ -84,12 +84,19 @@ CHECKED: list[list[str]] = [
     # analyze's loop under table and server-id filters, after the skipping loop
     ["analyze", "--format", "json", "--table", "{table}"],
     ["analyze", "--format", "json", "--exclude-table", "{table}", "--server-id", "1"],
+    # GTID sets and positions ("{gtids}": the GTIDs of the file's first half, of the middle one's source): the
+    # skipping loop and the lanes decide by the GTID too
+    ["rows", "--format", "jsonl", "--include-gtids", "{gtids}"],
+    ["sql", "--sql2", "--exclude-gtids", "{gtids}"],
+    ["sql", "--include-gtids", "{gtids}"],
+    ["analyze", "--format", "json", "--exclude-gtids", "{gtids}"],
 ]
 
 
 def _times(path: str) -> dict[str, str]:
     """{time}: the middle one of the distinct event times of the file (as far as it reads), {time:before}:
-    the one before it (the same when there is one); {table}: the first TABLE_MAP's schema.table."""
+    the one before it (the same when there is one); {table}: the first TABLE_MAP's schema.table; {gtids}: the
+    GTID set of the first half of the file's GTIDs of the source of the middle one."""
     from datetime import datetime, timezone
 
     import binlog_spec
@@ -100,17 +107,31 @@ def _times(path: str) -> dict[str, str]:
     except Exception:  # noqa: BLE001 - the times read before the fault
         pass
     ordered = sorted(stamps) or [0]
-    table = "no_such_schema.no_such_table"
+    table, gtids = "no_such_schema.no_such_table", []
     try:
         for ev in binlog_spec.read_events([path], binlog_spec.ReadOptions(verify_checksums=False)):
-            if ev.type == "TABLE_MAP_EVENT" and ev.error is None:
+            if ev.type == "TABLE_MAP_EVENT" and ev.error is None and table.startswith("no_such_schema"):
                 table = f"{ev.fields['schema']}.{ev.fields['table']}"
-                break
-    except Exception:  # noqa: BLE001 - none before the fault
+            elif ev.type in ("GTID_EVENT", "GTID_LOG_EVENT") and ev.error is None and ev.fields.get("gtid"):
+                gtids.append(ev.fields["gtid"])
+    except Exception:  # noqa: BLE001 - none after the fault
         pass
     k = len(ordered) // 2
     shown = lambda ts: datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")  # noqa: E731
-    return {"{time}": shown(ordered[k]), "{time:before}": shown(ordered[max(k - 1, 0)]), "{table}": table}
+    return {"{time}": shown(ordered[k]), "{time:before}": shown(ordered[max(k - 1, 0)]), "{table}": table,
+            "{gtids}": _first_half(gtids)}
+
+
+def _first_half(gtids: list[str]) -> str:
+    """The GTID set from the first to the middle GTID of the middle one's source (MariaDB d-s-lo-hi, MySQL
+    sid:lo-hi); one that matches nothing when there are none."""
+    if not gtids:
+        return "0-1-999999999-999999999"
+    middle = gtids[len(gtids) // 2]
+    source, _, last = middle.rpartition(":" if ":" in middle else "-")
+    sep = ":" if ":" in middle else "-"
+    seqs = [int(g.rpartition(sep)[2]) for g in gtids if g.rpartition(sep)[0] == source]
+    return f"{source}{sep}{min(seqs)}-{last}"
 
 
 def _error(exc: BaseException | None) -> str:

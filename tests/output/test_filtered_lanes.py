@@ -3,7 +3,7 @@ schema and table filters): `rows --format jsonl` and `sql --sql2` give, byte for
 gives (BINLOG_SPEC_PURE=1: every event read, the filters of stream/filters.py), with the same notes and exit
 code, on a binlog the real MariaDB wrote: transactions whose events straddle a time bound (the first event
 decides), transactions of several tables where a table filter drops some rows events, a server id of its own,
-a table whose values the lane leaves (non-ASCII latin1: its transactions go whole to the ordinary path), and
+a table whose values the lane leaves (an invalid DATE: the rest of its transactions goes whole to the ordinary path), and
 selections that keep nothing; and the lane writes most of the lines. What the filters hold at the end (the
 table ids they exclude) and count (the Selection behind the notes) is what they hold and count reading every
 event, and the transactions of dropped tables alone are skipped with no Event made."""
@@ -38,11 +38,12 @@ def _at(ts: int) -> str:
 
 def _workload() -> str:
     """Transactions at T0 + k*10 s: single-table, multi-table (a and b interleaved), one whose statements are
-    stamped past its first event, some from server id 2, some of table c (latin1, non-ASCII: left by the lane)."""
+    stamped past its first event, some from server id 2, some of table c (an invalid DATE: left by the lane)."""
     sql = ["CREATE DATABASE d",
            "CREATE TABLE d.a (id INT PRIMARY KEY, name VARCHAR(40) CHARSET utf8mb4, price DECIMAL(10,2))",
            "CREATE TABLE d.b (id INT PRIMARY KEY, note VARCHAR(20) CHARSET utf8mb4, at DATETIME(3))",
-           "CREATE TABLE d.c (id INT PRIMARY KEY, label VARCHAR(20) CHARSET latin1)"]
+           "CREATE TABLE d.c (id INT PRIMARY KEY, label VARCHAR(20) CHARSET latin1, day DATE)",
+           "SET SESSION sql_mode = 'ALLOW_INVALID_DATES'"]
     for k in range(60):
         ts = T0 + 10 * k
         sql.append(f"SET TIMESTAMP={ts}")
@@ -55,9 +56,10 @@ def _workload() -> str:
                     f"INSERT INTO d.a VALUES ({k}, 'x', 1)", f"UPDATE d.b SET note = 'u{k}' WHERE id = {k}",
                     f"SET TIMESTAMP={ts + 5}",       # (later statements, stamped inside the next window)
                     f"DELETE FROM d.a WHERE id = {k}", f"INSERT INTO d.b VALUES ({k + 1000}, 'm', NULL)", "COMMIT"]
-        elif k % 6 == 2:          # c and a in one transaction: the lane cannot write c's value
-            sql += ["BEGIN", f"INSERT INTO d.a VALUES ({k}, 'y', 2)", f"INSERT INTO d.c VALUES ({k}, 'Café')",
-                    "COMMIT"]
+        elif k % 6 == 2:          # c after a in one transaction: the lane cannot write c's value (stamped before
+            sql += ["BEGIN", f"SET TIMESTAMP={ts + 5}", f"INSERT INTO d.a VALUES ({k}, 'y', 2)",   # a's, its first
+                    f"SET TIMESTAMP={ts}", f"INSERT INTO d.c VALUES ({k}, 'Café', '2024-02-30')",   # event's)
+                    f"SET TIMESTAMP={ts + 5}", "COMMIT"]
         else:
             sql.append(f"INSERT INTO d.b VALUES ({k}, 'b', NULL)")
         if k % 10 == 7:
@@ -111,11 +113,17 @@ CASES = [
     (["--table", "d.a"], 0.9),
     (["--exclude-table", "d.b", "--stop-datetime", _at(T0 + 300)], 0.7),
     (["--exclude-table", "d.c"], 0.9),
+    # (a transaction of a then c whose first event is inside the window, c's statement stamped before it: the lane
+    # writes a's rows and hands the rest on, the filters keep it whole)
+    (["--exclude-table", "d.b", "--start-datetime", _at(T0 + 323)], 0.6),
     (["--database", "d", "--exclude-table", "d.a"], 0.7),
     (["--server-id", "2"], 0.7),
     (["--exclude-server-id", "2", "--stop-datetime", _at(T0 + 500)], 0.7),
     (["--table", "d.b", "--table", "d.c", "--start-datetime", _at(T0 + 300)], 0.7),
     (["--table", "d.c"], 0.0),                      # (c's values: its transactions are the reference's whole)
+    (["--include-gtids", "0-1-20-40"], 0.5),        # (GTIDs: the skipping loop and the lanes decide by them too)
+    (["--exclude-gtids", "0-1-10-30,0-2-1-100", "--exclude-table", "d.c"], 0.7),
+    (["--start-position", "0-1-30", "--table", "d.a"], 0.7),
     (["--table", "d.nosuch"], 0.0),                 # kept nothing: the notes
     (["--start-datetime", _at(T0 + 10_000)], 0.0),
 ]
@@ -169,8 +177,9 @@ def _pipeline(log: str, filters, lane: bool) -> tuple:
 
 @pytest.mark.parametrize("filters", [
     dict(tables=("d.a",)), dict(exclude_tables=("d.b",), stop_datetime=T0 + 300), dict(exclude_tables=("d.c",)),
+    dict(exclude_tables=("d.b",), start_datetime=T0 + 323),
     dict(databases=("d",), server_ids=frozenset({1}), start_datetime=T0 + 105), dict(tables=("d.nosuch",))],
-    ids=["table", "exclude-window", "exclude-c", "database-server-window", "nothing"])
+    ids=["table", "exclude-window", "exclude-c", "exclude-window-handed-on", "database-server-window", "nothing"])
 def test_the_filters_state_and_tally_after_the_lane_are_those_of_every_event_read(log, filters):
     from binlog_spec.stream.filters import FilterOptions
     filters = FilterOptions(**{k: datetime.fromtimestamp(v, tz=timezone.utc) if k.endswith("datetime") else v
@@ -220,6 +229,14 @@ def _base64_with_lane(monkeypatch, args: list[str]) -> tuple[tuple[str, str, int
             self.inner, self.bytes = inner, 0
             self.hold, self.taken, self.remember = inner.hold, inner.taken, inner.remember
 
+        @property
+        def replay(self):
+            return self.inner.replay
+
+        @replay.setter
+        def replay(self, value):
+            self.inner.replay = value
+
         def __call__(self, *a):
             n = self.inner(*a)
             self.bytes += max(n, 0)
@@ -244,9 +261,9 @@ def test_the_filtered_base64_lane_gives_what_the_pure_core_gives(monkeypatch, lo
         assert taken >= 0.5 * os.path.getsize(log), "the lane skips or writes most of the file"
 
 
-def _base64_pipeline(log: str, filters, lane: bool) -> tuple:
+def _base64_pipeline(log: str, filters, lane: bool, read: list | None = None) -> tuple:
     """The base64 script (api.Base64Writer), and the filters' state and tally at the end, with the lane or
-    with every event read by the filters (the reference)."""
+    with every event read by the filters (the reference); `read`: the events the ordinary path reads."""
     from binlog_spec import api
     gate, selection = api.skip_gate(filters), api.Selection()
     sink = api.skipping_sink(gate, filters, selection) if lane else None
@@ -254,6 +271,8 @@ def _base64_pipeline(log: str, filters, lane: bool) -> tuple:
         taker = writer.sink(filters, (gate, selection, sink)) if lane else None
         assert (taker is not None) == lane
         events = api.read_events([log], sink=taker or sink)
+        if read is not None:
+            events = _recorded(events, read)
         kept = api.select_events(events, filters, [log], gate=gate, selection=selection)
         text = "\n".join(writer.lines(kept, taker))
     return text, set(gate.excluded_tables), (selection.kept, selection.rows, selection.tables, selection.schemas)
@@ -261,9 +280,11 @@ def _base64_pipeline(log: str, filters, lane: bool) -> tuple:
 
 @pytest.mark.parametrize("filters", [
     dict(tables=("d.a",)), dict(exclude_tables=("d.b",), stop_datetime=T0 + 300), dict(exclude_tables=("d.c",)),
+    dict(exclude_tables=("d.b",), start_datetime=T0 + 323),
     dict(databases=("d",), server_ids=frozenset({1}), start_datetime=T0 + 105), dict(tables=("d.nosuch",)),
     dict(start_datetime=T0 + 100, stop_datetime=T0 + 400)],
-    ids=["table", "exclude-window", "exclude-c", "database-server-window", "nothing", "window"])
+    ids=["table", "exclude-window", "exclude-c", "exclude-window-handed-on", "database-server-window", "nothing",
+         "window"])
 def test_the_filters_state_and_tally_after_the_base64_lane_are_those_of_every_event_read(log, filters):
     from binlog_spec.stream.filters import FilterOptions
     filters = FilterOptions(**{k: datetime.fromtimestamp(v, tz=timezone.utc) if k.endswith("datetime") else v
@@ -318,13 +339,77 @@ def test_a_transaction_past_the_window_is_asked_for_in_doubling_reads_not_one_ev
     for pos, asked in wants.items():
         assert all(b >= min(2 * a, 16 << 20) - buffer_size for a, b in zip(asked, asked[1:])), (pos, asked)
         assert len(asked) <= 4 + max(0, max(asked).bit_length() - buffer_size.bit_length()), (pos, asked)
-    if lane_kind == "rows":
-        assert max(max(a) for a in wants.values()) > 64 * 1024, "the INSERT … SELECT is asked for whole"
+    if lane_kind == "rows":     # (a transaction the filters keep is written as the window moves on)
+        assert max(max(a) for a in wants.values()) < 64 * 1024, "the INSERT … SELECT is not asked for whole"
+
+
+def _recorded(events, read: list):
+    for ev in events:
+        read.append(ev)
+        yield ev
+
+
+@pytest.fixture(scope="module")
+def large_log(tmp_path_factory):
+    """A transaction of 90,000 rows of d.a between two of d.b, then 1,500 transactions of one row of d.a."""
+    sql = ["CREATE DATABASE d", "CREATE TABLE d.a (id INT PRIMARY KEY, name VARCHAR(40), price DECIMAL(10,2))",
+           "CREATE TABLE d.b (id INT PRIMARY KEY)", "BEGIN", "INSERT INTO d.b VALUES (1)",
+           "INSERT INTO d.a SELECT seq, REPEAT('n', 30), seq / 100 FROM d.seq_1_to_90000", "INSERT INTO d.b VALUES (2)",
+           "COMMIT"] + [f"INSERT INTO d.a VALUES (-{k}, 'ü{k}', {k}.5)" for k in range(1, 1501)]
+    with mariadb_server.MariaDBServer() as srv:
+        srv.sql(";\n".join(sql) + ";\n")
+        path = tmp_path_factory.mktemp("large") / "mariadb-bin.000001"
+        path.write_bytes(srv.binlogs()[-1].read_bytes())
+    return path
+
+
+def test_a_large_transaction_the_filters_keep_is_written_by_the_lane_its_text_taken_as_it_goes(monkeypatch,
+                                                                                              large_log):
+    """A transaction of 90,000 rows (18 MB of lines) whose other table's rows are dropped: the lane writes its lines
+    as the window moves (once it kept a rows event the filters keep all of it), and while its text waits past 8 MB
+    for the consumer, the ordinary path reads one rows event and the lane goes on after it: the output is the pure
+    core's, the lane writes nearly all of it, and the text it holds stays bounded. (It was left whole to the
+    ordinary path past 16 MB of text: 1.64x the unfiltered run.)"""
+    path = large_log
+    held = [0]
+    lines_of = lane_text.with_lane
+
+    def watched(lane, lines):
+        def measured():
+            for line in lines:
+                held[0] = max(held[0], sum(len(x) for x in lane.taken))
+                yield line
+        return lines_of(lane, measured())
+    monkeypatch.setattr(lane_text, "with_lane", watched)
+    for command in (["rows", "--format", "jsonl"], ["sql", "--sql2"]):
+        args = [*command, "--exclude-table", "d.b", str(path)]
+        got, by_lane = _with_lane(monkeypatch, args)
+        assert got == _pure(args)
+        lines = got[0].count("\n")
+        assert lines > 90_000 and by_lane >= 0.95 * lines
+        assert by_lane < lines, "the ordinary path read some of its rows events"
+    assert 0 < held[0] < 12 << 20
+
+
+def test_the_base64_lane_leaves_a_transactions_xid_not_the_next_transaction_while_its_text_waits(large_log):
+    """The base64 lane under the filters (output/base64/_ctext_filter.pxi) stops when its text waits past HELD
+    characters for the Python lane: it leaves the XID_EVENT of the transaction it is taking to the ordinary path
+    (its GTID_EVENT handed back, for the filters, as a transaction they keep), not the whole next transaction, which
+    the ordinary path read once per 256 KB of text. The script, the filters' state and tally are the reference's."""
+    from binlog_spec.stream.filters import FilterOptions
+    filters = FilterOptions(exclude_tables=("d.b",))
+    read: list = []
+    assert _base64_pipeline(str(large_log), filters, lane=True, read=read) == \
+        _base64_pipeline(str(large_log), filters, lane=False)
+    small = [ev for ev in read if ev.type == "GTID_EVENT" and ev.pos > 1_000_000]      # (past the large one)
+    assert sum(ev.replayed for ev in small) >= 2, "the lane handed transactions on"
+    assert sum(not ev.replayed for ev in small) <= 1, "the ordinary path read no small transaction whole"
 
 
 @pytest.mark.parametrize("filters, share", [(dict(tables=("d.a",)), 0.8), (dict(exclude_tables=("d.c",)), 0.5),
-                                            (dict(server_ids=frozenset({1}), tables=("d.b",)), 0.8)],
-                         ids=["a", "not-c", "server-b"])
+                                            (dict(server_ids=frozenset({1}), tables=("d.b",)), 0.8),
+                                            (dict(exclude_gtids="0-1-10-30,0-2-1-100"), 0.4)],
+                         ids=["a", "not-c", "server-b", "gtids"])
 def test_analyze_takes_what_table_and_server_filters_keep_whole_and_reports_as_the_reference(log, filters, share):
     """analyze's loop (analysis/_ccollector.pyx) after the skipping loop: the report and the filters' tally are the
     reference's, and rows events are counted or skipped by the loops, not read as Events: most of them where the
@@ -333,8 +418,9 @@ def test_analyze_takes_what_table_and_server_filters_keep_whole_and_reports_as_t
     from binlog_spec import api
     from binlog_spec.options import AnalyzeOptions
     from binlog_spec.rows.ddl.schema import SchemaTracker
+    from binlog_spec.binlog.gtid import GtidSet
     from binlog_spec.stream.filters import FilterOptions
-    filters = FilterOptions(**filters)
+    filters = FilterOptions(**{k: GtidSet.parse(v) if k.endswith("gtids") else v for k, v in filters.items()})
 
     def run(loop: bool):
         options = AnalyzeOptions(filters=filters)

@@ -36,7 +36,7 @@ from binlog_spec.binlog import spec
 from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, GTID_EVENT, LEN_EVENT_HEADER,
                                          OFS_END_LOG_POS, OFS_FLAGS, OFS_GTID_DOMAIN_ID, OFS_LEN_EVENT, OFS_GTID_SEQ_NO,
                                          OFS_SERVER_ID, OFS_TIMESTAMP, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1,
-                                         WRITE_ROWS_EVENT_V1, XID_EVENT, Fde, event_at, gtid_xid_reads_agree,
+                                         WRITE_ROWS_EVENT_V1, XID_EVENT, Fde, event_at, gtid_text, gtid_xid_reads_agree,
                                          le as _le, opens_plain_transaction, read_fde, u4 as _u4)
 from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE
 
@@ -82,14 +82,15 @@ cdef class Sink:
     cdef long long lo, hi
     cdef object gate, selection, skip_table
     cdef dict skip_maps, drop_maps, overlay
-    # with server-id, schema or table filters too (`window`'s skipper): the loop that skips what they drop whole
-    # (stream/_cskipping.pyx), the server ids kept and dropped, the filters' excluded table ids (SkipGate's) and
-    # the names their Selection learns (None: it learns none)
-    cdef object skipper, server_ids, exclude_server_ids, excluded, learnt
+    # with server-id, GTID, schema or table filters too (`window`'s skipper): the loop that skips what they drop
+    # whole (stream/_cskipping.pyx), the server ids kept and dropped, the filters' excluded table ids (SkipGate's),
+    # the names their Selection learns (None: it learns none) and their choice of a GTID (None: any)
+    cdef object skipper, server_ids, exclude_server_ids, excluded, learnt, keeps_gtid
     # what _whole counted of the rows events of the transaction it found whole, in order: the taking pass reads
     # them there instead of walking the images again (`counted_next`: the next one; -1: none to read)
     cdef list counted
-    cdef Py_ssize_t counted_next
+    # (whole_*: a walk of _whole the window cut, its stream position and bytes walked; the next call goes on)
+    cdef Py_ssize_t counted_next, whole_at, whole_done, whole_from
 
     def __init__(self, analyzer, schema):
         self.an = analyzer
@@ -110,21 +111,22 @@ cdef class Sink:
         self.skip_maps, self.drop_maps, self.overlay = {}, {}, {}
         self.skipper = self.excluded = self.learnt = self.server_ids = None
         self.counted, self.counted_next = [], -1
+        self.whole_at, self.whole_from, self.whole_done = -1, -1, 0
         self.exclude_server_ids = frozenset()
 
     def window(self, lo, hi, gate, selection, skipper=None, server_ids=None, exclude_server_ids=frozenset(),
-               learnt=None):
+               learnt=None, keeps_gtid=None):
         """Run under time bounds alone (FilterOptions.kept_seconds: kept when lo <= the first event's timestamp
         < hi), between transactions as `gate` (stream.skipping.SkipGate) says: a transaction they keep is taken
         whole, counted in `selection` (the filters' Selection) too; one they drop is skipped, uncounted.
-        With `skipper` (stream/_cskipping.pyx: the filters are time bounds, server ids, schema and table filters,
-        FilterOptions.skippable), it skips the transactions they drop whole, and the loop takes a transaction
-        only where the filters keep its first event (time, server id) and every TABLE_MAP of it is one the
+        With `skipper` (stream/_cskipping.pyx: the filters are time bounds, server ids, GTIDs, schema and table
+        filters, FilterOptions.skippable), it skips the transactions they drop whole, and the loop takes a transaction
+        only where the filters keep its first event (time, server id, GTID) and every TABLE_MAP of it is one the
         analyzer mapped before (so one they keep: the analyzer is fed what they keep); its table ids are then
         kept again in the gate's excluded_tables and its names `learnt` (the Selection's), as filter_events
         does. Anything else goes to the reference path whole."""
-        self.skipper, self.server_ids, self.exclude_server_ids, self.learnt = skipper, server_ids, \
-            exclude_server_ids, learnt
+        self.skipper, self.server_ids, self.exclude_server_ids, self.learnt, self.keeps_gtid = skipper, server_ids, \
+            exclude_server_ids, learnt, keeps_gtid
         self.excluded = gate.excluded_tables if skipper is not None else None
         self.windowed = True
         self.lo = -(1 << 62) if lo is None else lo
@@ -149,6 +151,7 @@ cdef class Sink:
         cdef Py_ssize_t at
         cdef long long taken_events = 0, taken_bytes = 0, taken_rows = 0
         cdef object tracker = self.tracker
+        self.whole_from, self.whole_at = self.whole_at, -1
         if tracker.open is not None or tracker.tx.mode is not None:
             return 0
         if fde is not self.fde:
@@ -161,7 +164,7 @@ cdef class Sink:
         bucket = an._bucket
         cdef uint32_t cur_ts = <uint32_t>bucket_ts
         cdef long long acc_events = 0, acc_rows = 0, acc_bytes = 0, rows_events = 0
-        cdef Py_ssize_t whole
+        cdef Py_ssize_t whole, checked = 0    # (the window's bytes before `checked` had their CRC32 checked)
         cdef bint windowed = self.windowed, dropping = False
         gate = self.gate
         if windowed:
@@ -171,7 +174,7 @@ cdef class Sink:
             if dropping and self.skipper is not None:   # (the skipper's transaction: it goes on dropping it)
                 return self.skipper(buf, off, pos, fde, verify, path)
         try:
-            while event_at(p, off, n, len_checksum, verify, &code, &len_event):
+            while event_at(p, off, n, len_checksum, verify and off >= checked, &code, &len_event):
                 e = p + off
                 body = e + H
                 len_body = len_event - H - len_checksum
@@ -186,7 +189,14 @@ cdef class Sink:
                         gate.skip_done()
                     continue
                 if windowed and not self.own:
-                    if self.skipper is not None:
+                    whole = 0
+                    if self.skipper is not None and code == GTID_EVENT and self.lo <= ts < self.hi and \
+                            opens_plain_transaction(body, len_body) and sink_kept(self, e, n - off, len_checksum):
+                        # (one taken whole maps tables the analyzer was fed: kept, the skipper is not asked)
+                        whole = sink_whole(self, p, off, n, len_checksum, verify, pos + (off - start))
+                    if whole > 0:
+                        self.counted_next, checked = 0, off + whole
+                    elif self.skipper is not None:
                         whole = self.skipper(buf, off, pos + (off - start), fde, verify, path)
                         if whole < 0:       # (it wants more of the window)
                             if off == start:
@@ -199,7 +209,7 @@ cdef class Sink:
                             continue
                     if code != GTID_EVENT or not opens_plain_transaction(body, len_body):
                         break
-                    if self.skipper is not None and not self._server_kept(_u4(e + OFS_SERVER_ID)):
+                    if self.skipper is not None and not sink_kept(self, e, n - off, len_checksum):
                         break
                     if ts < self.lo or ts >= self.hi:
                         if self.skipper is not None:    # (the skipper's to drop, names learnt: not the loop's)
@@ -209,8 +219,9 @@ cdef class Sink:
                         self.drop_maps.clear()
                         off += len_event
                         continue
-                    whole = sink_whole(self, p, off, n, len_checksum, verify)
-                    self.counted_next = 0 if whole > 0 else -1
+                    if checked <= off:
+                        whole = sink_whole(self, p, off, n, len_checksum, verify, pos + (off - start))
+                        self.counted_next, checked = (0, off + whole) if whole > 0 else (-1, checked)
                     if whole < 0 and off == start:
                         return whole        # (the reader reads that much into its window, and calls again)
                     if whole <= 0:
@@ -315,9 +326,6 @@ cdef class Sink:
         if schema.generation != generation or schema.server_collation != collation:
             return None
         return table, name
-
-    cdef bint _server_kept(self, uint32_t sid) except -1:
-        return (self.server_ids is None or sid in self.server_ids) and sid not in self.exclude_server_ids
 
     cdef bint _table_map(self, bytes body) except -1:
         """A TABLE_MAP the analyzer mapped before under this schema: mapped again (Analyzer._table_map)."""

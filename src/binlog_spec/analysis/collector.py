@@ -410,12 +410,13 @@ def sink(analyzer: Analyzer, schema, gate=None, selection=None) -> Any:
         skipper = skipping.sink(gate, filters, selection) if filters.skippable() else None
         if skipper is None:
             return None
-        lo, hi, server_ids, exclude_server_ids, _keeps, learnt, _names = skipping.decisions(filters, selection)
+        lo, hi, server_ids, exclude_server_ids, _keeps, learnt, _names, keeps_gtid = skipping.decisions(filters,
+                                                                                                    selection)
     loop = _ccollector.Sink(analyzer, schema)
     if window is not None:
         loop.window(*window, gate, selection)
     elif skipper is not None:
-        loop.window(lo, hi, gate, selection, skipper, server_ids, exclude_server_ids, learnt)
+        loop.window(lo, hi, gate, selection, skipper, server_ids, exclude_server_ids, learnt, keeps_gtid)
     return loop
 
 

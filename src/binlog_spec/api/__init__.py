@@ -109,7 +109,7 @@ def read_events(paths: list, options: ReadOptions = DEFAULT_OPTIONS, faults: lis
         return paths.events(options, faults, sink)
     if start_position is None:
         return reader.read_events(paths, options, faults, sink)
-    return read_from_position(paths, options, faults, start_position)
+    return read_from_position(paths, options, faults, start_position, sink)
 
 
 def select_events(events: Iterable[Event], filters: FilterOptions, files: list[str], schema=None,
@@ -278,6 +278,8 @@ def row_lane(fmt: str, schema, filters: FilterOptions, skipping: tuple = (None, 
     from binlog_spec.output import row_text
     if not filters.active:
         return row_text.json_lane(schema)
+    if filters.seek_only:       # (read_events gives it what follows the position; `skipping`: (None, selection, None))
+        return row_text.json_lane(schema, counted=skipping[1]) if skipping[1] is not None else None
     filtering = row_text.lane_filter(skipping[0], filters, skipping[1], skipping[2])
     return row_text.json_lane(schema, filtering) if filtering is not None else None
 
@@ -300,6 +302,8 @@ def sql_lane(schema, options, filters: FilterOptions, skipping: tuple = (None, N
     from binlog_spec.output.sql import lane
     if not filters.active:
         return lane.sql_lane(schema, options)
+    if filters.seek_only:       # (as row_lane's)
+        return lane.sql_lane(schema, options, counted=skipping[1]) if skipping[1] is not None else None
     filtering = row_text.lane_filter(skipping[0], filters, skipping[1], skipping[2])
     return lane.sql_lane(schema, options, filtering) if filtering is not None else None
 

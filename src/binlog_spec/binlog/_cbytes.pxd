@@ -268,6 +268,23 @@ cdef inline bytes uuid_text(const unsigned char* p):
     return out[:36]
 
 
+cdef inline object gtid_text(const unsigned char* e, Py_ssize_t avail, int len_checksum, int mysql_post_header):
+    """The GTID of the transaction the GTID event at e opens, as Transactions has it (its fields' "gtid"): a MariaDB
+    GTID_EVENT's domain-server-seq (of a plain transaction: opens_plain_transaction), a MySQL GTID_LOG_EVENT's
+    sid:gno (its layout read with `mysql_post_header`, mysql_gtid_reads; -1: not read); None where the event is not
+    whole in `avail` bytes, or not one of those (the reference path decides)."""
+    cdef const unsigned char* body = e + LEN_EVENT_HEADER
+    cdef Py_ssize_t len_event = u4(e + OFS_LEN_EVENT), len_body = len_event - LEN_EVENT_HEADER - len_checksum
+    cdef int code = e[OFS_TYPE_CODE]
+    if len_event > avail or len_body < 0:
+        return None
+    if code == GTID_EVENT and opens_plain_transaction(body, len_body):
+        return "%d-%d-%d" % (u4(body + OFS_GTID_DOMAIN_ID), u4(e + OFS_SERVER_ID), le(body + OFS_GTID_SEQ_NO, 8))
+    if code == GTID_LOG_EVENT and mysql_post_header >= 0 and mysql_gtid_reads(body, len_body, mysql_post_header):
+        return "%s:%d" % (uuid_text(body + OFS_MYSQL_GTID_SID).decode(), le(body + OFS_MYSQL_GTID_GNO, 8))
+    return None
+
+
 cdef inline bint query_is_begin(const unsigned char* body, Py_ssize_t len_body, int len_post_header) noexcept:
     """Whether the statement of a QUERY_EVENT body (query_event(len_post_header, false)) is exactly BEGIN: a
     post-header with len_status_vars (a u2 after the fixed part), the status variables, the database name

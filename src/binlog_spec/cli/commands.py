@@ -69,9 +69,13 @@ def _events(args: argparse.Namespace, err: TextIO, warnings: list[int], faults: 
 
 def _skipping(args: argparse.Namespace, check=None) -> tuple:
     """(gate, selection, sink) of a run whose filters a compiled loop decides (api.skip_gate,
-    api.skipping_sink: it skips the transactions they drop), or (None, None, None)."""
+    api.skipping_sink: it skips the transactions they drop); (None, selection, None) of one read by a seek alone
+    (FilterOptions.seek_only: the lanes count in `selection` what they take after the position); or (None, None,
+    None)."""
     if check is not None or args.filters.start_position is not None or getattr(args, "piece", None) is not None:
-        return None, None, None
+        seek_only = check is None and getattr(args, "piece", None) is None and args.filters.seek_only \
+            and not args.remote         # (a server's logs are read from the position: no seek)
+        return (None, api.Selection(), None) if seek_only else (None, None, None)
     gate = api.skip_gate(args.filters)
     selection = api.Selection() if gate is not None else None
     sink = api.skipping_sink(gate, args.filters, selection)

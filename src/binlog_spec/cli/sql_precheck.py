@@ -119,6 +119,10 @@ def problems(args: argparse.Namespace) -> list:
         quick = None if args.remote else api.may_be_unwritable(list(args.files), options, read_options(args))
         if quick and whole:
             quick = None    # (the problems may all be in what the filters drop: ask the filtered events)
+    seek = f.seek_only and not args.remote      # (a server's logs are read from the position: no seek)
+    if quick is None and seek:
+        # read by a seek: the exact pass, whose compiled loop takes what follows the position, is the quick one
+        return _pass(args, options, schema_tracker(args), api.UNWRITABLE_BODIES, exact=True)
     if quick is None and whole:
         # the exact pass over the whole input (its compiled loop runs unfiltered): the schema stage sees every
         # event whatever the filters keep, so none there is none in any selection either
@@ -135,7 +139,7 @@ def _pass(args: argparse.Namespace, options, schema, bodies: frozenset[int], exa
     f = args.filters if filters is None else filters     # (the run's, or those of a pass over the whole input)
     read = dataclasses.replace(read_options(args), parse_bodies=api.bodies_needed(bodies, f))
     # unfiltered, the exact pass's events the compiled loop needs no Event for are taken from the window
-    sink = api.unwritable_sink(schema) if exact and not f.active else None
+    sink = api.unwritable_sink(schema) if exact and (not f.active or f.seek_only and not args.remote) else None
     events = api.read_events(args.files, read, None, f.start_position, sink)
     selected = api.select_events(events, f, [api.display_name(p) for p in args.files], schema)
     return api.unwritable(_until_fault(selected), options, exact, sink)

@@ -2,15 +2,12 @@
 # loop decides (FilterOptions.skippable: time bounds, server ids, schema and table filters), for `rows --format
 # jsonl` and `sql --sql2`.
 #
-# `LaneFilter(skipper, gate, selection, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names)`: the
-# stream/_cskipping.pyx Skipper first skips the transactions the filters drop whole; the lane then takes a
+# `LaneFilter(skipper, gate, selection, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names,
+# keeps_gtid)`: the
+# stream/_cskipping.pyx Skipper first skips the transactions the filters drop whole; the lane then opens a
 # transaction only where the filters are between transactions (the SkipGate of select_events says so), whose first
-# event they keep (its timestamp in [lo, hi), its server id kept, as FilterOptions.keeps_transaction decides), and
-# only whole, to its XID_EVENT, within the reader's window: anything it cannot take inside (an event of another
-# type, a value it cannot write, a rows event of a table id not mapped in the transaction, a transaction past
-# MAX_EVENT bytes or its text past MAX_TX_TEXT) rewinds the lane to the transaction's first event, its text
-# unwritten, and the ordinary path reads all of it. So the filters (stream.filters.filter_events) and what they
-# keep are never left inside a transaction the lane began.
+# event they keep (its timestamp in [lo, hi), its server id and its GTID kept, as FilterOptions.keeps_transaction
+# decides; with a GTID filter, one a MariaDB GTID_EVENT or a MySQL GTID_LOG_EVENT opens).
 #
 # Inside it, as filter_events: a TABLE_MAP_EVENT of a table `keeps_table` drops (names parsed once per body by
 # `names`, stream.skipping's) is dropped, its table id excluded, and the rows events of that id; the transaction is
@@ -18,12 +15,24 @@
 # from it. At its XID the lane does what the filters would have done of it: the table ids excluded and kept again
 # (SkipGate.excluded_tables), the names of its TABLE_MAPs learnt (`tables`, the Selection's, as its watcher learns
 # them), the events kept and the rows events among them counted (Selection.count), in the order filter_events
-# yields framing, attached events (ANNOTATE_ROWS_EVENT, ROWS_QUERY_LOG_EVENT) and content. What the lane hands
-# back to the ordinary path (RowLane's `replay`) is then only of whole transactions the filters kept: the replayed
-# events pass the gate and the filters untouched (Event.replayed).
+# yields framing, attached events (ANNOTATE_ROWS_EVENT, ROWS_QUERY_LOG_EVENT) and content.
+#
+# Where the lane cannot go on inside a transaction (an event of another type, a value it cannot write, a rows
+# event of a table id not mapped in it, an event past the reader's window and MAX_EVENT bytes):
+# * before the transaction kept a rows event, the filters' choice of it is still open: the lane rewinds to its
+#   first event, its text unwritten, and the ordinary path reads all of it;
+# * once it kept one, the filters keep all of it (its framing is out): the lane keeps what it wrote, and hands the
+#   rest on (`hand_on`), from its first event not yet written (an ANNOTATE_ROWS_EVENT waiting for its rows event is
+#   given back with it): what the filters would have done of the part it took (counted, table ids excluded), and
+#   RowLane's `replay` with the transaction's GTID event (and BEGIN), which the gate and the filters take as an open
+#   transaction they keep, with content (Event.replayed; stream.skipping.SkipGate.watch, stream.filters). Its text
+#   is handed on as it is written, CHUNK at a time; and while the text handed on waits past MAX_HELD for its
+#   consumer, the ordinary path reads one rows event of it (RowLane's `resume_at`) and the lane goes on after it,
+#   to the transaction's end, where it tells the gate the transaction ended.
+# So the filters (stream.filters.filter_events) and what they keep always know where a transaction stands: what the
+# lane hands back to the ordinary path (RowLane's `replay`) is of whole transactions the filters kept, or of the one
+# it hands on.
 
-#: The text of one transaction the filtered lane holds until its end, at most (past it: the ordinary path).
-cdef Py_ssize_t MAX_TX_TEXT = 16 << 20
 #: The text handed on (RowLane.taken) that may wait for its consumer, at most: past it, the lane leaves the next
 #: transaction to the ordinary path, whose lines let the consumer take the text (output/lane_text.py). (Larger
 #: than the unfiltered lane's CHUNK: it leaves a whole transaction, not one rows event.)
@@ -33,17 +42,20 @@ cdef int ROWS_DROPPED = 2
 
 
 cdef class LaneFilter:
-    cdef object skipper, gate, selection, keeps_table, tables, names, fde, server_ids, exclude_server_ids
+    cdef object skipper, gate, selection, keeps_table, tables, names, fde, server_ids, exclude_server_ids, keeps_gtid
     cdef long long lo, hi
     cdef dict statuses      # TABLE_MAP body bytes -> (table id, schema, table, kept) or None (not read)
     # the transaction the lane is taking: what filter_events would hold and yield of it
     cdef dict tx_status     # table id -> kept (its last TABLE_MAP's)
     cdef Py_ssize_t framing, attached, kept, rows, mark
+    cdef Py_ssize_t attached_at     # the stream position of the first attached event waiting for its statement
     cdef bint content, removed, begin_due, saved_gtid_null
+    cdef bint handed_on             # the ordinary path has read part of the transaction (hand_on)
     cdef object saved_recent, saved_last_xid
 
-    def __init__(self, skipper, gate, selection, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names):
-        self.skipper, self.gate, self.selection = skipper, gate, selection
+    def __init__(self, skipper, gate, selection, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names,
+                 keeps_gtid=None):
+        self.skipper, self.gate, self.selection, self.keeps_gtid = skipper, gate, selection, keeps_gtid
         self.lo = -(1 << 62) if lo is None else lo
         self.hi = (1 << 62) if hi is None else hi
         self.server_ids, self.exclude_server_ids = server_ids, exclude_server_ids
@@ -51,13 +63,17 @@ cdef class LaneFilter:
         self.fde = None
         self.statuses, self.tx_status = {}, {}
 
-    cdef bint may_open(self, const unsigned char *e) except -1:
-        """Whether the lane may open the transaction whose first event is at e: the filters between transactions,
-        and keeping it by its time and server id."""
+    cdef bint may_open(self, const unsigned char *e, Py_ssize_t avail, RowLane lane) except -1:
+        """Whether the lane may open the transaction whose first event is at e (`avail` bytes from it in the
+        window): the filters between transactions, and keeping it by its time, server id and GTID."""
         cdef long long ts = u4(e + OFS_TIMESTAMP)
         gate = self.gate
         if not gate.between or gate.dropping or ts < self.lo or ts >= self.hi:
             return False
+        if self.keeps_gtid is not None:     # (a GTID the lane does not read: the reference path decides)
+            gtid = gtid_text(e, avail, lane.lens.len_checksum, lane.lens.gtid if mysql_ok() else -1)
+            if gtid is None or not self.keeps_gtid(gtid):
+                return False
         if self.server_ids is None and not self.exclude_server_ids:
             return True
         sid = u4(e + OFS_SERVER_ID)
@@ -66,7 +82,7 @@ cdef class LaneFilter:
     cdef int open(self, RowLane lane) except -1:
         self.tx_status.clear()
         self.framing = self.attached = self.kept = self.rows = 0
-        self.content = self.removed = False
+        self.content = self.removed = self.handed_on = False
         self.begin_due = lane.sql
         self.mark = lane.out.n
         self.saved_recent, self.saved_last_xid, self.saved_gtid_null = dict(lane.recent), lane.last_xid, lane.gtid_null
@@ -79,6 +95,30 @@ cdef class LaneFilter:
         lane.tx_tables.clear()
         lane.gtid_event = None
         lane.recent, lane.last_xid, lane.gtid_null = self.saved_recent, self.saved_last_xid, self.saved_gtid_null
+        return 0
+
+    cdef int hand_on(self, RowLane lane) except -1:
+        """The transaction, which keeps a rows event, goes on in the ordinary path: what the filters would have
+        done of the part the lane took (its counts, the table ids it excluded and kept), done now."""
+        self.settle()
+        if self.kept:
+            self.selection.kept += self.kept
+            self.kept = 0
+        if self.rows:
+            self.selection.rows += self.rows
+            self.rows = 0
+        self.attached = 0       # (given back with the rest)
+        self.handed_on = True
+        return 0
+
+    cdef int settle(self) except -1:
+        """The table ids of the transaction's TABLE_MAPs excluded and kept, as the filters leave them."""
+        excluded = self.gate.excluded_tables
+        for table_id, kept in self.tx_status.items():
+            if kept:
+                excluded.discard(table_id)
+            else:
+                excluded.add(table_id)
         return 0
 
     # what filter_events holds and yields (its _Held), counted
@@ -118,16 +158,14 @@ cdef class LaneFilter:
                 if self.begin_due:
                     put(&lane.out, "BEGIN;\n", 7)
                 put(&lane.out, "COMMIT;\n", 8)
-        excluded = self.gate.excluded_tables
-        for table_id, kept in self.tx_status.items():
-            if kept:
-                excluded.discard(table_id)
-            else:
-                excluded.add(table_id)
+        self.settle()
         if self.kept:
             self.selection.kept += self.kept
         if self.rows:
             self.selection.rows += self.rows
+        if self.handed_on:      # (the gate saw its start, in what the lane handed back: it ends here)
+            self.gate.tx.reset()
+            self.gate.between = True
         return yields
 
 
@@ -190,8 +228,9 @@ cdef bint take_filtered(RowLane lane, LaneFilter f, bytes buf, const unsigned ch
 
 cdef Py_ssize_t walk_filtered(RowLane lane, bytes buf, const unsigned char *p, Py_ssize_t off, Py_ssize_t n,
                               Py_ssize_t pos, Py_ssize_t start, bint verify, Py_ssize_t *want) except -2:
-    """The filtered lane's walk from off: the offset after the whole transactions it took; `want` set to the bytes
-    it wants from pos in the window (a transaction that runs past it, first in the window)."""
+    """The filtered lane's walk from off: the offset after what it took (whole transactions, and the start of one it
+    hands on); `want` set to the bytes it wants from pos in the window (a transaction that runs past it, first in the
+    window)."""
     cdef LaneFilter f = lane.filt
     cdef Py_ssize_t tx_start = off, need = 0, skipped
     cdef int code
@@ -203,17 +242,22 @@ cdef Py_ssize_t walk_filtered(RowLane lane, bytes buf, const unsigned char *p, P
         code = p[off + OFS_TYPE_CODE]
         len_event = u4(p + off + OFS_LEN_EVENT)
         if not lane.in_tx:
-            if off != start:    # what the filters drop whole, skipped here too (at start: the lane's caller asked)
-                skipped = f.skipper(buf, off, pos + off - start, lane.fde, verify, lane.path)
-                if skipped < 0:     # (it wants more of the window: the reader calls again from here)
+            # A transaction the lane may open it takes, those whose tables the filters drop all included (nothing
+            # written of them); one it may not, the skipping loop may skip (at start: the lane's caller asked).
+            if not opens_transaction(code, False) or lane.held >= MAX_HELD or not f.may_open(p + off, n - off, lane):
+                if off == start or lane.held >= MAX_HELD:
                     break
-                if skipped > 0:
-                    off += skipped
-                    tx_start = off
-                    continue
-            if not opens_transaction(code, False) or lane.held >= MAX_HELD or not f.may_open(p + off):
-                break
+                skipped = f.skipper(buf, off, pos + off - start, lane.fde, verify, lane.path)
+                if skipped == 0 or skipped < 0:     # (< 0: it wants more of the window, the reader calls again)
+                    break
+                off += skipped
+                tx_start = off
+                continue
         elif not (code == QUERY_EVENT and lane.settled if lane.begin_wanted else in_transaction(code)):
+            break
+        elif f.content and lane.held >= MAX_HELD and is_rows(code) and f.attached == 0:
+            if off == start:    # its text waits to be taken: the ordinary path reads this rows event
+                lane.resume_at = pos + len_event
             break
         if <Py_ssize_t>len_event > n - off:
             need = len_event
@@ -223,6 +267,8 @@ cdef Py_ssize_t walk_filtered(RowLane lane, bytes buf, const unsigned char *p, P
         if not lane.in_tx:
             tx_start = off
             f.open(lane)
+        elif f.attached == 0 and (code == ANNOTATE_ROWS_EVENT or code == ROWS_QUERY_LOG_EVENT):
+            f.attached_at = pos + off - start
         if not take_filtered(lane, f, buf, p + off, code, len_event, pos + off - start):
             break
         off += len_event
@@ -230,9 +276,21 @@ cdef Py_ssize_t walk_filtered(RowLane lane, bytes buf, const unsigned char *p, P
             tx_start = off
             if lane.out.n >= CHUNK:
                 lane._hand_text()
-        elif lane.out.n - f.mark > MAX_TX_TEXT:
-            break
+        elif f.content and lane.out.n >= CHUNK:     # (the filters keep it: its text goes as it is written)
+            lane._hand_text()
+            f.mark = 0
     if lane.in_tx:
+        if f.content:
+            # What the filters would have done of what the lane took is done: the ordinary path may read the rest
+            # (RowLane hands the transaction's start back when it takes nothing), or the lane goes on at its next
+            # call (the reader reads no event between: it wants the event past the window, or the lane took some).
+            if need and off - start + need <= MAX_EVENT:
+                want[0] = off - start + need
+            if f.attached:      # (not taken: given back with its statement, read again)
+                off = start + f.attached_at - pos
+                f.attached = 0
+            f.hand_on(lane)
+            return off
         f.rewind(lane)
     if need and tx_start == start and off - start + need <= MAX_EVENT:
         # (at least twice the window's bytes: a transaction read again from its start costs its size twice at most)

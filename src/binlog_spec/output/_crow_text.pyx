@@ -43,7 +43,8 @@ from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, ANONYMOUS_GTID_LOG
                                          OFS_QUERY_LEN_DB, OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE, QUERY_EVENT,
                                          ROWS_QUERY_LOG_EVENT, TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT,
                                          UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT, WRITE_ROWS_EVENT_V1, XID_EVENT, Fde,
-                                         event_at, gtid_xid_reads_agree, le, mysql_gtid_reads, mysql_reads_agree,
+                                         event_at, gtid_text, gtid_xid_reads_agree, le, mysql_gtid_reads,
+                                         mysql_reads_agree,
                                          opens_plain_transaction, query_is_begin, read_fde, u4, uuid_text)
 from binlog_spec.rows._cscalars cimport (be, civil, date_fields, datetime2_fields, decimal_text, time2_fields,
                                          timestamp2_fields)
@@ -69,28 +70,11 @@ include "_crow_undo.pxi"
 include "_crow_mysql.pxi"
 
 
-cdef class TableText:
-    """A TABLE_MAP's table as the lane writes it: its id, its column count, `head` (the line's JSON text of
-    schema and table: '"schema":...,"table":...') and, by `image`, the TextImages of its rows events' layouts."""
-    cdef public object table_id, table, head, images, make
-    cdef public Py_ssize_t n_columns
-
-    def __init__(self, table_id, n_columns, head, table, make):
-        self.table_id, self.n_columns, self.head, self.table, self.make = table_id, n_columns, head, table, make
-        self.images = {}
-
-    cdef object image(self, int code, bytes layout):
-        """(before TextImage, after TextImage or None) of a rows event whose count and bitmaps are `layout`, or
-        None where the lane leaves such events."""
-        key = (code, layout)
-        got = self.images.get(key, False)
-        if got is False:
-            got = self.images[key] = self.make(self.table, code, layout)
-        return got
+include "_crow_tables.pxi"
 
 
 cdef class RowLane:
-    cdef object tables, fde, path, generation, file_head, filt
+    cdef object tables, fde, path, generation, file_head, filt, counted
     cdef public list taken, replay
     cdef Fde lens
     cdef dict maps, heads, shapes, ops, tx_tables, recent, begins, extra_at
@@ -103,8 +87,8 @@ cdef class RowLane:
     cdef Buf out, head
     cdef Undo undo      # the rollback mode of the SQL lane (_crow_undo.pxi), or None
 
-    def __init__(self, tables, dict ops not None, bint sql=False, spool=None, LaneFilter filt=None):
-        self.tables, self.ops, self.sql, self.filt = tables, ops, sql, filt
+    def __init__(self, tables, dict ops not None, bint sql=False, spool=None, LaneFilter filt=None, counted=None):
+        self.tables, self.ops, self.sql, self.filt, self.counted = tables, ops, sql, filt, counted
         self.undo = Undo(spool) if sql and spool is not None else None
         self.taken, self.replay = [], []
         self.fde = self.path = self.generation = None
@@ -137,7 +121,7 @@ cdef class RowLane:
         """Take whole events of buf from off (stream position pos: the file's, less `shift` in a piece); the
         bytes taken, or minus the bytes wanted from pos in the window."""
         cdef const unsigned char *p = <const unsigned char *>PyBytes_AS_STRING(buf)
-        cdef Py_ssize_t n = PyBytes_GET_SIZE(buf), start = off, want = 0
+        cdef Py_ssize_t n = PyBytes_GET_SIZE(buf), start = off, want = 0, kept = 0, rows = 0
         cdef int code
         cdef uint32_t len_event
         if pos < self.vstart:       # (what is put in front of a piece: the ordinary path reads it)
@@ -205,10 +189,15 @@ cdef class RowLane:
                 if not self._take(buf, p + off, code, len_event, pos + off - start + self.shift):
                     break
                 off += len_event
+                kept += 1
+                rows += is_rows(code)
                 if self.out.n >= CHUNK:
                     self._hand_text()
         finally:
             self._hand_text()
+            if kept and self.counted is not None:   # (the events it took, as the Selection counts what is kept)
+                self.counted.kept += kept
+                self.counted.rows += rows
         if off > start:
             self.expect = pos + off - start
             return off - start
@@ -241,7 +230,7 @@ cdef class RowLane:
             events.append(self.gtid_event)
         elif self.last_xid is not None:
             events.append(self.last_xid)
-        if self.in_tx and self.begin_event is not None:     # (a rollback's: where its transaction starts)
+        if self.in_tx and self.begin_event is not None:     # (a rollback's, the filters': where it starts)
             events.append(self.begin_event)
         if events:
             events.sort(key=_position)
@@ -338,7 +327,7 @@ cdef class RowLane:
             self.gtid_json = NULL_JSON
             self._opens(NULL, 0, at, False)
         self.begin_wanted = False
-        if self.undo is not None:
+        if self.undo is not None or self.filt is not None:  # (where a rollback, or the filters, go on from)
             self.begin_event = (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
         elif self.sql and self.filt is None:    # (script.forward's BEGIN of a BEGIN query; filtered: later)
             put(&self.out, "BEGIN;\n", 7)

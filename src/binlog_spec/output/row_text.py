@@ -49,15 +49,16 @@ def row_line(rc: RowChange, tz: tzinfo = timezone.utc) -> str:
 _crow_text = compiled.load("binlog_spec.output._crow_text")
 
 
-def json_lane(schema: Any, filtering: Any = None) -> Any:
+def json_lane(schema: Any, filtering: Any = None, counted: Any = None) -> Any:
     """The compiled lane of the JSON lines (output/_crow_text.pyx `RowLane`), a sink for the reader of the
     events whose row changes `row_json` writes, given in order (rows.observe_schema with `schema`, then the
     filters, then rows.read_rows): unfiltered, or under the filters `filtering` (lane_filter's) decides; None
-    with the pure-Python core (the reference)."""
+    with the pure-Python core (the reference). `counted`: a stream.selection.Selection that counts the events it
+    takes unfiltered (the events after --start-position, which the position filter keeps)."""
     if _crow_text is None:
         return None
     ops = {code: f',"op":"{op}","before":'.encode() for code, op in ROW_OPS.items()}
-    return _crow_text.RowLane(_LaneTables(schema), ops, False, filt=filtering)
+    return _crow_text.RowLane(_LaneTables(schema), ops, False, filt=filtering, counted=counted)
 
 
 def lane_filter(gate: Any, filters: Any, selection: Any, skipper: Any) -> Any:

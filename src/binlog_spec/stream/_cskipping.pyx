@@ -2,14 +2,15 @@
 """The compiled twin of stream/skipping.py: the loop that skips, straight from the reader's window, the
 transactions the filters drop whole, with no Event object and no body parse.
 
-`Skipper(gate, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names)` is called by the reader (binlog.reader.BinlogReader,
-`sink=`) with the window's bytes before it walks them, when the filters are time bounds, schema and table
-filters alone (FilterOptions.skippable). It runs while the gate says the stream is between transactions, or
+`Skipper(gate, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names, keeps_gtid)` is called by the
+reader (binlog.reader.BinlogReader, `sink=`) with the window's bytes before it walks them, when the filters are
+time bounds, server ids, GTID sets and positions, schema and table filters alone (FilterOptions.skippable). It runs while the gate says the stream is between transactions, or
 inside one it began to skip, and takes whole events, with the checks of framing.walk_events (size, CRC32):
 
 * a MariaDB GTID_EVENT that opens a plain transaction (not FL_STANDALONE, no XA, no extra flags) whose
-  timestamp is outside [lo, hi), or whose server id is not in `server_ids` (None: any) or is in
-  `exclude_server_ids` (FilterOptions.keeps_transaction decides by them): the transaction is
+  timestamp is outside [lo, hi), whose server id is not in `server_ids` (None: any) or is in
+  `exclude_server_ids`, or whose GTID `keeps_gtid` drops (FilterOptions.keeps_transaction decides by them): the
+  transaction is
   skipped, the gate told (SkipGate.skip_open), and then its ANNOTATE_ROWS_EVENTs, TABLE_MAP_EVENTs (each
   parsed once, by `names`: the filters' table-name watcher learns its names in `tables` as it would),
   WRITE/UPDATE/DELETE_ROWS_EVENT_V1 (spec.rows_offsets reads their layout) and the XID_EVENT that
@@ -35,8 +36,8 @@ from libc.stdint cimport uint32_t
 from binlog_spec.binlog import spec
 from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, GTID_EVENT, LEN_EVENT_HEADER,
                                          OFS_LEN_EVENT, OFS_SERVER_ID, OFS_TIMESTAMP, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1,
-                                         XID_EVENT, Fde, event_at, gtid_xid_reads_agree, opens_plain_transaction,
-                                         read_fde, u4 as _u4)
+                                         XID_EVENT, Fde, event_at, gtid_text, gtid_xid_reads_agree,
+                                         opens_plain_transaction, read_fde, u4 as _u4)
 
 cdef Py_ssize_t H = LEN_EVENT_HEADER
 cdef object _rows_offsets = spec.rows_offsets
@@ -50,7 +51,7 @@ DEF RECENT = 8
 
 
 cdef class Skipper:
-    cdef object gate, keeps_table, tables, names, fde, server_ids, exclude_server_ids
+    cdef object gate, keeps_table, tables, names, fde, server_ids, exclude_server_ids, keeps_gtid
     cdef long long lo, hi
     cdef Fde lens
     cdef dict maps          # TABLE_MAP body bytes -> (table id, schema, table, dropped, (schema, table)) or None
@@ -66,8 +67,9 @@ cdef class Skipper:
     cdef Py_ssize_t n_tx    # its first n_tx items (the list is reused from one transaction to the next)
     cdef set excluded       # the gate's excluded_tables
 
-    def __init__(self, gate, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names):
+    def __init__(self, gate, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names, keeps_gtid=None):
         self.gate = gate
+        self.keeps_gtid = keeps_gtid
         self.server_ids = server_ids
         self.exclude_server_ids = exclude_server_ids
         self.lo = -(1 << 62) if lo is None else lo
@@ -125,7 +127,8 @@ cdef class Skipper:
             if code != GTID_EVENT or not opens_plain_transaction(e + H, len_event - H - len_checksum):
                 break
             ts = _u4(e + OFS_TIMESTAMP)
-            if ts < self.lo or ts >= self.hi or not self._server_kept(_u4(e + OFS_SERVER_ID)):
+            if ts < self.lo or ts >= self.hi or not self._server_kept(_u4(e + OFS_SERVER_ID)) or \
+                    self.keeps_gtid is not None and not self.keeps_gtid(gtid_text(e, len_event, len_checksum, -1)):
                 dropping = True
                 gate.skip_open()
                 off += len_event

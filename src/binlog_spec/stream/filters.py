@@ -45,7 +45,7 @@ from binlog_spec.binlog.event_types import CONTROL_EVENTS, GTID_EVENTS, QUERY_EV
 from binlog_spec.binlog.gtid import GtidPosition, GtidSet
 from binlog_spec.binlog.timezones import iso_z
 from binlog_spec.stream import thread_filter
-from binlog_spec.stream.transactions import Transactions, tx_control
+from binlog_spec.stream.transactions import Transactions, handed_on, tx_control
 
 ET = spec.EventType
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -114,6 +114,14 @@ class FilterOptions:
             return False
         if first.server_id in self.exclude_server_ids:
             return False
+        return self.keeps_gtid(gtid)
+
+    @property
+    def by_gtid(self) -> bool:      # (a GTID set or position)
+        return (self.include_gtids, self.exclude_gtids, self.start_gtid, self.stop_gtid) != (None,) * 4
+
+    def keeps_gtid(self, gtid: str | None) -> bool:
+        """keeps_transaction's GTID sets and MariaDB GTID positions, on the transaction's GTID."""
         if self.include_gtids is not None and gtid not in self.include_gtids:
             return False
         if self.exclude_gtids is not None and gtid in self.exclude_gtids:
@@ -164,13 +172,21 @@ class FilterOptions:
         return bool(self.tables or self.exclude_tables)
 
     def skippable(self) -> bool:
-        """Whether the active filters are time bounds (with a zone), server ids, schema and table filters
-        alone: those whose choice of a MariaDB transaction of rows events a compiled loop can make from its
-        events' headers and TABLE_MAPs (stream.skipping)."""
+        """Whether the active filters are time bounds (with a zone), server ids, GTID sets and positions, schema
+        and table filters alone: those whose choice of a MariaDB transaction of rows events a compiled loop can
+        make from its events' headers, GTID event and TABLE_MAPs (stream.skipping)."""
         return self.active and self.time_seconds() is not None and self == FilterOptions(
             databases=self.databases, exclude_databases=self.exclude_databases, tables=self.tables,
             exclude_tables=self.exclude_tables, start_datetime=self.start_datetime, stop_datetime=self.stop_datetime,
-            server_ids=self.server_ids, exclude_server_ids=self.exclude_server_ids)
+            server_ids=self.server_ids, exclude_server_ids=self.exclude_server_ids, include_gtids=self.include_gtids,
+            exclude_gtids=self.exclude_gtids, start_gtid=self.start_gtid, stop_gtid=self.stop_gtid)
+
+
+    @property
+    def seek_only(self) -> bool:
+        """--start-position alone: the first file is read by a seek (api.read_events), and the position filter
+        keeps every event after the position (a compiled lane may take those)."""
+        return self.start_position is not None and self == FilterOptions(start_position=self.start_position)
 
 
 def _table_matches(schema: str, table: str, glob: str) -> bool:
@@ -293,7 +309,15 @@ def _filter_events(events: Iterable[Event], options: FilterOptions, files: list[
     held = _Held()
     see = selection.watcher(options) if selection is not None else None
     for ev in events:
-        if ev.replayed:     # what a compiled lane took, handed back between transactions (stream.skipping)
+        if ev.replayed:     # what a compiled lane took, handed back (stream.skipping)
+            opens, ends = handed_on(ev)
+            if opens:       # a transaction it hands on: one the filters keep, its framing written
+                tx.step(ev)
+                held, keep_tx = _Held(), True
+                held.content = True
+            elif ends:
+                tx.reset()
+                held = _Held()
             yield ev
             continue
         starts, ends = tx.step(ev)

@@ -30,7 +30,7 @@ from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import CONTROL_EVENTS
 from binlog_spec.binlog.fields import bodies
 from binlog_spec.stream.selection import Selection
-from binlog_spec.stream.transactions import Transactions
+from binlog_spec.stream.transactions import Transactions, handed_on
 
 
 class SkipGate:
@@ -46,7 +46,14 @@ class SkipGate:
         """The events, less the rest of a transaction a compiled loop began to skip."""
         step, control = self.tx.step, CONTROL_EVENTS
         for ev in events:
-            if ev.replayed:         # (what a filtered lane hands back of a whole transaction it took: no step)
+            if ev.replayed:         # (what a filtered lane hands back of the transactions it took)
+                opens, ends = handed_on(ev)
+                if opens:           # (one it hands on: open)
+                    step(ev)
+                    self.between = False
+                elif ends and not self.dropping:
+                    self.tx.reset()
+                    self.between = True
                 yield ev
                 continue
             starts, ends = step(ev)
@@ -93,13 +100,14 @@ def decisions(filters, selection=None) -> tuple:
     """What a compiled loop decides the filters' choice by (the Skipper's, the filtered lanes' of
     output/_crow_filter.pxi): (lo, hi) of the time bounds (None: no bound), the server ids kept (None: any)
     and dropped, `keeps_table` (None: no schema or table filter), the set of the (schema, table) names the
-    Selection's watcher learns (None: it learns none) and `_table_names`."""
+    Selection's watcher learns (None: it learns none), `_table_names`, and `keeps_gtid` of a transaction's GTID
+    text (None: no GTID filter)."""
     watched = Selection().watcher(filters) is not None
     tables = selection.tables if selection is not None and watched else None
     lo, hi = filters.time_seconds()
     by_table = bool(filters.databases or filters.exclude_databases or filters.filters_tables)
     return (lo, hi, filters.server_ids or None, filters.exclude_server_ids, filters.keeps_table if by_table else None,
-            tables, _table_names)
+            tables, _table_names, filters.keeps_gtid if filters.by_gtid else None)
 
 
 def _table_names(raw: bytes, fde) -> tuple[int, str, str] | None:

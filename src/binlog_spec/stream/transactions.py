@@ -101,6 +101,17 @@ def implies_begin(ev: Event) -> bool:
     return ev.type_code == ET.gtid_event and ev.error is None and not ev.fields["flags2"] & FL_STANDALONE
 
 
+def handed_on(ev: Event) -> tuple[bool, bool]:
+    """What an event a compiled lane hands back (Event.replayed, binlog.replay) tells of the transactions it took:
+    (it opens one: its GTID event or BEGIN, handed back where a filtered lane hands the rest of a transaction the
+    filters keep on to the ordinary path, output/_crow_filter.pxi; it ends one: the XID_EVENT of the last one
+    the lane took)."""
+    code = ev.type_code
+    if code == ET.xid_event:
+        return False, True
+    return code in GTID_EVENTS or is_begin(ev), False
+
+
 class Transactions:
     """Marks transaction boundaries in an event stream.
 

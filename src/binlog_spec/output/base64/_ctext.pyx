@@ -12,7 +12,8 @@ from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_
                                          OFS_GTID_DOMAIN_ID, OFS_GTID_FLAGS2, OFS_GTID_SEQ_NO, OFS_LEN_EVENT,
                                          OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE, TABLE_MAP_EVENT,
                                          UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1, XID_EVENT, Fde, event_at,
-                                         event_crc32, gtid_xid_reads_agree, le as _le, opens_plain_transaction,
+                                         event_crc32, gtid_text, gtid_xid_reads_agree, le as _le,
+                                         opens_plain_transaction,
                                          read_fde, rows_v1_ofs_rows, u4 as _u4)
 
 
@@ -165,6 +166,7 @@ cdef class Lane:
     at most are held). Returns the bytes taken (0: none)."""
 
     cdef readonly list hold, taken
+    cdef public list replay         # what the filtered lane hands back (binlog.replay: its `walk_filtered`)
     cdef object script, rewriter, when_fn, annotate_fn, rows_fn, gtid_fn, xid_fn, tz
     cdef public dict maps
     cdef dict heads
@@ -184,6 +186,7 @@ cdef class Lane:
     def __init__(self, script, rewriter, list hold, list taken, when, annotate, rows_head, gtid_summary,
                  xid_summary, filt=None):
         self.script, self.rewriter, self.hold, self.taken = script, rewriter, hold, taken
+        self.replay = []
         self.when_fn, self.annotate_fn, self.rows_fn = when, annotate, rows_head
         self.gtid_fn, self.xid_fn = gtid_summary, xid_summary
         self.tz = script.options.tz

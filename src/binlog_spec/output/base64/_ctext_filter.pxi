@@ -1,7 +1,8 @@
 # The base64 lane under the filters a compiled loop decides (included in output/base64/_ctext.pyx, after `Lane`):
 # time bounds, server ids, schema and table filters (FilterOptions.skippable), for the `sql` script (base64).
 #
-# `Base64Filter(skipper, gate, selection, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names)`
+# `Base64Filter(skipper, gate, selection, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names,
+# keeps_gtid)`
 # (stream.skipping.decisions gives all but the first three): between transactions, the stream/_cskipping.pyx
 # Skipper first skips the transactions the filters drop whole; the lane then takes a transaction only where the
 # filters are between transactions (the SkipGate of select_events says so) and keep its first event (its
@@ -15,20 +16,28 @@
 # tables kept), and its rows events name them. At its XID the lane does what filter_events would have done of
 # it: the events and rows events counted in the Selection, the names of its TABLE_MAPs learnt (`tables`, as the
 # Selection's watcher learns them), their table ids kept again (SkipGate.excluded_tables).
+#
+# The text it hands on waits for the Python lane, which writes it before the next event it is given; past HELD
+# characters the lane stops. It then leaves the XID_EVENT of the transaction it is taking to the ordinary path,
+# not the whole next transaction: what the filters would have done of the rest is done, and the transaction's
+# GTID_EVENT is handed back (`replay`, binlog.replay) for the gate and the filters, which take it as the start of
+# a transaction they keep, already written (Event.replayed: stream.skipping.SkipGate.watch, stream.filters; the
+# Python lane writes nothing of it, output/base64/lane.py).
 
 #: A transaction the window cuts is asked for whole up to this many bytes (past it: the ordinary path).
 cdef Py_ssize_t MAX_TX = 16 << 20
 
 
 cdef class Base64Filter:
-    cdef object skipper, gate, selection, server_ids, exclude_server_ids, keeps_table, tables, names, fde
+    cdef object skipper, gate, selection, server_ids, exclude_server_ids, keeps_table, tables, names, fde, keeps_gtid
     cdef long long lo, hi
     cdef readonly bint need_names   # (a table filter or a watcher: the transaction's tables are learnt)
     cdef dict statuses              # TABLE_MAP body bytes -> (table id, schema, table), or None (the filters'
                                     # reading of it fails, or they drop its table)
 
-    def __init__(self, skipper, gate, selection, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names):
-        self.skipper, self.gate, self.selection = skipper, gate, selection
+    def __init__(self, skipper, gate, selection, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names,
+                 keeps_gtid=None):
+        self.skipper, self.gate, self.selection, self.keeps_gtid = skipper, gate, selection, keeps_gtid
         self.lo = -(1 << 62) if lo is None else lo
         self.hi = (1 << 62) if hi is None else hi
         self.server_ids, self.exclude_server_ids = server_ids, exclude_server_ids
@@ -37,13 +46,17 @@ cdef class Base64Filter:
         self.fde = None
         self.statuses = {}
 
-    cdef bint may_open(self, const unsigned char* e) except -1:
-        """Whether the lane may open the transaction whose first event is at e: the filters between
-        transactions, and keeping it by its time and server id."""
+    cdef bint may_open(self, const unsigned char* e, Py_ssize_t avail, int len_checksum) except -1:
+        """Whether the lane may open the transaction whose first event is at e (`avail` bytes from it in the
+        window): the filters between transactions, and keeping it by its time, server id and GTID."""
         cdef long long ts = _u4(e + OFS_TIMESTAMP)
         gate = self.gate
         if not gate.between or gate.dropping or ts < self.lo or ts >= self.hi:
             return False
+        if self.keeps_gtid is not None:     # (a GTID_EVENT's: one it does not read, the reference path decides)
+            gtid = gtid_text(e, avail, len_checksum, -1)
+            if gtid is None or not self.keeps_gtid(gtid):
+                return False
         if self.server_ids is None and not self.exclude_server_ids:
             return True
         sid = _u4(e + OFS_SERVER_ID)
@@ -100,8 +113,10 @@ cdef Py_ssize_t walk_filtered(Lane lane, bytes buf, const unsigned char* p, Py_s
     cdef Py_ssize_t chars = 0, mark = 0, held = 0
     cdef uint32_t len_event
     cdef int code
-    cdef bint done
+    cdef bint done, handed = False
     cdef list lines = []
+    if lane.replay:         # (a transaction's XID left to the ordinary path: it reads it first)
+        return 0
     out_fde = lane.rewriter.out_fde
     if fde is not lane.fde or out_fde is not lane.out_fde:
         lane._set_fde(fde, out_fde)
@@ -125,7 +140,8 @@ cdef Py_ssize_t walk_filtered(Lane lane, bytes buf, const unsigned char* p, Py_s
             if skipped > 0:
                 off += skipped
                 continue
-            if not free or n - off < H or p[off + OFS_TYPE_CODE] != GTID_EVENT or not f.may_open(p + off):
+            if not free or n - off < H or p[off + OFS_TYPE_CODE] != GTID_EVENT or \
+                    not f.may_open(p + off, n - off, lane.lens.len_checksum):
                 break
             tx_start, tx_mark = off, len(lines)
             events = rows = need = 0
@@ -140,6 +156,12 @@ cdef Py_ssize_t walk_filtered(Lane lane, bytes buf, const unsigned char* p, Py_s
                         need = _u4(p + off + OFS_LEN_EVENT)
                     break
                 if code == GTID_EVENT and off != tx_start:
+                    break
+                if code == XID_EVENT and held + chars + _text_size(lines, tx_mark) >= HELD:
+                    if f.commit(lane, p, events, rows):     # (the rest, its XID, read the ordinary way)
+                        lane.replay = [(path, pos + (tx_start - start), PyBytes_FromStringAndSize(
+                            <const char*>p + tx_start, _u4(p + tx_start + OFS_LEN_EVENT)), fde)]
+                        done = handed = True
                     break
                 took = lane._event(p, off, n, pos + (off - start), verify, code, len_event, lines, gtids,
                                    skip_parallel, domain, server)
@@ -162,6 +184,8 @@ cdef Py_ssize_t walk_filtered(Lane lane, bytes buf, const unsigned char* p, Py_s
             while mark < len(lines):
                 chars += len(<str>lines[mark]) + 1
                 mark += 1
+            if handed:
+                break
             if chars >= JOINED:
                 lane.taken.append("\n".join(lines))
                 lines.clear()
@@ -173,3 +197,12 @@ cdef Py_ssize_t walk_filtered(Lane lane, bytes buf, const unsigned char* p, Py_s
         if lines:
             lane.taken.append("\n".join(lines))
     return off - start
+
+
+cdef Py_ssize_t _text_size(list lines, Py_ssize_t i):
+    """The characters of lines[i:], their newlines counted."""
+    cdef Py_ssize_t size = 0
+    while i < len(lines):
+        size += len(<str>lines[i]) + 1
+        i += 1
+    return size

@@ -117,6 +117,8 @@ def _lane(script: Base64Script, events: Iterable[Event], rewriter: Rewriter, lan
         if taken:
             yield from taken
             taken.clear()
+        if ev.replayed:     # (what the compiled lane wrote, handed back for the filters: _ctext_filter.pxi)
+            continue
         fde = rewriter.out_fde
         code = ev.header.type_code
         if fde is None or code not in _LANE or ev.error is not None or rewriter.pending is not None \

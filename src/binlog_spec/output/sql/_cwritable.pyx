@@ -68,6 +68,7 @@ cdef class Prepass:
     cdef public bint query_seen
     cdef object fde
     cdef Fde lens
+    cdef Py_ssize_t vstart          # (a piece of a file: nothing taken before it, `place`)
 
     def __init__(self, schema, bytes read not None):
         if len(read) != 256:
@@ -97,6 +98,11 @@ cdef class Prepass:
             self.maps.clear()
         self.maps[body] = (table, generation, getattr(schema, "server_collation", None))
 
+    def place(self, Py_ssize_t vstart, Py_ssize_t shift):
+        """The reader that calls next reads a piece of a file (stream.planning.pieces.read_piece: --start-position
+        read by a seek): the pass takes nothing before `vstart` of its stream."""
+        self.vstart = vstart
+
     def reset(self):
         """A FORMAT_DESCRIPTION_EVENT went to `problems`: a new file, or a new layout."""
         self.maps.clear()
@@ -110,6 +116,8 @@ cdef class Prepass:
         cdef const unsigned char* e
         cdef int code, len_checksum
         cdef uint32_t len_event
+        if pos < self.vstart:
+            return 0
         if self.tables is None:
             return 0
         if fde is not self.fde:

@@ -32,16 +32,15 @@ _VALUE, _SET = 1, 2
 _OPS = {INSERT: 0, DELETE: 1, UPDATE: 2}
 
 
-def sql_lane(schema: Any, opts: ScriptOptions, filtering: Any = None) -> Any:
+def sql_lane(schema: Any, opts: ScriptOptions, filtering: Any = None, counted: Any = None) -> Any:
     """The lane (a reader sink, as row_text.json_lane's) of a forward executable script under `opts`, or None
     where the reference writes it all: the pure-Python core, --sql (commented), --replace, --minimal-update.
-    `filtering`: the
-    filters it runs under (row_text.lane_filter's), None for none."""
+    `filtering`: the filters it runs under (row_text.lane_filter's), None for none; `counted`: json_lane's."""
     ctext = row_text._crow_text
     if ctext is None or opts.commented or opts.sql.replace or opts.sql.rollback or opts.sql.minimal_update:
         return None
     return ctext.RowLane(row_text._LaneTables(schema, functools.partial(_images, opts=opts.sql)), {}, True,
-                         filt=filtering)
+                         filt=filtering, counted=counted)
 
 
 def rollback_lane(schema: Any, opts: ScriptOptions, spool: Any) -> Any:

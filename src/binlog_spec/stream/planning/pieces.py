@@ -200,16 +200,18 @@ class SplitReader(BinlogReader):
         return p0 + virtual - v0
 
 
-def read_piece(split: Split, options: ReadOptions = DEFAULT_OPTIONS, sink=None) -> Iterator[Event]:
+def read_piece(split: Split, options: ReadOptions = DEFAULT_OPTIONS, sink=None,
+               sink_from: int | None = None) -> Iterator[Event]:
     """The events of a split that is no resync range, with the file's positions (`sink`: see BinlogReader;
     told where the piece's own range starts, `place(position in the assembled stream, file position -
-    that)`, and given no event before it). A piece after the first starts with the FDE put in front of
-    it, at that FDE's real position (below `split.start`): see `is_prefix`."""
+    that)`, and given no event before it, nor before the file position `sink_from`). A piece after the first
+    starts with the FDE put in front of it, at that FDE's real position (below `split.start`): see `is_prefix`."""
     reader = SplitReader(split, options, sink)
     starts = reader._starts
     if sink is not None:
         v_last, p_last = starts[-1] if starts else (0, 0)
-        sink.place(v_last, p_last - v_last)
+        shift = p_last - v_last
+        sink.place(v_last if sink_from is None else max(v_last, sink_from - shift), shift)
     try:
         if not starts:
             yield from reader

@@ -37,6 +37,7 @@ from binlog_spec.binlog import spec
 from binlog_spec.binlog.event import Event
 from binlog_spec.binlog.event_types import CONTROL_EVENTS
 from binlog_spec.binlog.reader import GZIP_MAGIC, BinlogReader, display_name, read_events
+from binlog_spec.binlog.replay import with_replay
 from binlog_spec.errors import BinlogError
 from binlog_spec.options import DEFAULT_OPTIONS, ReadOptions
 from binlog_spec.rows.statement_text import NOT_DDL
@@ -79,11 +80,26 @@ def seekable(path: str) -> bool:
         return False
 
 
+#: The last plan made, by what it was made of (the file as `os.stat` sees it): a run and its pre-pass plan once.
+_last: list = [None, None]
+
+
 def plan(path: str, start: int, options: ReadOptions = DEFAULT_OPTIONS) -> Plan | None:
     """The byte ranges to read for --start-position `start` in the file at `path` (see the module
     doc), or None: read the whole file."""
     if options.strict or not seekable(path):
         return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key = (os.path.abspath(path), start, options.verify_checksums, st.st_ino, st.st_size, st.st_mtime_ns)
+    if _last[0] != key:
+        _last[:] = [key, _plan(path, start, options)]
+    return _last[1]
+
+
+def _plan(path: str, start: int, options: ReadOptions) -> Plan | None:
     ref = LocalFile.of(path, display_name(path))
     reader = BinlogReader(ref.name, options, opener=lambda: (ref.open(), ref.size))
     wanted: list[tuple[int, int]] = []      # the needed units before `resume`
@@ -125,6 +141,26 @@ def plan(path: str, start: int, options: ReadOptions = DEFAULT_OPTIONS) -> Plan 
     return Plan(Split(0, ref, resume, None, before=before), resume, reader.scanned)
 
 
+def _boundary(path, resume: int, start: int) -> int:
+    """The position of the first event at or after `start`, stepping over the headers from `resume` (an event's
+    position); `start` where they do not read (the reader meets that as it did)."""
+    pos = resume
+    try:
+        with open(path, "rb") as f:
+            while pos < start:
+                f.seek(pos)
+                head = f.read(spec.LEN_EVENT_HEADER)
+                if len(head) < spec.LEN_EVENT_HEADER:
+                    return start
+                size = spec.parse_header(head).len_event
+                if size < spec.LEN_EVENT_HEADER:
+                    return start
+                pos += size
+    except (OSError, spec.SpecError):
+        return start
+    return pos
+
+
 def _add(ranges: list[tuple[int, int]], start: int, end: int) -> None:
     """Add [start, end) to the ranges, merged with the last one when they touch."""
     if ranges and sum(ranges[-1]) == start:
@@ -148,19 +184,32 @@ def _parses(ev: memoryview, fde: spec.FormatDescription) -> bool:
 
 
 def read_from_position(paths: list[str], options: ReadOptions = DEFAULT_OPTIONS,
-                       faults: list[BinlogError] | None = None, start: int | None = None) -> Iterator[Event]:
+                       faults: list[BinlogError] | None = None, start: int | None = None,
+                       sink=None) -> Iterator[Event]:
     """reader.read_events, the first file read from --start-position `start` by `plan` when it can be:
-    what the position filter then keeps is what it keeps of every event (see the module doc)."""
+    what the position filter then keeps is what it keeps of every event (see the module doc). `sink`: a
+    compiled lane that may take the events after the position alone (the position filter, its only filter, keeps
+    all of them): it takes nothing up to the first event at or after `start`, which the filter reads (it checks
+    the position there, and finds the transaction the position falls in), nor of a file read whole. A sink that
+    cannot be placed in a piece (`place`) is not given the events."""
+    if not hasattr(sink, "place"):
+        sink = None
     found = None
     if start is not None and paths and os.environ.get(NO_SEEK, "") in ("", "0"):
         found = plan(os.fspath(paths[0]), start, options)
     if found is None:
         yield from read_events(paths, options, faults)
         return
+    events = read_piece(found.split, options, sink, None if sink is None else _boundary(paths[0], found.resume,
+                                                                                           start) + 1)
+    if getattr(sink, "replay", None) is not None:
+        events = with_replay(events, sink)
     try:
-        yield from read_piece(found.split, options)
+        yield from events
     except BinlogError as exc:
         if faults is None:
             raise
         faults.append(exc)
-    yield from read_events(paths[1:], options, faults)
+    if sink is not None:
+        sink.place(0, 0)
+    yield from read_events(paths[1:], options, faults, sink)
