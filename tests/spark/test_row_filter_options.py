@@ -42,7 +42,8 @@ def _workload(seed: int = 31) -> list[str]:
            "CREATE TABLE d.comp (a INT, b VARCHAR(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci, v INT, "
            "PRIMARY KEY (a, b))",
            "CREATE TABLE d.pad (k VARCHAR(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci PRIMARY KEY, v INT)",
-           "CREATE TABLE d.other (id INT PRIMARY KEY, n INT)"]
+           "CREATE TABLE d.other (id INT PRIMARY KEY, n INT)",
+           "CREATE TABLE d.nokey (n INT, u INT UNIQUE)"]
     words = ["apple", "avocado", "banana", "cherry", "apricot", None]
     ids = list(range(1, 41))
     for tx in range(30):
@@ -70,6 +71,7 @@ def _workload(seed: int = 31) -> list[str]:
             "DELETE FROM d.pad WHERE k = 'ab'",
             "INSERT INTO d.pad VALUES ('AB', 5)",
             "UPDATE d.pad SET k = 'zz' WHERE k = 'ab'",
+            "INSERT INTO d.nokey VALUES (1, 1)",
             "FLUSH BINARY LOGS"]
     return out
 
@@ -151,7 +153,7 @@ CASES = [    # (options, table, predicate of an image)
 
 def test_key_and_where_keep_the_full_reads_rows_an_independent_predicate_keeps(spark, binlog):
     full = _changes(_read(spark, binlog))
-    assert sum(full.values()) > 300 and len({c[3] for c in full}) == 4
+    assert sum(full.values()) > 300 and len({c[3] for c in full}) == 5
     for options, table, pred in CASES:
         want = _filtered(full, table, pred)
         assert 0 < sum(want.values()) < sum(n for c, n in full.items() if c[3] == table), options
@@ -160,7 +162,7 @@ def test_key_and_where_keep_the_full_reads_rows_an_independent_predicate_keeps(s
     # where over every table: the tables that have its columns
     want = _filtered(full, None, lambda i: i.get("v") == 99)
     assert {c[3] for c in want} == {"d.comp"}
-    assert _changes(_read(spark, binlog, where="v = 99", excludeTable="d.other")) == want
+    assert _changes(_read(spark, binlog, where="v = 99", excludeTable="d.other,d.nokey")) == want
     # the typed view: the images of the rows the key keeps
     typed = _read(spark, binlog, table="d.pad", key="'AB  '").select("k", "v", "_op", "_pos", "_row_index")
     assert sorted((r._pos, r._row_index, r._op, r.k, r.v) for r in typed.collect()) == sorted(
@@ -203,17 +205,19 @@ def test_the_transactions_mode_keeps_the_transactions_of_the_rows_kept_counted_a
     # the transactions of statements (the DDL), without rows events, stay as the table filter keeps them
     statements = {t["gtid"]: (0, 0, 0, 0) for t in _split_records(binlog, mode="transactions", table="d.ints")
                   if t["rows"] == 0}
-    assert len(statements) == 5 and not set(statements) & set(full)
+    assert len(statements) == 6 and not set(statements) & set(full)
     got = {t["gtid"]: (t["rows"], t["inserts"], t["updates"], t["deletes"])
            for t in _split_records(binlog, mode="transactions", table="d.ints", where=WHERE)}
     assert got == {**want, **statements} and 0 < len(want) < len(full)
 
 
-def test_a_key_value_that_does_not_fit_the_column_names_the_file_the_offset_and_the_column(binlog):
+def test_a_key_that_does_not_fit_the_table_names_the_file_the_offset_the_table_and_the_column(binlog):
     with pytest.raises(RowFilterError, match=r"offset \d+: WRITE_ROWS_EVENT(_V1)?: key: .*d\.ints\.id"):
         _split_records(binlog, mode="rows", table="d.ints", key="seven")
     with pytest.raises(RowFilterError, match=r"key: the key of d\.comp is \(a, b\): give 2 values, not 1"):
         _split_records(binlog, mode="rows", table="d.comp", key="3")
+    with pytest.raises(RowFilterError, match=r"key: table d\.nokey has no primary key or NOT NULL unique key"):
+        _split_records(binlog, mode="rows", table="d.nokey", key="1")     # (u is UNIQUE, not NOT NULL)
 
 
 def test_the_typed_view_refuses_a_filter_it_cannot_apply_before_a_task_runs(binlog):
