@@ -197,7 +197,8 @@ def test_the_transactions_mode_keeps_the_transactions_of_the_rows_kept_counted_a
     """As the CLI's analyze: a transaction is kept with the rows the filters keep, and counted with those."""
     full = collections.defaultdict(list)
     for r in _split_records(binlog, mode="rows", images="json"):
-        full[r["gtid"]].append((r["table"], r["op"], json.loads(r["before"] or "null"), json.loads(r["after"] or "null")))
+        images = [json.loads(x) if x is not None else None for x in (r["before"], r["after"])]
+        full[r["gtid"]].append((r["table"], r["op"], *images))
     kept = {g: [c for c in cs if c[0] == "ints" and any(i is not None and _where_pred(i) for i in c[2:])]
             for g, cs in full.items()}
     want = {g: (len(cs), sum(c[1] == "insert" for c in cs), sum(c[1] == "update" for c in cs),
