@@ -296,10 +296,11 @@ def _row_changes(cfg: Config, split: Split, preds: Predicates, typed: bool,
     """(the row changes of a rows event, that event, its transaction: a TxIdentity) of a split, in order
     (stream.row_transactions.RowTransactions: rows wait for the end of their transaction, the XID comes
     last), only those the row filters keep (`key`, `where`: each as the full read has it); a rows event
-    that does not decode gives (Fault, event, TxIdentity) after the rows decoded before its fault. Rows events that the ops or pushed filters rule out are not decoded. On a fault of the
-    stream, the rows decoded before it come first, their transaction cut (no XID), then the error is
-    raised, or, where reading resumes after it, (Fault of its `Skipped`, None, None) and the rows from the
-    boundary it resumes at.
+    that does not decode gives (Fault, event, TxIdentity) after the rows decoded before its fault. Rows
+    events that the ops or pushed filters rule out are not decoded. On a fault of the stream, the rows
+    decoded before it come first, their transaction cut (no XID), then the error is raised, or, where
+    reading resumes after it, (Fault of its `Skipped`, None, None) and the rows from the boundary it
+    resumes at.
 
     With `sink` (`_row_sink`), the reader gives its window to the compiled loop first: the transactions it
     takes are in the batcher (or its `ready` batches) when the next event comes here, and it learns the
