@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
+from binlog_spec import api
 from binlog_spec.spark.files import FileRef, _is_uri, list_files
-from binlog_spec.errors import BinlogSparkError, OptionValueError
+from binlog_spec.errors import BinlogSparkError, OptionValueError, UsageError
 from binlog_spec.stream import option_parser
 from binlog_spec.stream.filters import FilterOptions
 from binlog_spec.binlog.gtid import GtidPosition, GtidSet
@@ -77,6 +79,34 @@ def _parsed(key: str, parse, text: Any) -> frozenset:
         raise BinlogSparkError(f"{key}: {exc}") from None
 
 
+#: The CLI's spelling in the row filters' messages (api.row_filter_options, stream.row_filters) -> the source's.
+_SPARK_SPELLING = {"--key": "key", "--where": "where", "--table DB.T": ".option('table', 'db.table')",
+                   "--schema": "the schema option"}
+
+
+def spark_spelling(message: str) -> str:
+    """A row filter's message with the source's option names instead of the CLI's."""
+    return re.sub(r"--table DB\.T|--key\b|--where\b|--schema\b", lambda m: _SPARK_SPELLING[m.group()], message)
+
+
+def _row_filters(options, mode: str, tables: tuple[str, ...]) -> "api.RowFilterOptions":
+    """The `key` and `where` options: the CLI's --key / --where, parsed by its parser (api.row_filter_options:
+    `key` needs exactly one `table` db.table without wildcards). The row modes (rows, table) and the
+    transactions mode (the CLI's analyze) take them; the events and ddl modes do not (the CLI's events
+    command takes no row filter)."""
+    key, where = _opt(options, "key"), _opt(options, "where")
+    if key is None and where is None:
+        return api.RowFilterOptions()
+    if mode in ("events", "ddl"):
+        raise BinlogSparkError(f"{'key' if key is not None else 'where'}: not with mode={mode}: the row filters "
+                               "keep row changes (mode rows, table or transactions)")
+    try:
+        return api.row_filter_options(None if key is None else str(key), None if where is None else str(where),
+                                      tables)
+    except UsageError as exc:
+        raise BinlogSparkError(spark_spelling(str(exc))) from None
+
+
 def _size(text: Any) -> int:
     try:
         return parse_size(text)
@@ -116,6 +146,8 @@ class Config:
     before_image: bool = False
     batch_rows: int = 4096
     count_rows: bool = True
+    #: The `key` and `where` options (the CLI's --key, --where: stream.row_filters).
+    rows: api.RowFilterOptions = api.RowFilterOptions()
 
     @classmethod
     def from_options(cls, options) -> "Config":
@@ -171,6 +203,7 @@ class Config:
             server_ids=ints("serverId", "serverIds"), exclude_server_ids=ints("excludeServerId", "excludeServerIds"),
             start_datetime=start_dt, stop_datetime=stop_dt, start_position=start, stop_position=stop,
             thread_ids=thread_ids)
+        rows = _row_filters(options, mode, tables)
         on_error = str(_opt(options, "onError", default="fail")).lower()
         if on_error not in ("fail", "skip"):
             raise BinlogSparkError(f"onError must be fail or skip, not {on_error!r}")
@@ -199,7 +232,7 @@ class Config:
                              strict=_bool(_opt(options, "strict"), False)),
             images=images, before_image=_bool(_opt(options, "beforeImage"), False),
             batch_rows=int(_opt(options, "batchRows", default=4096)),
-            count_rows=_bool(_opt(options, "countRows"), True))
+            count_rows=_bool(_opt(options, "countRows"), True), rows=rows)
 
     def files(self) -> list[FileRef]:
         return list_files(list(self.paths), self.recursive, self.path_glob)

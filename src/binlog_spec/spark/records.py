@@ -18,14 +18,14 @@ from binlog_spec.spark.types import column_type, converter
 from binlog_spec.spark import variant
 from binlog_spec.spark.batches import Batcher, ChangeBatcher
 from binlog_spec.binlog import spec
-from binlog_spec.errors import BinlogError, ColumnTypeChangedError
+from binlog_spec.errors import BinlogError, ColumnTypeChangedError, RowFilterError
 from binlog_spec.stream.row_transactions import RowTransactions
 from binlog_spec.rows import image_plan
 from binlog_spec.rows.decoder import RowDecoder
 from binlog_spec.rows.ddl.schema import SchemaTracker
 from binlog_spec.rows.tablemap import TableDef
 from binlog_spec.stream.transactions import Summarizer
-from binlog_spec.spark.options import CORRUPT_COLUMN, Config
+from binlog_spec.spark.options import CORRUPT_COLUMN, Config, spark_spelling
 from binlog_spec.spark.pushdown import Predicates
 
 
@@ -282,8 +282,9 @@ def _event_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
 def _row_sink(cfg: Config, split: Split, preds: Predicates, batcher: ChangeBatcher, tail: tuple):
     """The compiled loop of the rows mode (spark/_crecords.pyx), which puts the row changes of the common
     MariaDB transactions into `batcher`'s columns itself, or None where it does not run: not built (or the
-    pure core asked for), or a read with filters, pushed predicates or ops (the reference path applies them)."""
-    if _crecords is None or image_plan.crows is None or cfg.filters.active or preds or cfg.ops:
+    pure core asked for), or a read with filters, row filters, pushed predicates or ops (the reference path
+    applies them)."""
+    if _crecords is None or image_plan.crows is None or cfg.filters.active or preds or cfg.ops or cfg.rows.active:
         return None
     sink = _crecords.Sink(batcher, None, None, None, tail)
     sink.limit = split.end
@@ -294,11 +295,12 @@ def _row_changes(cfg: Config, split: Split, preds: Predicates, typed: bool,
                  run_files: list[str], sink=None) -> Iterator[tuple[Any, Any, Any]]:
     """(the row changes of a rows event, that event, its transaction: a TxIdentity) of a split, in order
     (stream.row_transactions.RowTransactions: rows wait for the end of their transaction, the XID comes
-    last); a rows event that does not decode gives (Fault, event, TxIdentity) after the rows decoded before
-    its fault. Rows events that the ops or pushed filters rule out are not decoded. On a fault of the
-    stream, the rows decoded before it come first, their transaction cut (no XID), then the error is
-    raised, or, where reading resumes after it, (Fault of its `Skipped`, None, None) and the rows from the
-    boundary it resumes at.
+    last), only those the row filters keep (`key`, `where`: each as the full read has it); a rows event
+    that does not decode gives (Fault, event, TxIdentity) after the rows decoded before its fault. Rows
+    events that the ops or pushed filters rule out are not decoded. On a fault of the stream, the rows
+    decoded before it come first, their transaction cut (no XID), then the error is raised, or, where
+    reading resumes after it, (Fault of its `Skipped`, None, None) and the rows from the boundary it
+    resumes at.
 
     With `sink` (`_row_sink`), the reader gives its window to the compiled loop first: the transactions it
     takes are in the batcher (or its `ready` batches) when the next event comes here, and it learns the
@@ -315,7 +317,41 @@ def _row_changes(cfg: Config, split: Split, preds: Predicates, typed: bool,
     if sink is not None:
         sink.decoder, sink.schema, sink.tx = decoder, schema, pairing.tx
     stream, events = _events(cfg, split, run_files, schema, sink)
-    yield from pairing.pairs(events, stream.skipped)
+    if not cfg.rows.active:
+        yield from pairing.pairs(events, stream.skipped)
+        return
+    keeps = api.RowSelector(cfg.rows).keeps     # (key, where: as the CLI's rows command filters its changes)
+    for changes, ev, tx in pairing.pairs(events, stream.skipped):
+        if changes and type(changes) is not Fault:
+            try:
+                changes = [rc for rc in changes if keeps(rc)]
+            except RowFilterError as exc:
+                raise _located(exc, ev) from None
+        yield changes, ev, tx
+
+
+def _located(exc: RowFilterError, ev) -> RowFilterError:
+    """A row filter that cannot be applied to the table of the rows event `ev` (no key, a column it lacks, a
+    literal that does not fit): the file, the offset, the event type, the source's option names. It fails the
+    read whatever onError says (a usage error, not a fault of the input)."""
+    where = f"{ev.file}: offset {ev.pos}: {ev.type}: " if ev is not None else ""
+    return RowFilterError(where + spark_spelling(str(exc)))
+
+
+def _rows_selected(events, selector) -> Iterator:
+    """The transactions mode's row filters: the events reduced to the rows kept, a transaction left with none
+    dropped (api.select_rows, after the filters, as the CLI's analyze has them); a filter that cannot be
+    applied fails naming the rows event (`_located`)."""
+    last = [None]
+
+    def tracked():
+        for ev in events:
+            last[0] = ev
+            yield ev
+    try:
+        yield from api.select_rows(tracked(), selector)
+    except RowFilterError as exc:
+        raise _located(exc, last[0]) from None
 
 
 def _keep_rows(decoder: RowDecoder, ops, preds: Predicates, prefix: str, typed: bool):
@@ -414,7 +450,10 @@ def _tx_records(cfg, split, preds, table, run_files) -> Iterator[tuple]:
     s = Summarizer(count_rows=cfg.count_rows)
 
     def summaries():
-        stream, events = _events(cfg, split, run_files, _split_schema(split) if cfg.count_rows else None)
+        rows = cfg.rows.active
+        stream, events = _events(cfg, split, run_files, _split_schema(split) if cfg.count_rows or rows else None)
+        if rows:
+            events = _rows_selected(events, api.RowSelector(cfg.rows))
         for ev in events:
             if stream.skipped:          # a corrupt stretch skipped: the transaction it cut ends there
                 yield from s.finish()

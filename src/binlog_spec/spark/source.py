@@ -9,8 +9,10 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, Filter, InputPartition
 from pyspark.sql.types import StructType
 
+from binlog_spec import api
+from binlog_spec.errors import BinlogSparkError
 from binlog_spec.rows.tablemap import TableDef
-from binlog_spec.spark.options import Config, NAME
+from binlog_spec.spark.options import Config, NAME, spark_spelling
 from binlog_spec.spark.pushdown import PUSHABLE, Predicates, _pushdown_allowed, compile_filter
 from binlog_spec.spark import ddl
 from binlog_spec.spark.records import output_schema, read_split
@@ -36,7 +38,12 @@ class BinlogDataSource(DataSource):
         if cfg.mode != "table":
             return None
         if "_table" not in self.__dict__:
-            self.__dict__["_table"] = find_table(cfg)
+            table = self.__dict__["_table"] = find_table(cfg)
+            if cfg.rows.active and table.table_id != -1:    # (key, where: its first TABLE_MAP, before a task runs)
+                try:
+                    api.RowSelector(cfg.rows).check_table(table)
+                except api.RowFilterError as exc:
+                    raise BinlogSparkError(f"{cfg.table}: {spark_spelling(str(exc))}") from None
         return self.__dict__["_table"]
 
     def schema(self) -> StructType:
