@@ -5,8 +5,8 @@
 # (RowLane's `keys`), each row's key is read first straight from its image bytes (rows/_cdecoder.pxd `key_walk`:
 # the key columns' integers, no value made into a Python object) and compared with the --key values typed as the
 # columns (RowSelector.key_values): a row is kept when its before or its after image matches (an UPDATE's MINIMAL
-# after image without a key column has its before image's, as RowSelector merges them), as RowSelector.keeps
-# decides; the others are stepped over, nothing written. Their values are not written, but checked (key_walk's
+# after image without a key column has its before image's where it is the smaller, none otherwise, as RowSelector
+# merges them), as RowSelector.keeps decides; the others are stepped over, nothing written. Their values are not written, but checked (key_walk's
 # check): a value the pure decoder might refuse (its error would end the reference's run) leaves the event to the
 # ordinary path, which says what it is. `KeyCheck.make(TableDef, code, layout)` (row_text's) gives the KeyPlan of
 # a layout, or None where the lane leaves the event to the reference: a key that is not integers, a table without
@@ -29,6 +29,7 @@ cdef class KeyPlan:
     cdef Py_ssize_t *slot_b
     cdef Py_ssize_t *slot_a
     cdef Py_ssize_t *key_a          # the after image's places (-1: the before image's value)
+    cdef bint keyless_after         # an after image without the key, not merged over the before image: no match
     cdef unsigned long long *wanted
     cdef unsigned long long *got_b
     cdef unsigned long long *got_a
@@ -36,13 +37,16 @@ cdef class KeyPlan:
     def __cinit__(self, ImageDecoder image_b not None, ImageDecoder image_a, tuple key_b not None, tuple key_a,
                   tuple wanted not None):
         cdef Py_ssize_t j, n = len(key_b)
-        if n == 0 or len(wanted) != n or image_b.n == 0 or (image_a is not None and (image_a.n == 0 or
-                                                                                      key_a is None or len(key_a) != n)):
+        if n == 0 or len(wanted) != n or image_b.n == 0 or \
+                image_a is not None and (image_a.n == 0 or key_a is not None and len(key_a) != n):
             raise ValueError("not a key plan")
         self.image_b, self.image_a, self.n_key = image_b, image_a, n
+        self.keyless_after = image_a is not None and key_a is None
+        if self.keyless_after:
+            key_a = (-1,) * n
         self.slot_b = key_slots(image_b, key_b)
         if image_a is not None:
-            self.slot_a = key_slots(image_a, key_a)
+            self.slot_a = key_slots(image_a, () if self.keyless_after else key_a)
         self.key_a = <Py_ssize_t *>PyMem_Malloc(n * sizeof(Py_ssize_t))
         self.wanted = <unsigned long long *>PyMem_Malloc(3 * n * sizeof(unsigned long long))
         if self.key_a == NULL or self.wanted == NULL:
@@ -74,8 +78,9 @@ cdef class KeyPlan:
             pos = key_walk(self.image_a, p, pos, end, self.slot_a, self.got_a, True)
             if pos < 0:
                 return -1
+            match_a = not self.keyless_after
             for j in range(self.n_key):
-                if (self.got_b[j] if self.key_a[j] < 0 else self.got_a[j]) != self.wanted[j]:
+                if not match_a or (self.got_b[j] if self.key_a[j] < 0 else self.got_a[j]) != self.wanted[j]:
                     match_a = False
                     break
         else:

@@ -79,7 +79,8 @@ def _key_plan(rows: Any, table: Any, code: int, layout: bytes) -> Any:
     update = ROW_OPS[code] == UPDATE
     try:
         wanted = rows.key_values(table)
-        got = image_plan.key_plan(table, n, layout[1:1 + size], layout[1 + size:1 + 2 * size] if update else None)
+        got = image_plan.key_plan(table, n, layout[1:1 + size], layout[1 + size:1 + 2 * size] if update else None,
+                                  keyless_after=True)
     except Exception:       # noqa: BLE001 - (RowFilterError, a layout that does not read: the reference says)
         return None
     if got is None or [i for i, *_ in wanted] != list(table.row_key) or \

@@ -138,14 +138,16 @@ def plan(columns: list[Column], names: list[str]) -> list[tuple]:
     return out
 
 
-def key_plan(table: Any, n: int, before_bitmap: bytes, after_bitmap: bytes | None) -> tuple | None:
+def key_plan(table: Any, n: int, before_bitmap: bytes, after_bitmap: bytes | None,
+             keyless_after: bool = False) -> tuple | None:
     """How `_cdecoder.key_walk` reads the key (`table.row_key`) of a rows event's images whose bitmaps are
     these (`after_bitmap`: an UPDATE's): (before image decoder, after image decoder or None, key places in
     each), the after image's -1 for a key column it lacks (the before image's value then, as a MINIMAL
     after image is merged over its before image); or None where the layout is not one read so: no compiled
     core, no key, names not distinct, a shape the decoder refuses, a column of a kind called back ("call"),
     a key column not an integer ("int") or missing from the before image, an after image without a key
-    column that is not the smaller."""
+    column that is not the smaller (merged over nothing, it holds no key: with `keyless_after`, its key
+    places are None then)."""
     names, key = table.names, table.row_key
     if crows is None or not key or len(set(names)) != len(names):
         return None
@@ -168,7 +170,9 @@ def key_plan(table: Any, n: int, before_bitmap: bytes, after_bitmap: bytes | Non
         return decoder_b, None, key_b, None
     key_a = tuple(present_a.index(i) if i in present_a else -1 for i in key)
     if -1 in key_a and not len(present_a) < len(present_b):
-        return None                 # the after image names the row by its whole image
+        if not keyless_after:
+            return None             # the after image names the row by its whole image
+        key_a = None
     decoder_a = image(plan([table.columns[i] for i in present_a], [names[i] for i in present_a]))
     return decoder_b, decoder_a, key_b, key_a
 
