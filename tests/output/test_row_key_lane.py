@@ -224,3 +224,36 @@ def test_key_on_mysql_minimal_images_equals_the_pure_core(monkeypatch):
         assert got == _pure(args)
         assert got[0].splitlines() == _filtered(full_out, "mysql.t", lambda i, k=int(key): i.get("id") == k)
         assert got[0]
+
+
+def _damaged(log: str, tmp_path, row_id: int, fraction: bytes) -> str:
+    """The binlog with the DATETIME(6) fraction of k.i's row `row_id` (of the multi-row INSERT) replaced, its event's
+    checksum made again: a value the pure decoder refuses (a fraction past 999999) in a row --key does not keep."""
+    import zlib
+
+    from binlog_spec import api
+    data = bytearray(open(log, "rb").read())
+    name = f"n{row_id}".encode()
+    # (null bitmap), id INT, v VARCHAR (1-byte length), d DECIMAL(10,2) (5 bytes), t DATETIME(6) (5 + 3 bytes)
+    at = data.index(row_id.to_bytes(4, "little") + bytes([len(name)]) + name)
+    frac = at + 4 + 1 + len(name) + 5 + 5
+    data[frac:frac + 3] = fraction
+    for ev in api.read_events([log]):
+        if ev.pos <= frac < ev.pos + ev.size:
+            end = ev.pos + ev.size - 4
+            data[end:end + 4] = zlib.crc32(bytes(data[ev.pos:end])).to_bytes(4, "little")
+            break
+    path = tmp_path / "damaged-bin.000001"
+    path.write_bytes(bytes(data))
+    return str(path)
+
+
+def test_a_row_not_kept_whose_value_the_reference_refuses_leaves_the_event_to_it(monkeypatch, log, tmp_path):
+    """Its key does not match, but the reference decodes it to drop it, and stops there with its error: so does
+    the lane's run, which writes nothing of that event (the lines before it are the lane's)."""
+    damaged = _damaged(log, tmp_path, 200, b"\x7f\xff\xff")
+    args = ["rows", "--format", "jsonl", "--table", "k.i", "--key", "1", damaged]
+    want = _pure(args)
+    assert want[2] != 0 and "999999" in want[1]
+    got, _ = _with_lane(monkeypatch, args)
+    assert got == want
