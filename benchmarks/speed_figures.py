@@ -85,7 +85,8 @@ FIGURE_TITLES = {
 
 #: One round: groups of commands run back to back (reversed every other round). `rows`, `sql2` and
 #: `analyze` serve two figures each, run next to (or one command away from) each partner.
-GROUPS = [["rows-table", "rows", "rows-key", "mb-v"], ["sql2-tail", "sql2", "mb-v"], ["sql-window", "sql", "mb"], ["events", "mb"],
+GROUPS = [["rows-table", "rows", "rows-key", "mb-v"], ["sql2-tail", "sql2", "mb-v"], ["sql-window", "sql", "mb"],
+          ["events", "mb"],
           ["analyze-window", "analyze", "mb"], ["sql2-window", "sql2"], ["rows-jobs2", "mb-v"],
           ["rollback", "mb-flashback"]]
 

@@ -6,13 +6,13 @@
 # the key columns' integers, no value made into a Python object) and compared with the --key values typed as the
 # columns (RowSelector.key_values): a row is kept when its before or its after image matches (an UPDATE's MINIMAL
 # after image without a key column has its before image's where it is the smaller, none otherwise, as RowSelector
-# merges them), as RowSelector.keeps decides; the others are stepped over, nothing written. Their values are not written, but checked (key_walk's
-# check): a value the pure decoder might refuse (its error would end the reference's run) leaves the event to the
-# ordinary path, which says what it is. `KeyCheck.make(TableDef, code, layout)` (row_text's) gives the KeyPlan of
-# a layout, or None where the lane leaves the event to the reference: a key that is not integers, a table without
-# a key, a --key value that does not fit its column (the reference's error, exit 2), a column read by a call back
-# (rows.image_plan.key_plan says). A row whose key does not read so (a NULL key column, bytes short) leaves the
-# event too.
+# merges them), as RowSelector.keeps decides; the others are stepped over, nothing written. Their values are not
+# written but checked (key_walk's check): a value the pure decoder might refuse (its error would end the
+# reference's run) leaves the event to the ordinary path, which says what it is. `KeyCheck.make(TableDef, code,
+# layout)` (row_text's) gives the KeyPlan of a layout, or None where the lane leaves the event to the reference: a
+# key that is not integers, a table without a key, a --key value that does not fit its column (the reference's
+# error, exit 2), a column read by a call back (rows.image_plan.key_plan says). A row whose key does not read so
+# (a NULL key column, bytes short) leaves the event too.
 #
 # The rows checked are counted in the selector (`seen`, `kept`: the note of a run that kept none) for each rows
 # event the lane takes, by the end of the lane's call; those of a transaction the filtered lane rewinds (the

@@ -26,6 +26,9 @@ event's layout from spec.rows_offsets) and `generation()` (the schema's: a DDL r
 made). The plans of the images (`TextImage`) are made by row_text from rows.image_plan's column plans, the
 one home of how a column's bytes read.
 
+With `keys` (a KeyCheck: `rows --table T --key V`, output/_crow_key.pxi, where the JSON lines of a rows event are
+written), only the lines of the rows whose integer key matches are written, the others stepped over unwritten.
+
 With `sql` and a `spool` (a rollback's, output/rollback/spool.py), the SQL lane writes the undo of the
 transactions it takes (_crow_undo.pxi) to that spool instead of its text to `taken`; where it stops inside one,
 the BEGIN it took is handed back too (the rollback's reference starts its transactions there).
