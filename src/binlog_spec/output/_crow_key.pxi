@@ -151,22 +151,11 @@ cdef bint json_rows(RowLane lane, tuple images, object table, const unsigned cha
     cdef KeyPlan plan = None
     cdef Py_ssize_t row_end = 0, seen = 0, kept = 0
     cdef int got = 1
+    cdef bint headed = False
     if lane.keys is not None:
         plan = (<KeyCheck>lane.keys).plan(table, e[OFS_TYPE_CODE], layout)
         if plan is None:
             return False
-    lane.head.n = 0
-    put_bytes(&lane.head, lane.file_head)
-    put_u(&lane.head, at)
-    put(&lane.head, ',"timestamp":"', 14)
-    put_epoch(&lane.head, u4(e + OFS_TIMESTAMP))
-    put(&lane.head, 'Z","server_id":', 15)
-    put_u(&lane.head, u4(e + OFS_SERVER_ID))
-    put(&lane.head, ',"gtid":', 8)
-    put_bytes(&lane.head, lane.gtid_json)
-    put(&lane.head, ',', 1)
-    put_bytes(&lane.head, (<TableText>table).head)
-    put_bytes(&lane.head, <bytes>lane.ops[e[OFS_TYPE_CODE]])
     while pos < len_body:
         if plan is not None:
             got = plan.row(body, pos, len_body, &row_end)
@@ -177,6 +166,9 @@ cdef bint json_rows(RowLane lane, tuple images, object table, const unsigned cha
             if not got:         # (its values checked by key_walk: the reference reads them, and drops the row)
                 pos = row_end
                 continue
+        if not headed:
+            _head(lane, table, e, at)
+            headed = True
         put(&lane.out, lane.head.p, lane.head.n)
         if op == WRITE_ROWS_EVENT_V1:
             put(&lane.out, 'null,"after":', 13)
@@ -193,3 +185,21 @@ cdef bint json_rows(RowLane lane, tuple images, object table, const unsigned cha
     if plan is not None:
         (<KeyCheck>lane.keys).count(seen, kept)
     return True
+
+
+cdef int _head(RowLane lane, object table, const unsigned char *e, Py_ssize_t at) except -1:
+    """The text every line of the rows event at e begins with, in lane.head: its file, position, time, server id,
+    GTID, table and operation."""
+    lane.head.n = 0
+    put_bytes(&lane.head, lane.file_head)
+    put_u(&lane.head, at)
+    put(&lane.head, ',"timestamp":"', 14)
+    put_epoch(&lane.head, u4(e + OFS_TIMESTAMP))
+    put(&lane.head, 'Z","server_id":', 15)
+    put_u(&lane.head, u4(e + OFS_SERVER_ID))
+    put(&lane.head, ',"gtid":', 8)
+    put_bytes(&lane.head, lane.gtid_json)
+    put(&lane.head, ',', 1)
+    put_bytes(&lane.head, (<TableText>table).head)
+    put_bytes(&lane.head, <bytes>lane.ops[e[OFS_TYPE_CODE]])
+    return 0
