@@ -53,8 +53,8 @@ from docsection import DOC, publish
 from machine import describe
 from revision import git
 from speed_figures import (COMMANDS, FIGURE_TITLES, FIGURES, GROUPS, MEMORY_TARGET_MB,  # noqa: F401
-                           PROFILE_SCALE, PROFILE_TOP, PROFILED, REFERENCES, TABLED, TAIL_SHARE, TWO_CPUS,
-                           WINDOW_SHARE, WINDOWED, figure_met)
+                           KEYED, KEYS, PROFILE_SCALE, PROFILE_TOP, PROFILED, REFERENCES, TABLED, TAIL_SHARE,
+                           TWO_CPUS, WINDOW_SHARE, WINDOWED, figure_met)
 from speed_report import report
 from workloads import WORKLOADS, ensure
 
@@ -179,6 +179,28 @@ def small_table(meta: dict, facts: dict, chosen: str | None = None) -> dict | No
     return {"name": name, "share": share, "how": f"{how}, {share:.1%} of the file's bytes in its rows events"}
 
 
+def file_key(cli: str, path: Path, table: dict | None) -> dict | None:
+    """The key figure's table and value of a file: the table-filter figure's table, the first column of its first
+    row change's image (its key, where that is an integer and `--key` takes it: checked with one run); None
+    otherwise."""
+    if table is None:
+        return None
+    with subprocess.Popen([cli, "rows", "--format", "jsonl", "--table", table["name"], str(path)],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as p:
+        line = p.stdout.readline()
+        p.kill()
+    try:
+        row = json.loads(line)
+        value = next(iter((row["after"] or row["before"]).values()))
+    except (ValueError, KeyError, AttributeError, StopIteration):
+        return None
+    if type(value) is not int:
+        return None
+    r = subprocess.run([cli, "rows", "--format", "jsonl", "--table", table["name"], "--key", str(value), str(path)],
+                       capture_output=True, check=False)
+    return {"table": table["name"], "value": str(value)} if r.returncode == 0 and r.stdout else None
+
+
 def argv_of(name: str, path: Path, ctx: dict) -> list[str]:
     prog, args, _ = COMMANDS[name]
     exe = ctx["cli"] if prog == "binlog-spec" else ctx["mariadb_binlog"]
@@ -187,6 +209,8 @@ def argv_of(name: str, path: Path, ctx: dict) -> list[str]:
         fill.update({"{START}": ctx["window"]["start"], "{STOP}": ctx["window"]["stop"]})
     if ctx.get("table"):
         fill["{T}"] = ctx["table"]["name"]
+    if ctx.get("key"):
+        fill["{KT}"], fill["{KV}"] = ctx["key"]["table"], ctx["key"]["value"]
     return [exe, *[fill.get(a, a) for a in args], str(path)]
 
 
@@ -322,16 +346,18 @@ def setup(cli: str, jobs: bool, name: str, file: Path | None, scale: float, tabl
         path = w.path()
         tail, facts = cached_tail_position(cli, path), cached_file_facts(cli, path)
     window, tbl = time_window(meta, facts), small_table(meta, facts, table)
+    key = file_key(cli, path, tbl) if file or name not in KEYS else {"table": KEYS[name][0], "value": KEYS[name][1]}
     commands = [n for n in COMMANDS if jobs or n not in TWO_CPUS]
     why = {}
     if not jobs:
         why["rows-jobs2"] = "`rows --help` offers no `--jobs`"
     for names, missing, reason in ((WINDOWED, window is None, "the file's events span under 6 seconds"),
-                                   (TABLED, tbl is None, "the file has one table")):
+                                   (TABLED, tbl is None, "the file has one table"),
+                                   (KEYED, key is None, "no table's integer key is known of it")):
         for n in names if missing else ():
             commands.remove(n)
             why[n] = reason
-    return path, meta, {"label": name, "tail": tail, "window": window, "table": tbl, "commands": commands,
+    return path, meta, {"label": name, "tail": tail, "window": window, "table": tbl, "key": key, "commands": commands,
                         "why": why}
 
 
@@ -423,7 +449,8 @@ def main(argv: list[str] | None = None) -> int:
         prof, missed = ([], False) if args.no_profile else profiles(cli, jobs, name, args.binlog, args, summary,
                                                                       wctx, say)
         parts.append({"name": name, "title": TITLES.get(name, f"The file `{args.binlog}`"), "workload": meta,
-                      "tail": wctx["tail"], "window": wctx["window"], "table": wctx["table"], "summary": summary,
+                      "tail": wctx["tail"], "window": wctx["window"], "table": wctx["table"], "key": wctx["key"],
+                      "summary": summary,
                       "profile": prof, "profiled_missed": missed,
                       "rounds": [{k: {x: y for x, y in r.items() if x != "stderr"} for k, r in rnd.items()}
                                  for rnd in rounds]})

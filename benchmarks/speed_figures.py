@@ -1,4 +1,5 @@
-"""bench_speed.py's commands, figures and targets (issue 29's Targets table, issue 16's where 29 has none)."""
+"""bench_speed.py's commands, figures and targets (issue 29's Targets table, issue 16's where 29 has none, issue 31's
+`--key`)."""
 from __future__ import annotations
 
 TAIL_SHARE = 0.01          # --start-position: a transaction start in the last 1 % of the file
@@ -8,10 +9,13 @@ PROFILE_SCALE = 0.2
 PROFILE_TOP = 15
 #: The commands profiled when their figure misses its target.
 PROFILED = ("rows", "sql2", "sql", "events", "analyze", "sql2-tail", "analyze-window", "sql2-window", "sql-window",
-            "rows-table")
+            "rows-table", "rows-key")
 #: The commands that need a time window, a table.
 WINDOWED = ("analyze-window", "sql2-window", "sql-window")
 TABLED = ("rows-table",)
+#: The commands that need a table's integer key value (issue 31's `--key`): the workloads that have one, by name.
+KEYED = ("rows-key",)
+KEYS = {"mixed": ("shop.customers", "42")}
 
 #: name: (argv after the program, which program, what it is)
 COMMANDS = {
@@ -21,6 +25,8 @@ COMMANDS = {
     "rows":         ("binlog-spec", ["rows", "--format", "jsonl"], "`binlog-spec rows --format jsonl FILE`"),
     "rows-table":   ("binlog-spec", ["rows", "--format", "jsonl", "--table", "{T}"],
                      "`binlog-spec rows --format jsonl --table T FILE`"),
+    "rows-key":     ("binlog-spec", ["rows", "--format", "jsonl", "--table", "{KT}", "--key", "{KV}"],
+                     "`binlog-spec rows --format jsonl --table KT --key KV FILE`"),
     "sql2":         ("binlog-spec", ["sql", "--sql2"], "`binlog-spec sql --sql2 FILE`"),
     "sql2-tail":    ("binlog-spec", ["sql", "--sql2", "--start-position", "{P}"],
                      "`binlog-spec sql --sql2 --start-position P FILE`"),
@@ -57,6 +63,7 @@ FIGURES = [
     ("window-sql2", "sql2-window", "sql2", 1.0, "≤ 1×"),
     ("window-sql", "sql-window", "sql", 1.0, "≤ 1×"),
     ("table", "rows-table", "rows", 0.3, "≤ 0.3× (moonshot ≤ 0.15×)"),
+    ("key", "rows-key", "rows", 0.3, "≤ 0.3× (issue 31)"),
     ("jobs2", "rows-jobs2", "mb-v", 0.75, "≤ 0.75× (moonshot ≤ 0.6×)"),
     ("rollback", "rollback", "mb-flashback", 1.5, "≤ 1.5× and ≤ 100 MB (moonshot ≤ 1×)"),
 ]
@@ -71,13 +78,15 @@ FIGURE_TITLES = {
     "window-sql2": "`sql --sql2` with the window START – STOP vs `sql --sql2` unfiltered",
     "window-sql": "`sql` (base64) with the window START – STOP vs `sql` unfiltered",
     "table": "`rows --format jsonl --table T` vs `rows --format jsonl` (all rows)",
+    "key": "`rows --format jsonl --table KT --key KV` vs `rows --format jsonl` (all rows)",
     "jobs2": "`rows --format jsonl --jobs 2` on 2 cores vs `mariadb-binlog -v` on one",
     "rollback": "`sql --sql2 --rollback` vs `mariadb-binlog --flashback`",
 }
 
 #: One round: groups of commands run back to back (reversed every other round). `rows`, `sql2` and
 #: `analyze` serve two figures each, run next to (or one command away from) each partner.
-GROUPS = [["rows-table", "rows", "mb-v"], ["sql2-tail", "sql2", "mb-v"], ["sql-window", "sql", "mb"], ["events", "mb"],
+GROUPS = [["rows-table", "rows", "rows-key", "mb-v"], ["sql2-tail", "sql2", "mb-v"], ["sql-window", "sql", "mb"],
+          ["events", "mb"],
           ["analyze-window", "analyze", "mb"], ["sql2-window", "sql2"], ["rows-jobs2", "mb-v"],
           ["rollback", "mb-flashback"]]
 

@@ -33,9 +33,9 @@ def memory_table(summary: dict) -> str:
 
 
 def command_argv(name: str) -> str:
-    """A command's arguments as the report shows them: P, START, STOP and T left as letters."""
+    """A command's arguments as the report shows them: P, START, STOP, T, KT and KV left as letters."""
     return " ".join(COMMANDS[name][1]).replace("{P}", "P").replace("{START}", "START").replace(
-        "{STOP}", "STOP").replace("{T}", "T")
+        "{STOP}", "STOP").replace("{T}", "T").replace("{KT}", "KT").replace("{KV}", "KV")
 
 
 def profile_markdown(prof: dict) -> str:
@@ -88,6 +88,8 @@ def part(w: dict, rounds: int) -> list[str]:
                       f"(`--timezone {window['timezone']}`), {window['how']}")
     if table:
         params.append(f"`T` = `{table['name']}`, {table['how']}")
+    if w.get("key"):
+        params.append(f"`KT` = `{w['key']['table']}`, `KV` = `{w['key']['value']}` (a value of its integer key)")
     text = [f"### {w['title']}", "", f"Workload: {workload_text(w['workload'])}", "",
             "; ".join(params) + ".", "", figures_table(w["summary"]), "",
             f"Peak memory of every mode (all its runs, {rounds} round(s)):", "", memory_table(w["summary"])]

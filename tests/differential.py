@@ -81,6 +81,8 @@ CHECKED: list[list[str]] = [
     # the base64 script's lane under them (output/base64/_ctext_filter.pxi): kept transactions written whole
     ["sql", "--start-datetime", "{time:before}", "--stop-datetime", "{time}"],
     ["sql", "--exclude-table", "{table}", "--server-id", "1"],
+    # the row lane's --key check (output/_crow_key.pxi): "{key}" the key of the first row change of {table}
+    ["rows", "--format", "jsonl", "--table", "{table}", "--key", "{key}"],
     # analyze's loop under table and server-id filters, after the skipping loop
     ["analyze", "--format", "json", "--table", "{table}"],
     ["analyze", "--format", "json", "--exclude-table", "{table}", "--server-id", "1"],
@@ -119,7 +121,7 @@ def _times(path: str) -> dict[str, str]:
     k = len(ordered) // 2
     shown = lambda ts: datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")  # noqa: E731
     return {"{time}": shown(ordered[k]), "{time:before}": shown(ordered[max(k - 1, 0)]), "{table}": table,
-            "{gtids}": _first_half(gtids)}
+            "{gtids}": _first_half(gtids), "{key}": _first_key(path, table)}
 
 
 def _first_half(gtids: list[str]) -> str:
@@ -132,6 +134,25 @@ def _first_half(gtids: list[str]) -> str:
     sep = ":" if ":" in middle else "-"
     seqs = [int(g.rpartition(sep)[2]) for g in gtids if g.rpartition(sep)[0] == source]
     return f"{source}{sep}{min(seqs)}-{last}"
+
+
+def _first_key(path: str, table: str) -> str:
+    """--key's text of the first row change of `table` (its key's values, of its after image if it has one), "1"
+    where there is none to read."""
+    import binlog_spec
+    from binlog_spec.rows.decoder import read_rows
+    try:
+        events = binlog_spec.read_events([path], binlog_spec.ReadOptions(verify_checksums=False))
+        for rc in read_rows(events):
+            if f"{rc.schema}.{rc.table}" == table and rc.table_def.row_key:
+                image = rc.after if rc.after is not None else rc.before
+                values = [image.get(rc.table_def.names[i]) for i in rc.table_def.row_key]
+                if all(type(v) is int for v in values):
+                    return ",".join(map(str, values))
+                return "1"
+    except Exception:  # noqa: BLE001 - none before the fault
+        pass
+    return "1"
 
 
 def _error(exc: BaseException | None) -> str:

@@ -244,6 +244,9 @@ def test_bench_speed_measures_every_figure_on_the_demo_file(tmp_path):
     assert "sql --sql2 --rollback FILE` | " in r.stdout and "mariadb-binlog --flashback FILE` | " in r.stdout
     assert f"`START` – `STOP` = {part['window']['start']} – {part['window']['stop']} UTC" in r.stdout
     assert "`T` = `shop.orders`" in r.stdout
+    # the key figure (issue 31's --key): the table's first row's integer key
+    assert part["key"]["table"] == "shop.orders" and int(part["key"]["value"]) >= 0
+    assert f"`KT` = `shop.orders`, `KV` = `{part['key']['value']}`" in r.stdout
     # a profile of each command that misses its target, `rows` first, one process each
     missed = [f["ours"] for f in part["summary"]["figures"] if f["available"] and f.get("met") is False
               and f["ours"] in bench_speed.PROFILED]

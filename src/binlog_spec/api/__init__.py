@@ -266,22 +266,23 @@ def row_renderer(fmt: str = "text", tz=None) -> Callable:
     raise ValueError(f"not a rows format: {fmt!r} (one of {', '.join(ROW_FORMATS)})")
 
 
-def row_lane(fmt: str, schema, filters: FilterOptions, skipping: tuple = (None, None, None)):
+def row_lane(fmt: str, schema, filters: FilterOptions, skipping: tuple = (None, None, None), rows=None):
     """The compiled lane of the `rows` lines (output.row_text.json_lane): a sink for read_events of the run's
     files (or piece_events of a --jobs piece: it writes the file's positions), whose lines
     `lines_with_lane(lane, lines)` puts among the others; None where the ordinary path writes every line (the
     text format, the pure-Python core, filters no compiled loop decides). Under filters, `skipping` is (gate,
     selection, sink) of the run's select_events (skip_gate, its Selection, skipping_sink): the lane skips what
-    they drop, and writes what they keep of the common transactions (output/_crow_filter.pxi)."""
+    they drop, and writes what they keep of the common transactions (output/_crow_filter.pxi). With `rows` (the
+    run's RowSelector), under filters, the lines of the rows it keeps: --key alone (output/_crow_key.pxi)."""
     if fmt != "jsonl":
         return None
     from binlog_spec.output import row_text
-    if not filters.active:
+    if not filters.active and rows is None:
         return row_text.json_lane(schema)
     if filters.seek_only:       # (read_events gives it what follows the position; `skipping`: (None, selection, None))
-        return row_text.json_lane(schema, counted=skipping[1]) if skipping[1] is not None else None
+        return row_text.json_lane(schema, counted=skipping[1]) if skipping[1] is not None and rows is None else None
     filtering = row_text.lane_filter(skipping[0], filters, skipping[1], skipping[2])
-    return row_text.json_lane(schema, filtering) if filtering is not None else None
+    return row_text.json_lane(schema, filtering, rows) if filtering is not None else None
 
 
 def lines_with_lane(lane, lines: Iterable[str]) -> Iterable[str]:

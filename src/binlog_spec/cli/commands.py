@@ -241,9 +241,10 @@ def run_rows(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     warnings = [0]
     gate, selection, sink = _skipping(args)
     # the lane skips what the filters drop (the sink's loop) and writes what they keep of the common transactions
-    # (not with --with-statement: the statement's events are read by the ordinary path; nor with --key, --where)
-    lane = None if with_statement or args.rows is not None else \
-        api.row_lane(args.format, tracker, args.filters, (gate, selection, sink))
+    # (not with --with-statement: the statement's events are read by the ordinary path; with --key alone, the lines
+    # of the rows it keeps; not with --where)
+    lane = None if with_statement else \
+        api.row_lane(args.format, tracker, args.filters, (gate, selection, sink), args.rows)
     events = _events(args, err, warnings, schema=tracker, bodies=api.ROWS_BODIES, sink=lane or sink, gate=gate,
                      selection=selection, row_stage=False)
     if with_statement:

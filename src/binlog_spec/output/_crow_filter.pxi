@@ -95,6 +95,8 @@ cdef class LaneFilter:
         lane.tx_tables.clear()
         lane.gtid_event = None
         lane.recent, lane.last_xid, lane.gtid_null = self.saved_recent, self.saved_last_xid, self.saved_gtid_null
+        if lane.keys is not None:   # (the rows it checked: the ordinary path checks them, _crow_key.pxi)
+            (<KeyCheck>lane.keys).rewound()
         return 0
 
     cdef int hand_on(self, RowLane lane) except -1:

@@ -26,6 +26,9 @@ event's layout from spec.rows_offsets) and `generation()` (the schema's: a DDL r
 made). The plans of the images (`TextImage`) are made by row_text from rows.image_plan's column plans, the
 one home of how a column's bytes read.
 
+With `keys` (a KeyCheck: `rows --table T --key V`, output/_crow_key.pxi, where the JSON lines of a rows event are
+written), only the lines of the rows whose integer key matches are written, the others stepped over unwritten.
+
 With `sql` and a `spool` (a rollback's, output/rollback/spool.py), the SQL lane writes the undo of the
 transactions it takes (_crow_undo.pxi) to that spool instead of its text to `taken`; where it stops inside one,
 the BEGIN it took is handed back too (the rollback's reference starts its transactions there).
@@ -74,7 +77,7 @@ include "_crow_tables.pxi"
 
 
 cdef class RowLane:
-    cdef object tables, fde, path, generation, file_head, filt, counted
+    cdef object tables, fde, path, generation, file_head, filt, keys, counted
     cdef public list taken, replay
     cdef Fde lens
     cdef dict maps, heads, shapes, ops, tx_tables, recent, begins, extra_at
@@ -87,8 +90,9 @@ cdef class RowLane:
     cdef Buf out, head
     cdef Undo undo      # the rollback mode of the SQL lane (_crow_undo.pxi), or None
 
-    def __init__(self, tables, dict ops not None, bint sql=False, spool=None, LaneFilter filt=None, counted=None):
-        self.tables, self.ops, self.sql, self.filt, self.counted = tables, ops, sql, filt, counted
+    def __init__(self, tables, dict ops not None, bint sql=False, spool=None, LaneFilter filt=None, KeyCheck keys=None,
+                 counted=None):
+        self.tables, self.ops, self.sql, self.filt, self.keys, self.counted = tables, ops, sql, filt, keys, counted
         self.undo = Undo(spool) if sql and spool is not None else None
         self.taken, self.replay = [], []
         self.fde = self.path = self.generation = None
@@ -215,6 +219,8 @@ cdef class RowLane:
         self.gtid_event = self.last_xid = self.begin_event = None
 
     cdef int _hand_text(self) except -1:
+        if self.keys is not None:   # (the rows it checked, counted: _crow_key.pxi)
+            (<KeyCheck>self.keys).flush()
         if self.undo is not None:   # (to the rollback's spool)
             return self.undo.flush(&self.out, self.in_tx)
         if self.out.n:
@@ -283,6 +289,8 @@ cdef class RowLane:
         self.tx_tables.clear()
         self.gtid_event = None if e == NULL else (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
         self.begin_event = None
+        if self.keys is not None:
+            (<KeyCheck>self.keys).opened()
         if self.undo is not None:
             self.undo.opens(&self.out)
         return 0
@@ -395,7 +403,6 @@ cdef class RowLane:
         cdef int op = code - (WRITE_ROWS_EVENT - WRITE_ROWS_EVENT_V1) if v2 else code     # (its v1 code)
         cdef long key = code << 8 | lph
         cdef Py_ssize_t ofs_count, ofs_rows, pos, mark = self.out.n, n_columns, len_bitmap, i, extra
-        cdef TextImage before, after
         if v2:      # the layout depends on len_extra_data: the lane takes none but the empty (no extra data)
             extra = self.extra_at.get(key, -2)
             if extra == -2:
@@ -425,8 +432,8 @@ cdef class RowLane:
             return ROWS_DROPPED
         if table is None or n_columns > (<TableText>table).n_columns:
             return False
-        images = (<TableText>table).image(code, PyBytes_FromStringAndSize(<const char *>body + ofs_count,
-                                                                          ofs_rows - ofs_count))
+        layout = PyBytes_FromStringAndSize(<const char *>body + ofs_count, ofs_rows - ofs_count)
+        images = (<TableText>table).image(code, layout)
         if images is None:
             return False
         if self.undo is not None:
@@ -436,34 +443,7 @@ cdef class RowLane:
                 (<LaneFilter>self.filt).begin_due = False
                 put(&self.out, "BEGIN;\n", 7)
             return self._statements(images, op, body, ofs_rows, len_body, mark)
-        before, after = images
-        self.head.n = 0
-        put_bytes(&self.head, self.file_head)
-        put_u(&self.head, at)
-        put(&self.head, ',"timestamp":"', 14)
-        put_epoch(&self.head, u4(e + OFS_TIMESTAMP))
-        put(&self.head, 'Z","server_id":', 15)
-        put_u(&self.head, u4(e + OFS_SERVER_ID))
-        put(&self.head, ',"gtid":', 8)
-        put_bytes(&self.head, self.gtid_json)
-        put(&self.head, ',', 1)
-        put_bytes(&self.head, (<TableText>table).head)
-        put_bytes(&self.head, <bytes>self.ops[code])
-        pos = ofs_rows
-        while pos < len_body:
-            put(&self.out, self.head.p, self.head.n)
-            if op == WRITE_ROWS_EVENT_V1:
-                put(&self.out, 'null,"after":', 13)
-            pos = before._encode(&self.out, body, pos, len_body)
-            if pos >= 0 and op == UPDATE_ROWS_EVENT_V1:
-                put(&self.out, ',"after":', 9)
-                pos = after._encode(&self.out, body, pos, len_body)
-            if pos < 0:
-                self.out.n = mark
-                return False
-            put(&self.out, ',"after":null}\n' if op == DELETE_ROWS_EVENT_V1 else '}\n',
-                15 if op == DELETE_ROWS_EVENT_V1 else 2)
-        return True
+        return json_rows(self, images, table, e, op, body, ofs_rows, len_body, at, mark, layout)   # (_crow_key.pxi)
 
     cdef bint _statements(self, tuple images, int code, const unsigned char *body, Py_ssize_t pos,
                           Py_ssize_t len_body, Py_ssize_t mark) except -1:
@@ -484,4 +464,5 @@ def _position(event):
 
 
 include "_crow_filter.pxi"
+include "_crow_key.pxi"
 

@@ -8,6 +8,7 @@ output/lane_text.py puts its text in file order among the lines of what it leave
 """
 from __future__ import annotations
 
+import functools
 from datetime import timezone, tzinfo
 from typing import Any
 
@@ -19,6 +20,7 @@ from binlog_spec.binlog.fields import bodies
 from binlog_spec.binlog.timezones import local_text
 from binlog_spec.output import jsonenc
 from binlog_spec.rows.decoder import RowChange, table_def
+from binlog_spec.rows import image_plan
 from binlog_spec.rows.image_plan import column_plan
 from binlog_spec.rows.statement_text import quote_identifier
 from binlog_spec.rows.walker import present_columns
@@ -49,16 +51,47 @@ def row_line(rc: RowChange, tz: tzinfo = timezone.utc) -> str:
 _crow_text = compiled.load("binlog_spec.output._crow_text")
 
 
-def json_lane(schema: Any, filtering: Any = None, counted: Any = None) -> Any:
+def json_lane(schema: Any, filtering: Any = None, rows: Any = None, counted: Any = None) -> Any:
     """The compiled lane of the JSON lines (output/_crow_text.pyx `RowLane`), a sink for the reader of the
     events whose row changes `row_json` writes, given in order (rows.observe_schema with `schema`, then the
-    filters, then rows.read_rows): unfiltered, or under the filters `filtering` (lane_filter's) decides; None
-    with the pure-Python core (the reference). `counted`: a stream.selection.Selection that counts the events it
-    takes unfiltered (the events after --start-position, which the position filter keeps)."""
-    if _crow_text is None:
+    filters, then rows.read_rows): unfiltered, or under the filters `filtering` (lane_filter's) decides; with
+    `rows` (a stream.row_filters.RowSelector of --key alone: `keys_lane`), only the lines of the rows it keeps
+    (output/_crow_key.pxi), the rows it checked counted in it. None with the pure-Python core (the reference),
+    or row filters the lane does not check. `counted`: a stream.selection.Selection that counts the events it takes
+    unfiltered (the events after --start-position, which the position filter keeps)."""
+    if _crow_text is None or (rows is not None and not keys_lane(rows)):
         return None
     ops = {code: f',"op":"{op}","before":'.encode() for code, op in ROW_OPS.items()}
-    return _crow_text.RowLane(_LaneTables(schema), ops, False, filt=filtering, counted=counted)
+    keys = None if rows is None else _crow_text.KeyCheck(rows, functools.partial(_key_plan, rows))
+    return _crow_text.RowLane(_LaneTables(schema), ops, False, filt=filtering, keys=keys, counted=counted)
+
+
+def keys_lane(rows: Any) -> bool:
+    """Whether the lane checks these row filters (a RowSelector's): --key alone, with the compiled core."""
+    return _crow_text is not None and image_plan.crows is not None and bool(rows.options.key) and \
+        rows.options.where is None
+
+
+def _key_plan(rows: Any, table: Any, code: int, layout: bytes) -> Any:
+    """The lane's KeyPlan of a table's rows events whose column count and bitmaps are `layout`: its integer key
+    read by rows.image_plan.key_plan's decoders, compared with the --key values as `rows` types them; None where
+    the lane leaves the events to the reference (whose error, if any, is then raised there)."""
+    n, size = layout[0], (layout[0] + 7) >> 3
+    update = ROW_OPS[code] == UPDATE
+    try:
+        wanted = rows.key_values(table)
+        got = image_plan.key_plan(table, n, layout[1:1 + size], layout[1 + size:1 + 2 * size] if update else None,
+                                  keyless_after=True)
+    except Exception:       # noqa: BLE001 - (RowFilterError, a layout that does not read: the reference says)
+        return None
+    if got is None or [i for i, *_ in wanted] != list(table.row_key) or \
+            not all(type(value) is int for *_, value in wanted):
+        return None
+    decoder_b, decoder_a, key_b, key_a = got
+    try:
+        return _crow_text.KeyPlan(decoder_b, decoder_a, key_b, key_a, tuple(value for *_, value in wanted))
+    except (ValueError, OverflowError):
+        return None
 
 
 def lane_filter(gate: Any, filters: Any, selection: Any, skipper: Any) -> Any:

@@ -22,8 +22,9 @@ from cpython.unicode cimport PyUnicode_Decode, PyUnicode_DecodeASCII, PyUnicode_
 from libc.string cimport memcpy, memset
 
 from binlog_spec.binlog._cbytes cimport le as _le
-from binlog_spec.rows._cscalars cimport (be, date_fields, datetime2_fields, decimal_value, old_datetime_value,
-                                         old_time_value, old_timestamp_value, time2_value, timestamp2_fields)
+from binlog_spec.rows._cscalars cimport (be, date_fields, datetime2_fields, decimal_text, decimal_value,
+                                         old_datetime_value, old_time_value, old_timestamp_value, time2_fields,
+                                         time2_value, timestamp2_fields)
 
 cdef extern from *:
     """
@@ -80,11 +81,7 @@ class Fallback(Exception):
 
 
 cdef class ImageDecoder:
-    cdef Py_ssize_t n, n_null
-    cdef int *kinds
-    cdef long long *params      # 3 per column
-    cdef tuple names
-    cdef tuple objs
+    # (its fields and C methods are declared in _cdecoder.pxd: the lanes step over images with `key_walk`)
 
     def __cinit__(self, plan):
         cdef Py_ssize_t k
@@ -320,14 +317,20 @@ def rows(decoder, ev, bytes buf not None, dict template not None, ImageDecoder i
         raise malformed(ev, index, exc) from None
 
 
-cdef Py_ssize_t _key_image(ImageDecoder image, const unsigned char *p, Py_ssize_t pos, Py_ssize_t end,
-                           const Py_ssize_t *slot, list out) except -2:
+cdef Py_ssize_t key_walk(ImageDecoder image, const unsigned char *p, Py_ssize_t pos, Py_ssize_t end,
+                        const Py_ssize_t *slot, unsigned long long *out, bint check) except -2:
     """Steps over the image at p[pos] (position after it), putting its key columns' integers in `out`
-    (`slot[k]`: column k's place in the key, or -1); -1 when the image is not as the plan expects."""
+    (`slot[k]`: column k's place in the key, or -1), each as its 64 bits (a signed one sign-extended: two
+    integers are equal when their bits are); -1 when the image is not as the plan expects (bytes short, a
+    NULL key column, a key column not K_INT, a kind this does not step over). No Python object is made.
+    With `check`, -1 too for a value the pure decoder might refuse (rows/scalars.py, values.py: its errors,
+    and more: an old temporal kind, an invalid date or time, anything the compiled decoder hands back),
+    so that an image walked so is one the pure decoder reads without error."""
     cdef Py_ssize_t nulls = pos, k, size, length
     cdef long long *prm
     cdef unsigned long long u
-    cdef long long s
+    cdef long long f[7]
+    cdef char digits[72]
     cdef int kind
     if pos < 0 or pos + image.n_null > end:
         return -1
@@ -346,7 +349,8 @@ cdef Py_ssize_t _key_image(ImageDecoder image, const unsigned char *p, Py_ssize_
             if slot[k] >= 0 or pos + size > end:
                 return -1
             length = <Py_ssize_t>_le(p + pos, <int>size)
-            if length > end - pos - size:
+            if length > end - pos - size or (check and (length < 4 if kind == K_GEOMETRY else
+                                                        kind == K_VECTOR and length % 4)):
                 return -1
             pos += size + length
             continue
@@ -366,25 +370,44 @@ cdef Py_ssize_t _key_image(ImageDecoder image, const unsigned char *p, Py_ssize_
             size = prm[2]
         else:
             return -1
-        if pos + size > end:
+        if pos + size > end or (check and kind >= K_DATETIME2 and not _reads(kind, prm, p + pos, f, digits)):
             return -1
         if slot[k] >= 0:
             if kind != K_INT:
                 return -1
             u = _le(p + pos, <int>size)
-            if prm[1]:
-                if size < 8 and u >> (8 * size - 1):
-                    s = <long long>u - (<long long>1 << (8 * size))
-                else:
-                    s = <long long>u
-                out[slot[k]] = s
-            else:
-                out[slot[k]] = u
+            if prm[1] and size < 8 and u >> (8 * size - 1):
+                u -= <unsigned long long>1 << (8 * size)        # (sign-extended, modulo 2**64)
+            out[slot[k]] = u
         pos += size
     return pos
 
 
-cdef Py_ssize_t *_slots(ImageDecoder image, tuple key) except NULL:
+cdef inline bint _reads(int kind, const long long *prm, const unsigned char *q, long long *f, char *digits) noexcept:
+    """Whether the pure decoder reads the value at q of a fixed-size kind from K_DATETIME2 on without error
+    (ImageDecoder._value's checks, or stricter: False where it would hand the value back)."""
+    cdef unsigned long long u
+    if kind == K_DATETIME2:
+        return datetime2_fields(q, <int>prm[0], f)
+    if kind == K_TIMESTAMP2:
+        return timestamp2_fields(q, <int>prm[0], f)
+    if kind == K_DECIMAL:
+        return decimal_text(q, <int>prm[0], <int>prm[1], digits) >= 0
+    if kind == K_TIME2:
+        return time2_fields(q, <int>prm[0], f)
+    if kind == K_BIT:
+        return True
+    if kind == K_ENUM or kind == K_SET:
+        u = _le(q, <int>prm[2])
+        if prm[1] < 0:
+            return True
+        return u <= <unsigned long long>prm[1] if kind == K_ENUM else not (prm[1] < 64 and u >> prm[1])
+    return False        # (the old TIME, DATETIME, TIMESTAMP)
+
+
+cdef Py_ssize_t *key_slots(ImageDecoder image, tuple key) except NULL:
+    """The places in the key of the image's present columns (-1: not a key column) of the key columns'
+    places among them `key` (-1 for one the image lacks), for key_walk; PyMem_Free it."""
     cdef Py_ssize_t *slot = <Py_ssize_t *>PyMem_Malloc(max(image.n, 1) * sizeof(Py_ssize_t))
     cdef Py_ssize_t k, j
     if slot == NULL:
@@ -398,6 +421,20 @@ cdef Py_ssize_t *_slots(ImageDecoder image, tuple key) except NULL:
     return slot
 
 
+cdef tuple _key_values(ImageDecoder image, tuple key, const unsigned long long *vals, tuple fallback):
+    """The key integers key_walk put in `vals` as Python integers (signed as their columns are); a place
+    the image lacks (-1 in `key`) has fallback's."""
+    cdef Py_ssize_t j, k
+    out = []
+    for j in range(len(key)):
+        k = key[j]
+        if k < 0:
+            out.append(fallback[j])
+        else:
+            out.append(<long long>vals[j] if image.params[3 * k + 1] else vals[j])
+    return tuple(out)
+
+
 def image_keys(bytes buf not None, ImageDecoder image_b not None, ImageDecoder image_a, tuple key_b not None,
                tuple key_a):
     """The integer key of every image of a rows event's rows, read straight from the images without
@@ -408,32 +445,34 @@ def image_keys(bytes buf not None, ImageDecoder image_b not None, ImageDecoder i
     (all present, all K_INT); `key_a` (an UPDATE: `image_a`'s, -1 for a column its after image lacks:
     the before image's value)."""
     cdef const unsigned char *p = <const unsigned char *>PyBytes_AS_STRING(buf)
-    cdef Py_ssize_t end = len(buf), pos = 0, n_key = len(key_b), j
+    cdef Py_ssize_t end = len(buf), pos = 0, n_key = len(key_b)
     cdef Py_ssize_t *slot_b = NULL
     cdef Py_ssize_t *slot_a = NULL
-    cdef list out = [], kb, ka
+    cdef unsigned long long *vals = NULL
+    cdef list out = []
+    cdef tuple kb
     if image_b.n == 0 or (image_a is not None and image_a.n == 0):
         return None                     # an image of no bytes would never end the rows
     try:
-        slot_b = _slots(image_b, key_b)
+        vals = <unsigned long long *>PyMem_Malloc(max(n_key, 1) * sizeof(unsigned long long))
+        if vals == NULL:
+            raise MemoryError()
+        slot_b = key_slots(image_b, key_b)
         if image_a is not None:
-            slot_a = _slots(image_a, key_a)
+            slot_a = key_slots(image_a, key_a)
         while pos < end:
-            kb = [None] * n_key
-            pos = _key_image(image_b, p, pos, end, slot_b, kb)
+            pos = key_walk(image_b, p, pos, end, slot_b, vals, False)
             if pos < 0:
                 return None
-            out.append(tuple(kb))
+            kb = _key_values(image_b, key_b, vals, None)
+            out.append(kb)
             if image_a is not None:
-                ka = [None] * n_key
-                pos = _key_image(image_a, p, pos, end, slot_a, ka)
+                pos = key_walk(image_a, p, pos, end, slot_a, vals, False)
                 if pos < 0:
                     return None
-                for j in range(n_key):
-                    if key_a[j] < 0:
-                        ka[j] = kb[j]
-                out.append(tuple(ka))
+                out.append(_key_values(image_a, key_a, vals, kb))
         return out
     finally:
+        PyMem_Free(vals)
         PyMem_Free(slot_b)
         PyMem_Free(slot_a)

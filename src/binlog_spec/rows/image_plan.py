@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from binlog_spec import compiled
 from binlog_spec.binlog.event_types import INSERT, UPDATE
-from binlog_spec.errors import ValueDecodeError
+from binlog_spec.errors import BinlogError, ValueDecodeError
 from binlog_spec.rows.charsets import BINARY_COLLATION, _mysql_latin1, codec_for
 from binlog_spec.rows.column_types import (DEFAULT_PACK_LENGTH, BIT, BLOB, Column, DATE, DATETIME, DATETIME2,
                                            DOUBLE, ENUM, FLOAT, GEOMETRY, INT24, LONG, LONGLONG, LONG_BLOB,
@@ -28,6 +28,7 @@ from binlog_spec.rows.column_types import (DEFAULT_PACK_LENGTH, BIT, BLOB, Colum
                                            YEAR)
 from binlog_spec.rows.scalars import UTC, _hires_fsp, decimal_binary_size, old_temporal_size
 from binlog_spec.rows.values import COLUMN_TYPES, _member, decode_value
+from binlog_spec.rows.walker import check_rows, present_columns
 
 #: The compiled module, or None (the generated Python code of codegen.inline_source runs then).
 #: Tests set it to None to run the pure path in the same process.
@@ -135,6 +136,45 @@ def plan(columns: list[Column], names: list[str]) -> list[tuple]:
         kind, a, b, c, obj = column_plan(col)
         out.append((name, kinds[kind], a, codecs[b] if kind == "text" else b, c, obj))
     return out
+
+
+def key_plan(table: Any, n: int, before_bitmap: bytes, after_bitmap: bytes | None,
+             keyless_after: bool = False) -> tuple | None:
+    """How `_cdecoder.key_walk` reads the key (`table.row_key`) of a rows event's images whose bitmaps are
+    these (`after_bitmap`: an UPDATE's): (before image decoder, after image decoder or None, key places in
+    each), the after image's -1 for a key column it lacks (the before image's value then, as a MINIMAL
+    after image is merged over its before image); or None where the layout is not one read so: no compiled
+    core, no key, names not distinct, a shape the decoder refuses, a column of a kind called back ("call"),
+    a key column not an integer ("int") or missing from the before image, an after image without a key
+    column that is not the smaller (merged over nothing, it holds no key: with `keyless_after`, its key
+    places are None then)."""
+    names, key = table.names, table.row_key
+    if crows is None or not key or len(set(names)) != len(names):
+        return None
+    try:        # the decoder's check of the shape (with rows: the strictest; none passes it too)
+        check_rows(table, n, before_bitmap, after_bitmap, 1)
+    except BinlogError:
+        return None
+    present_b = present_columns(before_bitmap, n)
+    present_a = present_columns(after_bitmap, n) if after_bitmap is not None else None
+    for present in (present_b, present_a or ()):
+        for i in present:
+            if column_plan(table.columns[i])[0] == "call":
+                return None
+    if any(i not in present_b or column_plan(table.columns[i])[0] != "int" for i in key):
+        return None
+    image = crows.ImageDecoder
+    decoder_b = image(plan([table.columns[i] for i in present_b], [names[i] for i in present_b]))
+    key_b = tuple(present_b.index(i) for i in key)
+    if present_a is None:
+        return decoder_b, None, key_b, None
+    key_a = tuple(present_a.index(i) if i in present_a else -1 for i in key)
+    if -1 in key_a and not len(present_a) < len(present_b):
+        if not keyless_after:
+            return None             # the after image names the row by its whole image
+        key_a = None
+    decoder_a = image(plan([table.columns[i] for i in present_a], [names[i] for i in present_a]))
+    return decoder_b, decoder_a, key_b, key_a
 
 
 def rows_function(table: Any, op: str, images: list[list[int]], names: list[str], decode_image: Callable,

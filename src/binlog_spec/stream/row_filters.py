@@ -165,7 +165,10 @@ class RowSelector:
         self._made[id(table)] = (table, pred)
         return pred
 
-    def _key_predicate(self, table):
+    def key_values(self, table) -> list[tuple[int, str, object, object]]:
+        """(column index, name, comparison function, value as compared) of each column of the table's key,
+        in key order: the --key values typed as those columns (stream.row_values.typed); RowFilterError as
+        `keeps` raises it. (What a compiled check of the key compares: output/_crow_key.pxi.)"""
         where = f"{table.schema}.{table.table}"
         key = table.row_key
         if not key:
@@ -181,9 +184,13 @@ class RowSelector:
             col = table.columns[i]
             norm = compared(col)
             try:
-                wanted.append((name, norm, norm(typed(col, _hex(text), f"{where}.{name}"))))
+                wanted.append((i, name, norm, norm(typed(col, _hex(text), f"{where}.{name}"))))
             except ValueError as exc:
                 raise RowFilterError(f"--key: {exc}") from None
+        return wanted
+
+    def _key_predicate(self, table):
+        wanted = [(name, norm, value) for _, name, norm, value in self.key_values(table)]
 
         def matches(img):
             for name, norm, value in wanted:

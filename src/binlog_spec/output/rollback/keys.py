@@ -21,7 +21,6 @@ from binlog_spec.binlog.event_types import UPDATE
 from binlog_spec.errors import BinlogError
 from binlog_spec.rows import image_plan
 from binlog_spec.rows.charsets import compared_text
-from binlog_spec.rows.walker import check_rows, present_columns
 
 #: Layouts (per table) remembered by a KeyReader before it starts again.
 MAX_PLANS = 4096
@@ -152,32 +151,10 @@ class KeyReader:
 
     def _make(self, table, n: int, before_bitmap: bytes, after_bitmap: bytes | None):
         """(before image decoder, after image decoder or None, key places in each), or None: the
-        layout is not one the fast path takes."""
-        names, key = table.names, table.row_key
-        if not key or len(set(names)) != len(names):
+        layout is not one the fast path takes (rows.image_plan.key_plan)."""
+        if self.crows is None:
             return None
-        try:        # the decoder's check of the shape (with rows: the strictest; none passes it too)
-            check_rows(table, n, before_bitmap, after_bitmap, 1)
-        except BinlogError:
-            return None
-        present_b = present_columns(before_bitmap, n)
-        present_a = present_columns(after_bitmap, n) if after_bitmap is not None else None
-        for present in (present_b, present_a or ()):
-            for i in present:
-                if image_plan.column_plan(table.columns[i])[0] == "call":
-                    return None
-        if any(i not in present_b or image_plan.column_plan(table.columns[i])[0] != "int" for i in key):
-            return None
-        image = self.crows.ImageDecoder
-        decoder_b = image(image_plan.plan([table.columns[i] for i in present_b], [names[i] for i in present_b]))
-        key_b = tuple(present_b.index(i) for i in key)
-        if present_a is None:
-            return decoder_b, None, key_b, None
-        key_a = tuple(present_a.index(i) if i in present_a else -1 for i in key)
-        if -1 in key_a and not len(present_a) < len(present_b):
-            return None                 # the after image names the row by its whole image
-        decoder_a = image(image_plan.plan([table.columns[i] for i in present_a], [names[i] for i in present_a]))
-        return decoder_b, decoder_a, key_b, key_a
+        return image_plan.key_plan(table, n, before_bitmap, after_bitmap)
 
 
 __all__ = ["KeyReader", "exact", "row_keys"]
