@@ -9,10 +9,13 @@ PROFILE_SCALE = 0.2
 PROFILE_TOP = 15
 #: The commands profiled when their figure misses its target.
 PROFILED = ("rows", "sql2", "sql", "events", "analyze", "sql2-tail", "analyze-window", "sql2-window", "sql-window",
-            "rows-table", "rows-key")
+            "rows-table", "rows-key", "rows-keep", "sql2-keep", "sql-keep", "analyze-keep", "rows-gtids")
 #: The commands that need a time window, a table.
 WINDOWED = ("analyze-window", "sql2-window", "sql-window")
-TABLED = ("rows-table",)
+TABLED = ("rows-table", "rows-keep", "sql2-keep", "sql-keep", "analyze-keep")
+#: A GTID set of the figure of a GTID filter: the first 1,000 transactions of the workloads' domain and server
+#: (a filter that keeps nearly all; one that keeps all of a binlog of other GTIDs).
+GTIDS = "0-1-1-1000"
 #: The commands that need a table's integer key value (issue 31's `--key`): the workloads that have one, by name.
 KEYED = ("rows-key",)
 KEYS = {"mixed": ("shop.customers", "42")}
@@ -27,7 +30,17 @@ COMMANDS = {
                      "`binlog-spec rows --format jsonl --table T FILE`"),
     "rows-key":     ("binlog-spec", ["rows", "--format", "jsonl", "--table", "{KT}", "--key", "{KV}"],
                      "`binlog-spec rows --format jsonl --table KT --key KV FILE`"),
+    "rows-keep":    ("binlog-spec", ["rows", "--format", "jsonl", "--exclude-table", "{T}"],
+                     "`binlog-spec rows --format jsonl --exclude-table T FILE`"),
+    "rows-gtids":   ("binlog-spec", ["rows", "--format", "jsonl", "--exclude-gtids", GTIDS],
+                     f"`binlog-spec rows --format jsonl --exclude-gtids {GTIDS} FILE`"),
     "sql2":         ("binlog-spec", ["sql", "--sql2"], "`binlog-spec sql --sql2 FILE`"),
+    "sql2-keep":    ("binlog-spec", ["sql", "--sql2", "--exclude-table", "{T}"],
+                     "`binlog-spec sql --sql2 --exclude-table T FILE`"),
+    "sql-keep":     ("binlog-spec", ["sql", "--exclude-table", "{T}"],
+                     "`binlog-spec sql --exclude-table T FILE` (base64)"),
+    "analyze-keep": ("binlog-spec", ["analyze", "--format", "json", "--exclude-table", "{T}"],
+                     "`binlog-spec analyze --format json --exclude-table T FILE`"),
     "sql2-tail":    ("binlog-spec", ["sql", "--sql2", "--start-position", "{P}"],
                      "`binlog-spec sql --sql2 --start-position P FILE`"),
     "sql":          ("binlog-spec", ["sql"], "`binlog-spec sql FILE` (base64)"),
@@ -64,6 +77,11 @@ FIGURES = [
     ("window-sql", "sql-window", "sql", 1.0, "≤ 1×"),
     ("table", "rows-table", "rows", 0.3, "≤ 0.3× (moonshot ≤ 0.15×)"),
     ("key", "rows-key", "rows", 0.3, "≤ 0.3× (issue 31)"),
+    ("keep-rows", "rows-keep", "rows", 1.0, "≤ 1×"),
+    ("keep-sql2", "sql2-keep", "sql2", 1.0, "≤ 1×"),
+    ("keep-sql", "sql-keep", "sql", 1.0, "≤ 1×"),
+    ("keep-analyze", "analyze-keep", "analyze", 1.0, "≤ 1×"),
+    ("gtids", "rows-gtids", "rows", 1.0, "≤ 1×"),
     ("jobs2", "rows-jobs2", "mb-v", 0.75, "≤ 0.75× (moonshot ≤ 0.6×)"),
     ("rollback", "rollback", "mb-flashback", 1.5, "≤ 1.5× and ≤ 100 MB (moonshot ≤ 1×)"),
 ]
@@ -79,6 +97,11 @@ FIGURE_TITLES = {
     "window-sql": "`sql` (base64) with the window START – STOP vs `sql` unfiltered",
     "table": "`rows --format jsonl --table T` vs `rows --format jsonl` (all rows)",
     "key": "`rows --format jsonl --table KT --key KV` vs `rows --format jsonl` (all rows)",
+    "keep-rows": "`rows --format jsonl --exclude-table T` (the others kept) vs `rows --format jsonl`",
+    "keep-sql2": "`sql --sql2 --exclude-table T` (the others kept) vs `sql --sql2`",
+    "keep-sql": "`sql --exclude-table T` (base64, the others kept) vs `sql`",
+    "keep-analyze": "`analyze --exclude-table T` (the others kept) vs `analyze`",
+    "gtids": f"`rows --format jsonl --exclude-gtids {GTIDS}` vs `rows --format jsonl`",
     "jobs2": "`rows --format jsonl --jobs 2` on 2 cores vs `mariadb-binlog -v` on one",
     "rollback": "`sql --sql2 --rollback` vs `mariadb-binlog --flashback`",
 }
@@ -88,7 +111,8 @@ FIGURE_TITLES = {
 GROUPS = [["rows-table", "rows", "rows-key", "mb-v"], ["sql2-tail", "sql2", "mb-v"], ["sql-window", "sql", "mb"],
           ["events", "mb"],
           ["analyze-window", "analyze", "mb"], ["sql2-window", "sql2"], ["rows-jobs2", "mb-v"],
-          ["rollback", "mb-flashback"]]
+          ["rollback", "mb-flashback"], ["rows-keep", "rows", "rows-gtids"], ["sql2-keep", "sql2"], ["sql-keep", "sql"],
+          ["analyze-keep", "analyze"]]
 
 
 def figure_met(target: float | None, ratio: float, ours: str, peak_mb: float | None) -> bool | None:
