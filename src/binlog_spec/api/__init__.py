@@ -311,9 +311,9 @@ def rollback_lane(schema, options, filters: FilterOptions, piece=None):
     --sql, --replace, the pure-Python core)."""
     if filters.active or piece is not None:
         return None
-    from binlog_spec.output.rollback.spool import Spool
+    from binlog_spec.output.rollback.summary import UndoSpool
     from binlog_spec.output.sql import lane
-    return lane.rollback_lane(schema, options, Spool())
+    return lane.rollback_lane(schema, options, UndoSpool())
 
 
 def unwritable(events: Iterable[Event], options, exact: bool = True, sink=None) -> list:

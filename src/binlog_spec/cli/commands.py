@@ -420,6 +420,8 @@ def _report_merged(args: argparse.Namespace, key: str, value, err: TextIO) -> No
         args.selection = value          # (reported by _command at the end, with the exit code)
     elif key == "not_undone":
         _report_not_undone(value, err)
+    elif key == rollback_check.SUMMARY:
+        rollback_check.report_summary(args, value, err)
     elif key == "base64":
         _report_base64(value, err)
 
@@ -448,7 +450,8 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         target = _text_output(out) if check is None else \
             rollback_check.Gate(_text_output(out), check, args.force or args.skip_conflicts)
         lines = api.write_sql(events, opts, rollback=True, not_undone=not_undone, warn=warner(err), refused=refused,
-                              lane=lane, skip=check if args.skip_conflicts else None)
+                              lane=lane, skip=check if args.skip_conflicts else None,
+                              summary=functools.partial(rollback_check.undo_summary, args, check, err))
         if lane is not None:    # (its blocks: UTF-8 lines)
             blocks.write_blocks(lines, target, _write_lines, _WRITE_BATCH)
         else:
