@@ -69,7 +69,8 @@ class UndoSpool(Spool):
         return got
 
     def begin_at(self, gtid: str | None, file: str, pos: int, timestamp: int) -> None:
-        """A new transaction, of the input's transaction at file:pos (with that GTID and time)."""
+        """A new transaction, of the input's transaction at file:pos (with that GTID, None or ANONYMOUS for none:
+        MySQL's anonymous GTID, as the compiled lane has it, and time)."""
         Spool.begin(self)
         if file is not self._src_file:
             self._src_file = file
@@ -81,7 +82,7 @@ class UndoSpool(Spool):
         put(pos)
         put(timestamp)
         put(len(gtids))
-        gtids += b"\0" if gtid is None else gtid.encode("utf-8", "surrogateescape")
+        gtids += b"\0" if gtid is None or gtid == "ANONYMOUS" else gtid.encode("utf-8", "surrogateescape")
 
     def begin(self, first=None, last=None) -> None:
         """A new transaction; `first`, `last`: where its first and last transaction of the input are (the
