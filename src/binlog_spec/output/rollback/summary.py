@@ -233,7 +233,9 @@ class UndoSummary:
             return
         s = "" if self.transactions == 1 else "s"
         text = f"undo summary: {self.transactions} transaction{s} undone"
-        if self.first is not None and self.last is not None:
+        if self.first is not None and self.last is not None and self.first == self.last:
+            text += f": {_tx_text(self.first, tz)}"
+        elif self.first is not None and self.last is not None:
             text += f", first {_tx_text(self.first, tz)}, last {_tx_text(self.last, tz)}"
         yield text + f"; times in {timezones.zone_name(tz)}"
         for (schema, table), ops in sorted(self.tables.items()):
