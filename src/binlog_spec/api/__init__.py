@@ -342,11 +342,12 @@ def may_be_unwritable(paths: list, options, read: ReadOptions = DEFAULT_OPTIONS)
     return writable.may_have_problems(paths, options, read)
 
 
-def write_binlog(events: Iterable[Event], out, options: WriteOptions | None = None):
+def write_binlog(events: Iterable[Event], out, options: WriteOptions | None = None, summary=None):
     """The events, or their inversion, as one binlog file written to `out` (output.rewriter.write_binlog;
-    `options`: a WriteOptions). Returns the Rewriter, whose notes name what a rollback could not undo."""
+    `options`: a WriteOptions). Returns the Rewriter, whose notes name what a rollback could not undo.
+    `summary`: a rollback's, told what the undo restores (as write_sql's) before the file is written."""
     from binlog_spec.output import rewriter
-    return rewriter.write_binlog(events, out, options if options is not None else WriteOptions())
+    return rewriter.write_binlog(events, out, options if options is not None else WriteOptions(), summary)
 
 
 def analyze(events: Iterable[Event], options: AnalyzeOptions | None = None, faults=None, analyzer=None):

@@ -14,15 +14,17 @@ class Base64Writer:
     output.rewriter.Rewriter, which writes the events under the BINLOG blocks; a context manager: it
     closes the rewriter's spool). `part`: (first, last, mariadb) for a piece of a run cut in pieces
     (output.base64.parts: the header only in the first, the end only in the last), `continued`: the
-    name of the file a later piece continues."""
+    name of the file a later piece continues. `summary`: a rollback's, told what the undo restores before
+    its first line (as write_sql's)."""
 
     def __init__(self, options: Base64Options = Base64Options(), write: WriteOptions | None = None,
-                 part: tuple[bool, bool, bool] | None = None, continued: str | None = None):
+                 part: tuple[bool, bool, bool] | None = None, continued: str | None = None, summary=None):
         from binlog_spec.output.base64 import parts
         from binlog_spec.output.base64.script import Base64Script
         from binlog_spec.output.rewriter import Rewriter
         self.part = parts.Part(*part) if part is not None else None
         self.rewriter = Rewriter(write if write is not None else WriteOptions(), continued)
+        self.rewriter.summary = summary     # (a rollback's: told what the undo restores, as write_sql's `summary`)
         self.script = Base64Script(options, self.rewriter, self.part)
 
     def __enter__(self) -> "Base64Writer":

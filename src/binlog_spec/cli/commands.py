@@ -350,7 +350,8 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if piece is not None:       # --jobs: the piece's part of the script (first, last, flavour)
         part = (args.piece_index == 0, args.piece_index == args.piece_count - 1, args.mariadb)
         continued = api.display_name(args.files[0]) if args.piece_index else None
-    with api.Base64Writer(base64_options(args), options, part, continued) as writer:
+    summary = functools.partial(rollback_check.undo_summary, args, check, err) if args.rollback else None
+    with api.Base64Writer(base64_options(args), options, part, continued, summary) as writer:
         # The compiled lane writes the events no seek, schema, check or row filter needs to see; under filters,
         # the skipping loop drops the transactions they drop whole, with no Event for them, and the lane writes
         # those they keep whole (where the loop decides the filters).
@@ -390,7 +391,9 @@ def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
     options = dataclasses.replace(write_options(args), skip_gtids=args.skip_gtids)
     try:
         with blocks.replacing(args.output, binary=True) as f:     # a binlog cut short would look whole
-            rewriter = api.write_binlog(events, f if check is None else rollback_check.Gate(f, check, args.force), options)
+            rewriter = api.write_binlog(events, f if check is None else rollback_check.Gate(f, check, args.force), options,
+                                        functools.partial(rollback_check.undo_summary, args, check, err)
+                                        if args.rollback else None)
             if check is not None and not (args.force or not check.count):
                 raise _Failed(EXIT_CONFLICT)                # no file: nothing of the undo is written
     except _Failed:

@@ -124,9 +124,11 @@ def assert_summary(err: str, scene: Scene, transactions: int = 4, tables: dict |
     assert body == (EXPECTED if tables is None else tables), lines
 
 
-@pytest.mark.parametrize("mode", ["--sql2", "--sql"])
-def test_the_summary_counts_the_rows_each_kind_of_statement_restores(scene, mode):
-    out, err, code = run(mode, "--rollback", scene.window)
+@pytest.mark.parametrize("mode", [["--sql2"], ["--sql"], [], ["--output-format", "binlog"]],
+                         ids=["sql2", "sql", "base64", "binlog"])
+def test_the_summary_counts_the_rows_each_kind_of_statement_restores(scene, mode, tmp_path):
+    output = ["-o", tmp_path / "undo.bin"] if "binlog" in mode else []
+    out, err, code = run(*mode, *output, "--rollback", scene.window)
     assert code == 0, err
     assert_summary(err, scene)
     assert "undo summary" not in out

@@ -25,7 +25,7 @@ from binlog_spec.binlog import timezones
 from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE
 from binlog_spec.output.rollback.conflict import Tx
 from binlog_spec.output.rollback.report import _tx_text
-from binlog_spec.output.rollback.spool import BLOCK, ROWS_END, WINDOW, Spool
+from binlog_spec.output.rollback.spool import BLOCK, EventSpool, Spool
 from binlog_spec.rows.statement_text import quote_table
 
 #: A label: (schema, table, the operation of the input the undo statement undoes).
@@ -44,11 +44,12 @@ class UndoSpool(Spool):
     adds a record gives its label too: script.rollback appends it to `rec_label` itself (LABELLED per statement,
     NO_ROW for a comment), the compiled lane's records come through `add_rows` and `add_block`."""
 
-    def __init__(self, window: int = WINDOW) -> None:
-        super().__init__(window)
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
         self.labels: list[Label] = []
         self._label_ids: dict[Label, int] = {}
         self.rec_label = array("i")         # per record: its one row's label, NO_ROW, or TALLIED
+        self.rec_rows = array("I")          # (UndoEventSpool: per record, the rows of its label)
         self.tallies: dict[int, dict[Label, int]] = {}   # record -> rows per label (the compiled lane's)
         self.tx_count: dict[int, int] = {}  # spool transaction -> transactions of the input in it, if not 1
         # per spool transaction, where its (first) transaction of the input is: file, position, time, GTID
@@ -71,7 +72,7 @@ class UndoSpool(Spool):
     def begin_at(self, gtid: str | None, file: str, pos: int, timestamp: int) -> None:
         """A new transaction, of the input's transaction at file:pos (with that GTID, None or ANONYMOUS for none:
         MySQL's anonymous GTID, as the compiled lane has it, and time)."""
-        Spool.begin(self)
+        super().begin()
         if file is not self._src_file:
             self._src_file = file
             index = self._index = self._files.setdefault(file, len(self._files))
@@ -119,6 +120,7 @@ class UndoSpool(Spool):
         n = len(self.offsets)
         if len(self.rec_label) > n:
             del self.rec_label[n:]
+            del self.rec_rows[n:]
             for i in [i for i in self.tallies if i >= n]:
                 del self.tallies[i]
         return done
@@ -133,7 +135,7 @@ class UndoSpool(Spool):
         counts = Counter(self.rec_label)
         for k in dropped:
             counts.subtract(self.rec_label[slice(*self._records(k))])
-        if left_out is None and not counts[NO_ROW]:      # (every transaction written restores rows)
+        if left_out is None and not counts[NO_ROW] and not self.rec_rows:   # (every transaction written restores rows)
             kept = [k for k in range(len(written)) if written[k]] if dropped else range(len(written))
             rows = {self.labels[at]: n for at, n in counts.items() if at >= 0 and n}
             for i, tally in self.tallies.items():
@@ -160,7 +162,7 @@ class UndoSpool(Spool):
         """summary's rows and transactions kept, record by record (records of no row, records left out)."""
         rows: dict[Label, int] = {}
         kept = []
-        labels, rec_label, tallies = self.labels, self.rec_label, self.tallies
+        labels, rec_label, tallies, rec_rows = self.labels, self.rec_label, self.tallies, self.rec_rows
         for k in range(len(written)):
             if not written[k]:
                 continue
@@ -170,7 +172,7 @@ class UndoSpool(Spool):
                 if at >= 0:
                     if left_out is not None and left_out(i):
                         continue
-                    rows[labels[at]] = rows.get(labels[at], 0) + 1
+                    rows[labels[at]] = rows.get(labels[at], 0) + (rec_rows[i] if rec_rows else 1)
                     restored = True
                 elif at == TALLIED:
                     for label, n in tallies[i].items():
@@ -188,6 +190,16 @@ class UndoSpool(Spool):
         gtid = bytes(self.src_gtids[at:end])
         return Tx(None if gtid == b"\0" else gtid.decode("utf-8", "surrogateescape"), self._file_names[index], pos,
                   timestamp)
+
+
+class UndoEventSpool(UndoSpool, EventSpool):
+    """The binary and base64 rollback's EventSpool (output.rewriter), with the tally: a rows event's record
+    restores its rows, of one label; the other records (GTID, TABLE_MAP, XID) none."""
+
+    def add_item(self, kind: int, item, label: int = NO_ROW, rows: int = 0) -> None:
+        super().add_item(kind, item)
+        self.rec_label.append(label)
+        self.rec_rows.append(rows)
 
 
 def _tx(source) -> Tx | None:
@@ -247,4 +259,4 @@ class UndoSummary:
             yield f"undo summary: {quote_table(schema, table)}: " + ", ".join(counts)
 
 
-__all__ = ["NO_ROW", "TALLIED", "UndoSpool", "UndoSummary"]
+__all__ = ["NO_ROW", "TALLIED", "UndoSpool", "UndoEventSpool", "UndoSummary"]
