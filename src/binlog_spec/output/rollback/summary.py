@@ -41,8 +41,9 @@ _WHAT = ((INSERT, "DELETE", "removes rows the window inserted"),
 
 class UndoSpool(Spool):
     """A rollback's spool (output.rollback.spool.Spool) with the tally of the rows its records restore. Whoever
-    adds a record gives its label too: script.rollback appends it to `rec_label` itself (LABELLED per statement,
-    NO_ROW for a comment), the compiled lane's records come through `add_rows` and `add_block`."""
+    adds a record gives its label too: script.rollback appends it to `rec_label` itself (a statement's `label`,
+    NO_ROW for a comment), the compiled lane's records come through `add_rows` and `add_block`, the binary
+    rollback's through UndoEventSpool.add_item."""
 
     def __init__(self, *args) -> None:
         super().__init__(*args)
@@ -130,7 +131,7 @@ class UndoSpool(Spool):
         `left_out` says are left out (--skip-conflicts)."""
         if len(self.rec_label) != self.count:
             raise AssertionError(f"undo spool: {len(self.rec_label)} labels for {self.count} records")
-        written = bytes(self.tx_rows)
+        written = bytes(self.tx_rows)       # (per transaction: whether it is written, Spool.last_first)
         dropped = [k for k in range(len(written)) if not written[k]] if 0 in written else []
         counts = Counter(self.rec_label)
         for k in dropped:
@@ -149,7 +150,7 @@ class UndoSpool(Spool):
             result.tables.setdefault((schema, table), {})[op] = n
         if len(kept):
             tx_count = self.tx_count
-            result.transactions = len(kept) + sum(tx_count[k] - 1 for k in tx_count if written[k])
+            result.transactions = sum(tx_count.get(k, 1) for k in kept) if tx_count else len(kept)
             result.first = self._source(kept[0])
             result.last = self.src_last.get(kept[-1]) or self._source(kept[-1])
         return result
