@@ -7,8 +7,8 @@ tally of what each record holds: a statement of script.rollback's is one row of 
 (schema as the statement names it, table, the operation it undoes) kept beside it (4 bytes a record); a record
 of the compiled lane (output/_crow_undo.pxi: a BLOCK of whole transactions, or the lines of a transaction it
 took in part) comes with its rows per label, counted per rows event where the lane writes them. Each
-spool transaction keeps where its transaction of the input is, in arrays (about 30 bytes: file, position,
-time, GTID; a BLOCK's last one too). What the spool drops (the rows a ROLLBACK TO undid, a transaction that ends with
+spool transaction with rows among the first and the last 64 keeps where its transaction of the input is
+(GTID, file, position, time; a BLOCK's last one too): only those can be the first or the last undone. What the spool drops (the rows a ROLLBACK TO undid, a transaction that ends with
 ROLLBACK, an XA transaction rolled back) is dropped from the tally with it, and a record --skip-conflicts
 leaves out is not counted (`summary(left_out)`): the summary is what the script holds.
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from array import array
 from bisect import bisect_right
-from collections import Counter
+from collections import Counter, deque
 from datetime import tzinfo
 from typing import Callable, Iterator
 
@@ -32,6 +32,8 @@ from binlog_spec.rows.statement_text import quote_table
 Label = tuple[str, str, str]
 #: A record's label when it restores no row (a comment), and when its rows are in UndoSpool.tallies.
 NO_ROW, TALLIED = -1, -2
+#: The transactions with rows whose place in the input UndoSpool keeps: the first HEAD, the last RECENT.
+HEAD, RECENT = 64, 64
 
 #: The undo statement of each operation undone, and what it does (UndoSummary.lines), in the order written.
 _WHAT = ((INSERT, "DELETE", "removes rows the window inserted"),
@@ -53,13 +55,15 @@ class UndoSpool(Spool):
         self.rec_rows = array("I")          # (UndoEventSpool: per record, the rows of its label)
         self.tallies: dict[int, dict[Label, int]] = {}   # record -> rows per label (the compiled lane's)
         self.tx_count: dict[int, int] = {}  # spool transaction -> transactions of the input in it, if not 1
-        # per spool transaction, where its (first) transaction of the input is: file, position, time, GTID
-        self._files: dict[str, int] = {}
-        self._file_names: list[str] = []
-        self._src_file, self._index = None, -1     # (the last transaction's file and its index)
-        self.src = array("q")               # 4 a transaction: file index, position, time, start of its GTID in
-        self.src_gtids = bytearray()        # these GTIDs (UTF-8; NUL: none)
-        self._put = self.src.append
+        # where the transactions of the input are (GTID, file, position, time), for the spool transactions
+        # with rows that may be the first or the last undone: the first HEAD and the last RECENT of them (the
+        # others, in the middle, never are; XA ROLLBACK, which drops a transaction before, and --skip-conflicts,
+        # which may leave any out, are the exceptions: `keep_all` then keeps them all)
+        self.keep_all = False
+        self._pending: tuple | None = None
+        self._head: dict[int, tuple] = {}
+        self._recent: deque = deque(maxlen=RECENT)
+        self._begin = super().begin         # (the spool's own, called once a transaction: bound once)
         self.src_last: dict[int, Tx] = {}   # the last transaction of the input of a BLOCK's spool transaction
 
     def label(self, schema: str, table: str, op: str) -> int:
@@ -72,19 +76,20 @@ class UndoSpool(Spool):
 
     def begin_at(self, gtid: str | None, file: str, pos: int, timestamp: int) -> None:
         """A new transaction, of the input's transaction at file:pos (with that GTID, None or ANONYMOUS for none:
-        MySQL's anonymous GTID, as the compiled lane has it, and time)."""
-        super().begin()
-        if file is not self._src_file:
-            self._src_file = file
-            index = self._index = self._files.setdefault(file, len(self._files))
-            if index == len(self._file_names):
-                self._file_names.append(file)
-        put, gtids = self._put, self.src_gtids
-        put(self._index)
-        put(pos)
-        put(timestamp)
-        put(len(gtids))
-        gtids += b"\0" if gtid is None or gtid == "ANONYMOUS" else gtid.encode("utf-8", "surrogateescape")
+        MySQL's anonymous GTID, as the compiled lane has it, and time). Where each transaction is is kept
+        for those that may be the first or the last the undo restores (`keep_all`: for every one)."""
+        self._candidate()
+        self._begin()
+        self._pending = (gtid, file, pos, timestamp)
+
+    def _candidate(self) -> None:
+        """The open transaction, with rows to undo, among the first HEAD or the last RECENT of them."""
+        if self._pending is not None and (self.tx_rows[-1] or self.keep_all):
+            if len(self._head) < HEAD or self.keep_all:
+                self._head[len(self.tx_starts) - 1] = self._pending
+            else:
+                self._recent.append((len(self.tx_starts) - 1, self._pending))
+        self._pending = None
 
     def begin(self, first=None, last=None) -> None:
         """A new transaction; `first`, `last`: where its first and last transaction of the input are (the
@@ -116,6 +121,10 @@ class UndoSpool(Spool):
         if tally:
             self.tallies[self.count - 1] = tally
 
+    def mark_xa(self, xid: str) -> None:
+        super().mark_xa(xid)
+        self.keep_all = True        # (its XA ROLLBACK may drop any transaction from here on: Spool.xa_rolled_back)
+
     def rollback_to(self, name: str) -> bool:
         done = super().rollback_to(name)
         n = len(self.offsets)
@@ -129,6 +138,7 @@ class UndoSpool(Spool):
     def summary(self, left_out: Callable[[int], bool] | None = None) -> "UndoSummary":
         """What the undo restores: the records of the transactions written (Spool.last_first), less those
         `left_out` says are left out (--skip-conflicts)."""
+        self._candidate()       # (the last transaction's place)
         if len(self.rec_label) != self.count:
             raise AssertionError(f"undo spool: {len(self.rec_label)} labels for {self.count} records")
         written = bytes(self.tx_rows)       # (per transaction: whether it is written, Spool.last_first)
@@ -184,13 +194,13 @@ class UndoSpool(Spool):
         return rows, kept
 
     def _source(self, k: int) -> Tx | None:
-        index, pos, timestamp, at = self.src[4 * k:4 * k + 4]
-        if pos < 0:
+        got = self._head.get(k)
+        if got is None:
+            got = next((source for at, source in self._recent if at == k), None)
+        if got is None or got[2] < 0:
             return None
-        end = self.src[4 * k + 7] if 4 * k + 7 < len(self.src) else len(self.src_gtids)
-        gtid = bytes(self.src_gtids[at:end])
-        return Tx(None if gtid == b"\0" else gtid.decode("utf-8", "surrogateescape"), self._file_names[index], pos,
-                  timestamp)
+        gtid, file, pos, timestamp = got
+        return Tx(None if gtid == "ANONYMOUS" else gtid, file, pos, timestamp)
 
 
 class UndoEventSpool(UndoSpool, EventSpool):

@@ -202,6 +202,7 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
     spool = UndoSpool() if spool is None else spool
     label, rewrite, labelled = spool.label, sql_opts.rewrite_db, spool.rec_label.append   # (a label per record)
     labels: dict[tuple, int] = {}
+    spool.keep_all = skip is not None      # (--skip-conflicts may leave out any transaction: where each is kept)
     identities = array("Q")     # skip: per spooled record, its row_identity (0s: no row's)
     if skip is not None:
         from binlog_spec.output.rollback.columns import IDENTITY, row_identity
