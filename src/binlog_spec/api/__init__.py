@@ -316,9 +316,9 @@ def rollback_lane(schema, options, filters: FilterOptions, piece=None):
     --sql, --replace, the pure-Python core)."""
     if filters.active or piece is not None:
         return None
-    from binlog_spec.output.rollback.spool import Spool
+    from binlog_spec.output.rollback.summary import UndoSpool
     from binlog_spec.output.sql import lane
-    return lane.rollback_lane(schema, options, Spool())
+    return lane.rollback_lane(schema, options, UndoSpool())
 
 
 def unwritable(events: Iterable[Event], options, exact: bool = True, sink=None) -> list:
@@ -347,11 +347,12 @@ def may_be_unwritable(paths: list, options, read: ReadOptions = DEFAULT_OPTIONS)
     return writable.may_have_problems(paths, options, read)
 
 
-def write_binlog(events: Iterable[Event], out, options: WriteOptions | None = None):
+def write_binlog(events: Iterable[Event], out, options: WriteOptions | None = None, summary=None):
     """The events, or their inversion, as one binlog file written to `out` (output.rewriter.write_binlog;
-    `options`: a WriteOptions). Returns the Rewriter, whose notes name what a rollback could not undo."""
+    `options`: a WriteOptions). Returns the Rewriter, whose notes name what a rollback could not undo.
+    `summary`: a rollback's, told what the undo restores (as write_sql's) before the file is written."""
     from binlog_spec.output import rewriter
-    return rewriter.write_binlog(events, out, options if options is not None else WriteOptions())
+    return rewriter.write_binlog(events, out, options if options is not None else WriteOptions(), summary)
 
 
 def analyze(events: Iterable[Event], options: AnalyzeOptions | None = None, faults=None, analyzer=None):

@@ -14,15 +14,17 @@ class Base64Writer:
     output.rewriter.Rewriter, which writes the events under the BINLOG blocks; a context manager: it
     closes the rewriter's spool). `part`: (first, last, mariadb) for a piece of a run cut in pieces
     (output.base64.parts: the header only in the first, the end only in the last), `continued`: the
-    name of the file a later piece continues."""
+    name of the file a later piece continues. `summary`: a rollback's, told what the undo restores before
+    its first line (as write_sql's)."""
 
     def __init__(self, options: Base64Options = Base64Options(), write: WriteOptions | None = None,
-                 part: tuple[bool, bool, bool] | None = None, continued: str | None = None):
+                 part: tuple[bool, bool, bool] | None = None, continued: str | None = None, summary=None):
         from binlog_spec.output.base64 import parts
         from binlog_spec.output.base64.script import Base64Script
         from binlog_spec.output.rewriter import Rewriter
         self.part = parts.Part(*part) if part is not None else None
         self.rewriter = Rewriter(write if write is not None else WriteOptions(), continued)
+        self.rewriter.summary = summary     # (a rollback's: told what the undo restores, as write_sql's `summary`)
         self.script = Base64Script(options, self.rewriter, self.part)
 
     def __enter__(self) -> "Base64Writer":
@@ -100,15 +102,18 @@ def not_undone(rewriter=None):
 
 
 def write_sql(events: Iterable[Event], options: ScriptOptions = ScriptOptions(), rollback: bool = False, not_undone=None, warn=None,
-              refused=None, lane=None, skip=None) -> Iterator[str]:
+              refused=None, lane=None, skip=None, summary=None) -> Iterator[str]:
     """The lines of a SQL script of the events (--sql, --sql2): forward, or with `rollback` what undoes
     their row changes, last transaction first (the statements it cannot undo counted in `not_undone`).
     A row no statement can write exactly is left out, a comment in its place, and `refused(error)` is
     told. `options`: an output.sql.script.ScriptOptions. `lane`: rollback_lane's, the sink of the events'
     reader (a rollback's: what it spooled is in the script). `skip`: --skip-conflicts' conflict check
-    (conflict_check(skip=True)): the rows it finds in conflict are left out of the undo."""
+    (conflict_check(skip=True)): the rows it finds in conflict are left out of the undo. `summary`: a rollback's
+    `summary(undo_summary)` is called once the input is read, before the script's first line is yielded, with
+    what the undo restores (an UndoSummary: rows per table and kind of statement, the transactions undone;
+    its `lines(tz)` say it)."""
     from binlog_spec.output.sql import script
     if rollback:
         return script.rollback(events, options, not_undone=not_undone, warn=warn, refused=refused,
-                               spool=None if lane is None else lane.spool, skip=skip)
+                               spool=None if lane is None else lane.spool, skip=skip, summary=summary)
     return script.forward(events, options, warn=warn, refused=refused)

@@ -355,7 +355,8 @@ def _run_base64(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if piece is not None:       # --jobs: the piece's part of the script (first, last, flavour)
         part = (args.piece_index == 0, args.piece_index == args.piece_count - 1, args.mariadb)
         continued = api.display_name(args.files[0]) if args.piece_index else None
-    with api.Base64Writer(base64_options(args), options, part, continued) as writer:
+    summary = functools.partial(rollback_check.undo_summary, args, check, err) if args.rollback else None
+    with api.Base64Writer(base64_options(args), options, part, continued, summary) as writer:
         # The compiled lane writes the events no seek, schema, check or row filter needs to see; under filters,
         # the skipping loop drops the transactions they drop whole, with no Event for them, and the lane writes
         # those they keep whole (where the loop decides the filters).
@@ -395,7 +396,9 @@ def _run_binlog(args: argparse.Namespace, err: TextIO) -> int:
     options = dataclasses.replace(write_options(args), skip_gtids=args.skip_gtids)
     try:
         with blocks.replacing(args.output, binary=True) as f:     # a binlog cut short would look whole
-            rewriter = api.write_binlog(events, f if check is None else rollback_check.Gate(f, check, args.force), options)
+            rewriter = api.write_binlog(events, f if check is None else rollback_check.Gate(f, check, args.force), options,
+                                        functools.partial(rollback_check.undo_summary, args, check, err)
+                                        if args.rollback else None)
             if check is not None and not (args.force or not check.count):
                 raise _Failed(EXIT_CONFLICT)                # no file: nothing of the undo is written
     except _Failed:
@@ -425,6 +428,8 @@ def _report_merged(args: argparse.Namespace, key: str, value, err: TextIO) -> No
         args.selection = value          # (reported by _command at the end, with the exit code)
     elif key == "not_undone":
         _report_not_undone(value, err)
+    elif key == rollback_check.SUMMARY:
+        rollback_check.report_summary(args, value, err)
     elif key == "base64":
         _report_base64(value, err)
 
@@ -453,7 +458,8 @@ def _run_statements(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         target = _text_output(out) if check is None else \
             rollback_check.Gate(_text_output(out), check, args.force or args.skip_conflicts)
         lines = api.write_sql(events, opts, rollback=True, not_undone=not_undone, warn=warner(err), refused=refused,
-                              lane=lane, skip=check if args.skip_conflicts else None)
+                              lane=lane, skip=check if args.skip_conflicts else None,
+                              summary=functools.partial(rollback_check.undo_summary, args, check, err))
         if lane is not None:    # (its blocks: UTF-8 lines)
             blocks.write_blocks(lines, target, _write_lines, _WRITE_BATCH)
         else:

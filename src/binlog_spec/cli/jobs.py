@@ -49,6 +49,9 @@ from binlog_spec import api
 from binlog_spec.api import Split
 from binlog_spec.cli.arguments import MARK, read_options, schema_tracker  # MARK: a stderr line given once per run
 
+#: The start of the name of what a piece hands back (`hand_back`) that the parent reports before the pieces' stdout
+#: (a rollback's summary of its undo), not after.
+BEFORE_OUTPUT = "before."
 #: Environment variable: the piece size in bytes (tests set it small to cut small files into many pieces).
 PIECE_ENV = "BINLOG_SPEC_PIECE_BYTES"
 #: Pieces are at least this big: a smaller input runs in one process (no fork, no header pass).
@@ -334,6 +337,9 @@ def _join_reversed(pool, n: int, mode: Mode, folder: str, out: TextIO, err: Text
             raise pickle.loads(raised)
         _handed_back(folder, i, merged)
         code = max(code, piece_code)
+    for key in [key for key in merged if key.startswith(BEFORE_OUTPUT)]:   # (the undo's summary)
+        if report is not None:
+            report(key, merged.pop(key), err)
     for k, i in enumerate(range(n - 1, -1, -1)):
         with open(os.path.join(folder, f"{i}.out"), encoding="utf-8", errors="surrogateescape", newline="") as f:
             for _ in range(mode.header):

@@ -8,6 +8,7 @@ import dataclasses
 from typing import TextIO
 
 from binlog_spec import api
+from binlog_spec.cli import jobs
 from binlog_spec.cli.arguments import read_options, schema_tracker
 from binlog_spec.cli.exit_codes import EXIT_CONFLICT, EXIT_WARNINGS
 from binlog_spec.errors import BinlogError, UsageError
@@ -84,6 +85,26 @@ class Gate:
         return False
 
 
+#: What a --jobs piece hands back of its undo (cli.jobs.hand_back): its summary, said before the undo.
+SUMMARY = jobs.BEFORE_OUTPUT + "undo_summary"
+
+
+def undo_summary(args: argparse.Namespace, check, err: TextIO, summary) -> None:
+    """What the undo restores (api.write_sql's `summary`, called before the script's first line): on stderr,
+    unless nothing of the undo is written (a conflict, no --force nor --skip-conflicts); a --jobs piece hands it
+    back (the parent says it before the pieces' undo)."""
+    if check is not None and check.count and not (args.force or getattr(args, "skip_conflicts", False)):
+        return
+    if not jobs.hand_back(args, SUMMARY, summary):
+        report_summary(args, summary, err)
+
+
+def report_summary(args: argparse.Namespace, summary, err: TextIO) -> None:
+    if getattr(args, "undo_withheld", False):      # (--jobs: the parent's check found a conflict)
+        return
+    err.write("".join(f"binlog-spec: note: {line}\n" for line in summary.lines(args.tz, getattr(args, "replace", False))))
+
+
 #: Report lines joined into one write to stderr.
 REPORT_CHUNK = 512
 
@@ -122,4 +143,5 @@ def parent_check(args: argparse.Namespace, err: TextIO):
                                    [api.display_name(f) for f in args.files], schema_tracker(args), check)
     except (BinlogError, OSError):      # (check_rollback closed the check)
         return None          # the pieces meet the same fault, and report it as one process does
+    args.undo_withheld = not (args.force or not check.count)     # (nor is its summary said: report_summary)
     return (args.force or not check.count), lambda code: finish_check(args, check, err, code)

@@ -291,8 +291,8 @@ cdef class RowLane:
         self.begin_event = None
         if self.keys is not None:
             (<KeyCheck>self.keys).opened()
-        if self.undo is not None:
-            self.undo.opens(&self.out)
+        if self.undo is not None:   # (where it is: a BEGIN's time is set by _begin)
+            self.undo.opens(&self.out, (self.gtid_json, self.path, at, 0 if e == NULL else u4(e + OFS_TIMESTAMP)))
         return 0
 
     cdef bint _mysql_gtid(self, const unsigned char *e, int code, Py_ssize_t len_body, uint32_t len_event,
@@ -334,6 +334,8 @@ cdef class RowLane:
         if not self.in_tx:
             self.gtid_json = NULL_JSON
             self._opens(NULL, 0, at, False)
+            if self.undo is not None:
+                self.undo.open_tx = (NULL_JSON, self.path, at, u4(e + OFS_TIMESTAMP))
         self.begin_wanted = False
         if self.undo is not None or self.filt is not None:  # (where a rollback, or the filters, go on from)
             self.begin_event = (at, PyBytes_FromStringAndSize(<const char *>e, len_event))

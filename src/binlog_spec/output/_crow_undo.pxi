@@ -33,23 +33,33 @@ cdef int put_reversed(Buf *b, const char *s, Py_ssize_t n) except -1:
 
 cdef class Undo:
     """The lane's rollback state: the spool, where the open transaction starts in the buffer (its "COMMIT;" line)
-    and whether it is already a spool transaction of its own (`framed`)."""
+    and whether it is already a spool transaction of its own (`framed`); and the tally the spool keeps of what
+    its records restore (output/rollback/summary.py): the rows per label of the buffer's statements (`rows`, the
+    open transaction's also in `open_rows`: label, rows, ...), its whole transactions with rows (`txs`), the first
+    and last of them and the open one (`first`, `last`, `open_tx`: (GTID JSON, file, position, timestamp))."""
     cdef object spool
-    cdef Py_ssize_t tx_at
+    cdef Py_ssize_t tx_at, txs
     cdef bint framed
     cdef Buf rev
+    cdef dict rows
+    cdef list open_rows
+    cdef object first, last, open_tx
 
     def __cinit__(self, spool):
         self.spool = spool
-        self.tx_at, self.framed = 0, False
+        self.tx_at, self.framed, self.txs = 0, False, 0
         self.rev.p, self.rev.n, self.rev.cap = NULL, 0, 0
+        self.rows, self.open_rows = {}, []
+        self.first = self.last = self.open_tx = None
 
     def __dealloc__(self):
         PyMem_Free(self.rev.p)
 
-    cdef int opens(self, Buf *out) except -1:
-        """A transaction opens (its GTID event taken)."""
-        self.tx_at, self.framed = out.n, False
+    cdef int opens(self, Buf *out, object tx) except -1:
+        """A transaction opens (its GTID event taken; `tx`: where it is)."""
+        self.tx_at, self.framed, self.open_tx = out.n, False, tx
+        if self.open_rows:
+            self.open_rows = []
         return put(out, "COMMIT;\n", 8)
 
     cdef int commits(self, Buf *out) except -1:
@@ -62,30 +72,48 @@ cdef class Undo:
             out.n = self.tx_at
         else:
             put(out, "BEGIN;\n", 7)
+            self.txs += 1
+            if self.first is None:
+                self.first = self.open_tx
+            self.last = self.open_tx
+        if self.open_rows:
+            self.open_rows = []
         return 0
 
     cdef int flush(self, Buf *out, bint in_tx) except -1:
         """The buffer to the spool: the whole transactions as a BLOCK, the open one as records of its own."""
+        cdef Py_ssize_t j
         if in_tx and not self.framed:
+            opened = {}         # (the open transaction's rows, out of the whole ones')
+            for j in range(0, len(self.open_rows), 2):
+                label, n = self.open_rows[j], self.open_rows[j + 1]
+                opened[label] = opened.get(label, 0) + n
+                self.rows[label] -= n
             self._add(out.p, self.tx_at, True)
-            self.spool.begin()
+            self.spool.begin(self.open_tx)
             self.framed = True
+            self.rows = opened
             self._add(out.p + self.tx_at + 8, out.n - self.tx_at - 8, False)
         else:
             self._add(out.p, out.n, not self.framed)
+        self.open_rows = []
         out.n = self.tx_at = 0
         return 0
 
     cdef int _add(self, const char *s, Py_ssize_t n, bint block) except -1:
+        """The lines of s[:n], reversed, to the spool with their tally, which starts again."""
+        rows = {label: k for label, k in self.rows.items() if k} if self.rows else None
+        first, last, txs = self.first, self.last, self.txs
+        self.rows, self.first, self.last, self.txs = {}, None, None, 0
         if n <= 0:
             return 0
         self.rev.n = 0
         put_reversed(&self.rev, s, n)
         data = PyBytes_FromStringAndSize(self.rev.p, self.rev.n)
         if block:
-            self.spool.add_block(data)
+            self.spool.add_block(data, rows, first, last, txs)
         else:
-            self.spool.add(data)
+            self.spool.add_rows(data, rows)
         return 0
 
     cdef bint statements(self, Buf *out, tuple images, int code, const unsigned char *p, Py_ssize_t pos,
@@ -94,12 +122,19 @@ cdef class Undo:
         line in the rows' order; nothing written when the lane leaves one."""
         cdef SqlImage first = images[0], second = images[1]
         cdef int op = 1 if code == WRITE_ROWS_EVENT_V1 else (0 if code == DELETE_ROWS_EVENT_V1 else 2)
+        cdef Py_ssize_t n = 0
         while pos < end:
             pos = first.write(out, op, p, pos, end, None) if op != 2 else undo_update(out, first, second, p, pos, end)
             if pos < 0:
                 out.n = mark
                 return False
             put(out, "\n", 1)
+            n += 1
+        if n:       # (the tally: images[2] is the rows' label, output/sql/lane.py's)
+            label = images[2]
+            self.rows[label] = self.rows.get(label, 0) + n
+            self.open_rows.append(label)
+            self.open_rows.append(n)
         return True
 
 

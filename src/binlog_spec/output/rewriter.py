@@ -27,7 +27,8 @@ from binlog_spec.binlog.writer import (DROPPED_EVENTS, ET, FILE_HEADER_EVENTS, H
                                        _with_len, bare_bytes, begin_query, decompress,
                                        gtid_without_xa, has_stmt_end, rename_schema, rows_layout, set_stmt_end,
                                        xid_event)
-from binlog_spec.output.rollback.spool import HEAD, MAP, ROWS, ROWS_END, TAIL, EventSpool, LineSpool
+from binlog_spec.output.rollback.spool import HEAD, MAP, ROWS, ROWS_END, TAIL, LineSpool
+from binlog_spec.output.rollback.summary import UndoEventSpool
 from binlog_spec.errors import MalformedEventError, MissingTableMapError, RewriteError, RollbackError
 from binlog_spec.rows.decoder import INSERT, ROW_OPS, decode_image, present_columns, table_def
 from binlog_spec.rows.walker import RowWalker, check_rows
@@ -63,11 +64,12 @@ def _decoded_ends(data: bytes, table: TableDef, present: list[list[int]], update
 
 
 def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file: str | None = None,
-                pos: int | None = None, walker: RowWalker | None = None) -> bytes:
+                pos: int | None = None, walker: RowWalker | None = None, counted: list | None = None) -> bytes:
     """The rows event that undoes this one: WRITE <-> DELETE, UPDATE images swapped row by row
     (and the two columns-present bitmaps), the rows in reverse order. Refuses partial images
     (binlog_row_image MINIMAL/NOBLOB) and MySQL's PARTIAL_UPDATE_ROWS_EVENT (JSON diffs).
-    The images are found by `walker` (rows.walker, which reads lengths, not values)."""
+    The images are found by `walker` (rows.walker, which reads lengths, not values). `counted`: the event's
+    row count is appended to it."""
     code = bare[OFS_TYPE]
     where = _where(file, pos, code)
     if code in ROWS_COMPRESSED:
@@ -112,6 +114,8 @@ def invert_rows(bare: bytes, fde: spec.FormatDescription, table: TableDef, file:
             out.append(data[p:end])
             p = end
     out.reverse()
+    if counted is not None:
+        counted.append(len(out))
     head = bytearray(bare[:lay.ofs_rows])
     head[OFS_TYPE] = INVERSE_TYPE[code]
     if lay.ofs_after is not None:
@@ -153,6 +157,8 @@ class Rewriter:
         self.server_versions: dict[str, str] = {}
         #: Statements a rollback cannot undo: (file, pos, text), spooled to disk.
         self.skipped = LineSpool()
+        #: A rollback's: told what the undo restores (output.rollback.summary.UndoSummary) before its first item.
+        self.summary = None
         #: Finds where each row image ends, for invert_rows.
         self.walker = RowWalker(NEVER_COMPILE)
         #: forward_step: the rows event held back until the next item says whether its statement ends.
@@ -269,16 +275,21 @@ class Rewriter:
         return Item(set_stmt_end(item.bare, item.fde, True, item.file, item.pos), item.file, item.pos, item.fde)
 
     def _rollback(self, events: Iterable[Event]) -> Iterator[Item]:
-        spool = EventSpool()
+        spool = UndoEventSpool()
+        counted: list[int] = []
+        rewrite = self.options.rewrite_db
         try:
             header: list[Item] = []
             tx = Transactions()
+            first: tuple = (None, "", -1, 0)
             group_tables: set[int] = set()
             last_map: dict[int, Item] = {}
             in_group_rows = False
             new_tx = False
             for ev in events:
                 starts, _ends = tx.step(ev)
+                if starts:
+                    first = (tx.gtid, ev.file, ev.pos, ev.timestamp)     # (where the transaction is: the summary)
                 new_tx = new_tx or starts  # the first event may not be written (a GTID with skip_gtids)
                 item = self.transform(ev)
                 if item is None:
@@ -290,7 +301,7 @@ class Rewriter:
                     continue
                 if new_tx:
                     new_tx = False
-                    spool.begin()
+                    spool.begin_at(*first)
                     group_tables.clear()
                     last_map.clear()
                     in_group_rows = False
@@ -339,8 +350,10 @@ class Rewriter:
                         group_tables.add(table_id)
                     ended = bool(ev.fields["rows_flags"] & STMT_END_F)
                     inverted = invert_rows(item.bare, self.in_fde or self.out_fde, table, ev.file, ev.pos,
-                                           self.walker)
-                    spool.add_item(ROWS_END if ended else ROWS, Item(inverted, ev.file, ev.pos, item.fde))
+                                           self.walker, counted)
+                    label = spool.label(rewrite.get(table.schema, table.schema), table.table, ROW_OPS[ev.type_code])
+                    spool.add_item(ROWS_END if ended else ROWS, Item(inverted, ev.file, ev.pos, item.fde), label,
+                                   counted.pop())
                     in_group_rows = not ended
                     if ended:
                         group_tables.clear()
@@ -358,6 +371,8 @@ class Rewriter:
                         in_group_rows = False
                 elif code in QUERY_EVENTS or code == ET.execute_load_query_event:
                     self.skipped.add_line(f"{ev.file}:{ev.pos}: {' '.join(ev.fields.get('query', '').split())}")
+            if self.summary is not None:        # (what the undo restores, before its first byte)
+                self.summary(spool.summary())
             yield from header
             yield from spool.reversed_items(self.out_fde, self.options.renumber_gtids)
         finally:
@@ -373,10 +388,12 @@ class Rewriter:
         self.close()
 
 
-def write_binlog(events: Iterable[Event], out: BinaryIO, options: WriteOptions = WriteOptions()) -> Rewriter:
+def write_binlog(events: Iterable[Event], out: BinaryIO, options: WriteOptions = WriteOptions(),
+                 summary=None) -> Rewriter:
     """Write the (filtered) events, or their inversion, as one binlog file. Returns the Rewriter
-    (its `skipped` notes name the statements a rollback could not undo)."""
+    (its `skipped` notes name the statements a rollback could not undo). `summary`: Rewriter.summary."""
     rewriter = Rewriter(options)
+    rewriter.summary = summary
     writer = BinlogFileWriter(out)
     writer.write_all(rewriter.items(events))
     if writer.count == 0:

@@ -56,7 +56,8 @@ def rollback_lane(schema: Any, opts: ScriptOptions, spool: Any) -> Any:
 
 def _images(table: Any, code: int, layout: bytes, opts: SqlOptions, rollback: bool = False) -> tuple | None:
     """(before, after or None) SqlImages of a table's rows events of this column count and bitmaps, or None.
-    With `rollback`, the images of the undo: the first image's, then the second's."""
+    With `rollback`, the images of the undo: the first image's, then the second's, then the rows' label
+    ((schema as the statements name it, table, operation undone): the undo summary counts by it)."""
     op = ROW_OPS.get(code)
     if op is None or not table.has_names:
         return None
@@ -99,6 +100,9 @@ def _images(table: Any, code: int, layout: bytes, opts: SqlOptions, rollback: bo
             images.append(row_text._crow_text.SqlImage(plan, prefix.encode("utf-8"), len(key) if keyed else 0))
         except UnicodeEncodeError:      # (a name holding undecoded bytes: the reference writes its rows)
             return None
+    if rollback:        # (and the label of the rows the undo restores: output.rollback.summary.UndoSpool's)
+        return images[0], (images[1] if len(images) > 1 else None), \
+            (opts.rewrite_db.get(table.schema, table.schema), table.table, op)
     return images[0], (images[1] if len(images) > 1 else None)
 
 

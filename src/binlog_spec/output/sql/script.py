@@ -23,7 +23,8 @@ from binlog_spec.rows.statement_text import (DML_STATEMENTS, TX_BEGIN, TX_END, T
 from binlog_spec.binlog.event_types import FL_PREPARED_XA, QUERY_EVENTS, ROW_OPS
 from binlog_spec.stream.transactions import Transactions, implies_begin, tx_control, xa_xid
 from binlog_spec.errors import BinlogError, RowRefusedError
-from binlog_spec.output.rollback.spool import BLOCK, Spool
+from binlog_spec.output.rollback.spool import BLOCK
+from binlog_spec.output.rollback.summary import NO_ROW, UndoSpool
 from binlog_spec.output.sql.statements import SqlOptions, leading_statements, statement
 from binlog_spec.rows.statement_text import quote_identifier
 from binlog_spec.options import ScriptOptions  # noqa: F401 - (its home: options)
@@ -155,7 +156,7 @@ def forward(events: Iterable[Event], opts: ScriptOptions, schema_source=None, wa
                 yield ev.query.rstrip().rstrip(";") + ";"
 
 
-def _statement(ev: Event, spool: Spool, not_undone: NotUndone | None) -> None:
+def _statement(ev: Event, spool: UndoSpool, not_undone: NotUndone | None) -> None:
     """A statement in a rollback's input: what the server undid itself is dropped from the undo (the
     rows since a SAVEPOINT that a ROLLBACK TO it undid, a transaction that ends with ROLLBACK, an XA
     transaction's prepare that XA ROLLBACK undid); other transaction control changes no row; any other
@@ -183,21 +184,25 @@ def _statement(ev: Event, spool: Spool, not_undone: NotUndone | None) -> None:
 
 def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
              not_undone: NotUndone | None = None, warn=None,
-             refused: Callable[[BinlogError], None] | None = None, spool: Spool | None = None,
-             skip=None) -> Iterator[str]:
+             refused: Callable[[BinlogError], None] | None = None, spool: UndoSpool | None = None,
+             skip=None, summary: Callable | None = None) -> Iterator[str]:
     """The lines of a script undoing the row changes, last transaction first; the statements it cannot
     undo go to `not_undone`; a row whose undo cannot be written exactly is left out as in `forward`.
     `spool`: the one the compiled lane of the events' reader writes to (output/sql/lane.py), else a new one;
     with it, the lane's blocks of lines and any ASCII record over BLOCK_TEXT bytes come as UTF-8 bytes (lines joined
     by newlines, as a lane's text: cli.blocks.write_blocks writes them). `skip`: --skip-conflicts' conflict check
     (output.rollback.columns.ColumnConflictCheck, done when the input has been read): the undo of a row it
-    found in conflict is left out."""
+    found in conflict is left out. `summary`: told what the undo restores (an output.rollback.summary.UndoSummary)
+    once the input is read, before the script's first line."""
     lane = spool is not None
     sql_opts = SqlOptions(**{**opts.sql.__dict__, "rollback": True})
     decoder = RowDecoder(schema_source, warn)
     observe, rows_of, row_ops = decoder.observe, decoder._rows, ROW_OPS
     tx = Transactions()
-    spool = Spool() if spool is None else spool
+    spool = UndoSpool() if spool is None else spool
+    label, rewrite, labelled = spool.label, sql_opts.rewrite_db, spool.rec_label.append   # (a label per record)
+    labels: dict[tuple, int] = {}
+    spool.keep_all = skip is not None      # (--skip-conflicts may leave out any transaction: where each is kept)
     identities = array("Q")     # skip: per spooled record, its row_identity (0s: no row's)
     if skip is not None:
         from binlog_spec.output.rollback.columns import IDENTITY, row_identity
@@ -208,7 +213,7 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
                 observe(ev)
                 continue
             if starts:
-                spool.begin()
+                spool.begin_at(tx.gtid, ev.file, ev.pos, ev.timestamp)
             op = row_ops.get(ev.type_code) if ev.error is None else None
             if op is None:       # what decoder.feed does, one generator less per event
                 observe(ev)
@@ -220,24 +225,34 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
             changes = list(rows_of(ev, op))
             # (the compiled formatter's, if it runs; with `skip` the loop below writes them all, naming their rows)
             texts, done = leading_statements(changes, sql_opts) if skip is None else ([], 0)
+            if changes:     # (a rows event's changes are of one table and one operation: one label)
+                key = (changes[0].schema, changes[0].table, op)
+                at_label = labels.get(key)
+                if at_label is None:
+                    at_label = labels[key] = label(rewrite.get(key[0], key[0]), key[1], op)
             for rc, text in zip(changes, texts):
                 spool.add_text(f"-- {text}\t{_where(ev, rc.gtid, opts.tz)}" if opts.commented else text)
+                labelled(at_label)
             for rc in changes[done:] if done else changes:
                 try:
                     text = statement(rc, sql_opts)
                 except RowRefusedError as exc:
                     spool.add_text(_refused(exc, refused))
+                    labelled(NO_ROW)
                     continue
-                if opts.commented:
-                    spool.add_text(f"-- {text}\t{_where(ev, rc.gtid, opts.tz)}")
-                else:
-                    spool.add_text(text)
+                spool.add_text(f"-- {text}\t{_where(ev, rc.gtid, opts.tz)}" if opts.commented else text)
+                labelled(at_label)
                 if skip is not None:        # (the record's row, as the check names its keys: IDENTITY digests)
                     at = (spool.count - 1) * IDENTITY
                     del identities[at:]
                     if at > len(identities):        # (records of no row: refused rows' comments)
                         identities.extend([0] * (at - len(identities)))
                     identities.extend(row_identity(rc))
+
+        def left_out(i: int) -> bool:
+            return skip.conflicts_with(identities[i * IDENTITY:(i + 1) * IDENTITY])
+        if summary is not None:
+            summary(spool.summary(left_out if skip is not None else None))
         yield from HEADER
         if opts.commented:
             yield f"-- times in {timezones.zone_name(opts.tz)}"
@@ -248,7 +263,7 @@ def rollback(events: Iterable[Event], opts: ScriptOptions, schema_source=None,
                 continue
             yield "BEGIN;"
             for i, _ in spool.undo_order(k):
-                if skip is not None and skip.conflicts_with(identities[i * IDENTITY:(i + 1) * IDENTITY]):
+                if skip is not None and left_out(i):
                     continue
                 data = read(i)
                 big = lane and len(data) > BLOCK_TEXT and data.isascii()
