@@ -51,6 +51,7 @@ cdef class LaneFilter:
     cdef Py_ssize_t attached_at     # the stream position of the first attached event waiting for its statement
     cdef bint content, removed, begin_due, saved_gtid_null
     cdef bint handed_on             # the ordinary path has read part of the transaction (hand_on)
+    cdef bint lane_first            # the last transaction was kept: the next is tried by the lane before the skipper
     cdef object saved_recent, saved_last_xid
 
     def __init__(self, skipper, gate, selection, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names,
@@ -165,6 +166,7 @@ cdef class LaneFilter:
             self.selection.kept += self.kept
         if self.rows:
             self.selection.rows += self.rows
+        self.lane_first = yields
         if self.handed_on:      # (the gate saw its start, in what the lane handed back: it ends here)
             self.gate.tx.reset()
             self.gate.between = True
@@ -244,17 +246,23 @@ cdef Py_ssize_t walk_filtered(RowLane lane, bytes buf, const unsigned char *p, P
         code = p[off + OFS_TYPE_CODE]
         len_event = u4(p + off + OFS_LEN_EVENT)
         if not lane.in_tx:
-            # A transaction the lane may open it takes, those whose tables the filters drop all included (nothing
-            # written of them); one it may not, the skipping loop may skip (at start: the lane's caller asked).
-            if not opens_transaction(code, False) or lane.held >= MAX_HELD or not f.may_open(p + off, n - off, lane):
-                if off == start or lane.held >= MAX_HELD:
-                    break
+            # What the filters drop whole, skipped here too (at start: the lane's caller asked). After a transaction
+            # they kept, the lane tries the next first (it takes one whose tables they drop all itself, writing
+            # nothing of it), and asks the skipping loop only of one it may not open.
+            if off != start and not (f.lane_first and opens_transaction(code, False)):
                 skipped = f.skipper(buf, off, pos + off - start, lane.fde, verify, lane.path)
-                if skipped == 0 or skipped < 0:     # (< 0: it wants more of the window, the reader calls again)
+                if skipped < 0:     # (it wants more of the window: the reader calls again from here)
                     break
-                off += skipped
-                tx_start = off
-                continue
+                if skipped > 0:
+                    off += skipped
+                    tx_start = off
+                    f.lane_first = False
+                    continue
+            if not opens_transaction(code, False) or lane.held >= MAX_HELD or not f.may_open(p + off, n - off, lane):
+                if off != start and f.lane_first and lane.held < MAX_HELD:
+                    f.lane_first = False    # (the skipping loop asked at the next turn)
+                    continue
+                break
         elif not (code == QUERY_EVENT and lane.settled if lane.begin_wanted else in_transaction(code)):
             break
         elif f.content and lane.held >= MAX_HELD and is_rows(code) and f.attached == 0:
