@@ -36,7 +36,7 @@ from binlog_spec.binlog import spec
 from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, GTID_EVENT, LEN_EVENT_HEADER,
                                          OFS_END_LOG_POS, OFS_FLAGS, OFS_GTID_DOMAIN_ID, OFS_LEN_EVENT, OFS_GTID_SEQ_NO,
                                          OFS_SERVER_ID, OFS_TIMESTAMP, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1,
-                                         WRITE_ROWS_EVENT_V1, XID_EVENT, Fde, event_at, gtid_text, gtid_xid_reads_agree,
+                                         WRITE_ROWS_EVENT_V1, XID_EVENT, Fde, event_at, gtid_kept, gtid_xid_reads_agree,
                                          le as _le, opens_plain_transaction, read_fde, u4 as _u4)
 from binlog_spec.binlog.event_types import DELETE, INSERT, UPDATE
 

@@ -90,7 +90,4 @@ cdef bint sink_kept(Sink self, const unsigned char* e, Py_ssize_t avail, int len
     sid = _u4(e + OFS_SERVER_ID)
     if not ((self.server_ids is None or sid in self.server_ids) and sid not in self.exclude_server_ids):
         return False
-    if self.keeps_gtid is None:
-        return True
-    gtid = gtid_text(e, avail, len_checksum, -1)
-    return gtid is not None and self.keeps_gtid(gtid)
+    return self.keeps_gtid is None or gtid_kept(self.keeps_gtid, e, avail, len_checksum, -1)

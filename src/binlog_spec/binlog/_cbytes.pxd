@@ -285,6 +285,37 @@ cdef inline object gtid_text(const unsigned char* e, Py_ssize_t avail, int len_c
     return None
 
 
+cdef inline bint gtid_kept(object rule, const unsigned char* e, Py_ssize_t avail, int len_checksum,
+                           int mysql_post_header) except -1:
+    """Whether the GTID filters keep the transaction the GTID event at e opens (False where its GTID does not read:
+    gtid_text; the reference path decides). `rule`: stream.skipping.decisions' (predicate of the GTID's text,
+    MariaDB ranges kept, ranges dropped, whether the ranges decide): a MariaDB GTID is looked up in the ranges,
+    (domain, server) -> ((lo, hi), ...) as GtidSet.mariadb holds them, with no text made; any other, by the
+    predicate."""
+    cdef const unsigned char* body = e + LEN_EVENT_HEADER
+    cdef Py_ssize_t len_event = u4(e + OFS_LEN_EVENT), len_body = len_event - LEN_EVENT_HEADER - len_checksum
+    cdef unsigned long long seq
+    predicate, kept, dropped, ranged = rule
+    if ranged and e[OFS_TYPE_CODE] == GTID_EVENT and len_event <= avail and len_body >= 0 and \
+            opens_plain_transaction(body, len_body):
+        key = (u4(body + OFS_GTID_DOMAIN_ID), u4(e + OFS_SERVER_ID))
+        seq = le(body + OFS_GTID_SEQ_NO, 8)
+        return (kept is None or _in_ranges(kept.get(key), seq)) and \
+            (dropped is None or not _in_ranges(dropped.get(key), seq))
+    gtid = gtid_text(e, avail, len_checksum, mysql_post_header)
+    return gtid is not None and predicate(gtid)
+
+
+cdef inline bint _in_ranges(object ranges, unsigned long long seq) except -1:
+    if ranges is None:
+        return False
+    value = seq         # (one int object, compared with each span's)
+    for lo, hi in ranges:
+        if lo <= value <= hi:
+            return True
+    return False
+
+
 cdef inline bint query_is_begin(const unsigned char* body, Py_ssize_t len_body, int len_post_header) noexcept:
     """Whether the statement of a QUERY_EVENT body (query_event(len_post_header, false)) is exactly BEGIN: a
     post-header with len_status_vars (a u2 after the fixed part), the status variables, the database name

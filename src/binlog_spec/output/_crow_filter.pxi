@@ -71,10 +71,9 @@ cdef class LaneFilter:
         gate = self.gate
         if not gate.between or gate.dropping or ts < self.lo or ts >= self.hi:
             return False
-        if self.keeps_gtid is not None:     # (a GTID the lane does not read: the reference path decides)
-            gtid = gtid_text(e, avail, lane.lens.len_checksum, lane.lens.gtid if mysql_ok() else -1)
-            if gtid is None or not self.keeps_gtid(gtid):
-                return False
+        if self.keeps_gtid is not None and not gtid_kept(self.keeps_gtid, e, avail, lane.lens.len_checksum,
+                                                         lane.lens.gtid if mysql_ok() else -1):
+            return False        # (or a GTID the lane does not read: the reference path decides)
         if self.server_ids is None and not self.exclude_server_ids:
             return True
         sid = u4(e + OFS_SERVER_ID)

@@ -46,7 +46,7 @@ from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, ANONYMOUS_GTID_LOG
                                          OFS_QUERY_LEN_DB, OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE, QUERY_EVENT,
                                          ROWS_QUERY_LOG_EVENT, TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT,
                                          UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT, WRITE_ROWS_EVENT_V1, XID_EVENT, Fde,
-                                         event_at, gtid_text, gtid_xid_reads_agree, le, mysql_gtid_reads,
+                                         event_at, gtid_kept, gtid_xid_reads_agree, le, mysql_gtid_reads,
                                          mysql_reads_agree,
                                          opens_plain_transaction, query_is_begin, read_fde, u4, uuid_text)
 from binlog_spec.rows._cscalars cimport (be, civil, date_fields, datetime2_fields, decimal_text, time2_fields,

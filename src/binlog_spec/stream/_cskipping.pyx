@@ -3,7 +3,8 @@
 transactions the filters drop whole, with no Event object and no body parse.
 
 `Skipper(gate, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names, keeps_gtid)` is called by the
-reader (binlog.reader.BinlogReader, `sink=`) with the window's bytes before it walks them, when the filters are
+reader (binlog.reader.BinlogReader, `sink=`; keeps_gtid: stream.skipping's GTID rule) with the window's bytes
+before it walks them, when the filters are
 time bounds, server ids, GTID sets and positions, schema and table filters alone (FilterOptions.skippable). It runs while the gate says the stream is between transactions, or
 inside one it began to skip, and takes whole events, with the checks of framing.walk_events (size, CRC32):
 
@@ -36,7 +37,7 @@ from libc.stdint cimport uint32_t
 from binlog_spec.binlog import spec
 from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, GTID_EVENT, LEN_EVENT_HEADER,
                                          OFS_LEN_EVENT, OFS_SERVER_ID, OFS_TIMESTAMP, TABLE_MAP_EVENT, UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1,
-                                         XID_EVENT, Fde, event_at, gtid_text, gtid_xid_reads_agree,
+                                         XID_EVENT, Fde, event_at, gtid_kept, gtid_xid_reads_agree,
                                          opens_plain_transaction, read_fde, u4 as _u4)
 
 cdef Py_ssize_t H = LEN_EVENT_HEADER
@@ -128,7 +129,7 @@ cdef class Skipper:
                 break
             ts = _u4(e + OFS_TIMESTAMP)
             if ts < self.lo or ts >= self.hi or not self._server_kept(_u4(e + OFS_SERVER_ID)) or \
-                    self.keeps_gtid is not None and not self.keeps_gtid(gtid_text(e, len_event, len_checksum, -1)):
+                    self.keeps_gtid is not None and not gtid_kept(self.keeps_gtid, e, len_event, len_checksum, -1):
                 dropping = True
                 gate.skip_open()
                 off += len_event

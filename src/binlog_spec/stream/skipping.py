@@ -100,14 +100,25 @@ def decisions(filters, selection=None) -> tuple:
     """What a compiled loop decides the filters' choice by (the Skipper's, the filtered lanes' of
     output/_crow_filter.pxi): (lo, hi) of the time bounds (None: no bound), the server ids kept (None: any)
     and dropped, `keeps_table` (None: no schema or table filter), the set of the (schema, table) names the
-    Selection's watcher learns (None: it learns none), `_table_names`, and `keeps_gtid` of a transaction's GTID
-    text (None: no GTID filter)."""
+    Selection's watcher learns (None: it learns none), `_table_names`, and the GTID filters' rule (None: none;
+    _gtid_rule)."""
     watched = Selection().watcher(filters) is not None
     tables = selection.tables if selection is not None and watched else None
     lo, hi = filters.time_seconds()
     by_table = bool(filters.databases or filters.exclude_databases or filters.filters_tables)
     return (lo, hi, filters.server_ids or None, filters.exclude_server_ids, filters.keeps_table if by_table else None,
-            tables, _table_names, filters.keeps_gtid if filters.by_gtid else None)
+            tables, _table_names, _gtid_rule(filters))
+
+
+def _gtid_rule(filters) -> tuple | None:
+    """What binlog/_cbytes.pxd `gtid_kept` decides a transaction's GTID by: (FilterOptions.keeps_gtid, the MariaDB
+    ranges of --include-gtids and of --exclude-gtids (None: not given), whether they decide a MariaDB GTID: no GTID
+    position given); None without a GTID filter."""
+    if not filters.by_gtid:
+        return None
+    ranges = [None if s is None else {key: tuple(spans) for key, spans in s.mariadb.items()}
+              for s in (filters.include_gtids, filters.exclude_gtids)]
+    return filters.keeps_gtid, ranges[0], ranges[1], filters.start_gtid is None and filters.stop_gtid is None
 
 
 def _table_names(raw: bytes, fde) -> tuple[int, str, str] | None:

@@ -12,7 +12,7 @@ from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_
                                          OFS_GTID_DOMAIN_ID, OFS_GTID_FLAGS2, OFS_GTID_SEQ_NO, OFS_LEN_EVENT,
                                          OFS_SERVER_ID, OFS_TIMESTAMP, OFS_TYPE_CODE, TABLE_MAP_EVENT,
                                          UPDATE_ROWS_EVENT_V1, WRITE_ROWS_EVENT_V1, XID_EVENT, Fde, event_at,
-                                         event_crc32, gtid_text, gtid_xid_reads_agree, le as _le,
+                                         event_crc32, gtid_kept, gtid_xid_reads_agree, le as _le,
                                          opens_plain_transaction,
                                          read_fde, rows_v1_ofs_rows, u4 as _u4)
 

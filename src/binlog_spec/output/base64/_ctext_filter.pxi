@@ -53,10 +53,8 @@ cdef class Base64Filter:
         gate = self.gate
         if not gate.between or gate.dropping or ts < self.lo or ts >= self.hi:
             return False
-        if self.keeps_gtid is not None:     # (a GTID_EVENT's: one it does not read, the reference path decides)
-            gtid = gtid_text(e, avail, len_checksum, -1)
-            if gtid is None or not self.keeps_gtid(gtid):
-                return False
+        if self.keeps_gtid is not None and not gtid_kept(self.keeps_gtid, e, avail, len_checksum, -1):
+            return False        # (or one it does not read: the reference path decides)
         if self.server_ids is None and not self.exclude_server_ids:
             return True
         sid = _u4(e + OFS_SERVER_ID)
