@@ -52,7 +52,10 @@ cdef class LaneFilter:
     cdef bint content, removed, begin_due, saved_gtid_null
     cdef bint handed_on             # the ordinary path has read part of the transaction (hand_on)
     cdef bint lane_first            # the last transaction was kept: the next is tried by the lane before the skipper
-    cdef object saved_recent, saved_last_xid
+    cdef bint dropped_some          # a TABLE_MAP of the transaction was dropped
+    cdef Py_ssize_t sel_kept, sel_rows      # counted, not yet in the Selection (`flush`: at the end of each call)
+    cdef object saved_last_xid
+    cdef Marks saved_marks
 
     def __init__(self, skipper, gate, selection, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names,
                  keeps_gtid=None):
@@ -63,6 +66,7 @@ cdef class LaneFilter:
         self.keeps_table, self.tables, self.names = keeps_table, tables, names
         self.fde = None
         self.statuses, self.tx_status = {}, {}
+        self.sel_kept = self.sel_rows = 0
 
     cdef bint may_open(self, const unsigned char *e, Py_ssize_t avail, RowLane lane) except -1:
         """Whether the lane may open the transaction whose first event is at e (`avail` bytes from it in the
@@ -82,10 +86,29 @@ cdef class LaneFilter:
     cdef int open(self, RowLane lane) except -1:
         self.tx_status.clear()
         self.framing = self.attached = self.kept = self.rows = 0
-        self.content = self.removed = self.handed_on = False
+        self.content = self.removed = self.handed_on = self.dropped_some = False
         self.begin_due = lane.sql
         self.mark = lane.out.n
-        self.saved_recent, self.saved_last_xid, self.saved_gtid_null = dict(lane.recent), lane.last_xid, lane.gtid_null
+        if lane.marks.n_maps > MAX_MARKED // 2:
+            made(lane)
+        self.saved_last_xid, self.saved_gtid_null = lane.last_xid, lane.gtid_null
+        restore_marks(&self.saved_marks, &lane.marks)   # (lane.recent is not changed in a call: its marks are)
+        return 0
+
+    cdef int restore(self, RowLane lane) except -1:
+        """What the ordinary path is handed back of the lane's transactions, as it was when this one opened."""
+        restore_marks(&lane.marks, &self.saved_marks)
+        lane.last_xid, lane.gtid_null = self.saved_last_xid, self.saved_gtid_null
+        return 0
+
+    cdef int flush(self) except -1:
+        """What was counted, into the Selection (RowLane._hand_text: at the end of each of its calls)."""
+        if self.sel_kept:
+            self.selection.kept += self.sel_kept
+            self.sel_kept = 0
+        if self.sel_rows:
+            self.selection.rows += self.sel_rows
+            self.sel_rows = 0
         return 0
 
     cdef int rewind(self, RowLane lane) except -1:
@@ -93,8 +116,10 @@ cdef class LaneFilter:
         lane.out.n = self.mark
         lane.in_tx = lane.begin_wanted = False
         lane.tx_tables.clear()
+        lane.c_table = None
         lane.gtid_event = None
-        lane.recent, lane.last_xid, lane.gtid_null = self.saved_recent, self.saved_last_xid, self.saved_gtid_null
+        self.restore(lane)
+        lane.marks.gtid.e = NULL
         if lane.keys is not None:   # (the rows it checked: the ordinary path checks them, _crow_key.pxi)
             (<KeyCheck>lane.keys).rewound()
         return 0
@@ -103,12 +128,9 @@ cdef class LaneFilter:
         """The transaction, which keeps a rows event, goes on in the ordinary path: what the filters would have
         done of the part the lane took (its counts, the table ids it excluded and kept), done now."""
         self.settle()
-        if self.kept:
-            self.selection.kept += self.kept
-            self.kept = 0
-        if self.rows:
-            self.selection.rows += self.rows
-            self.rows = 0
+        self.sel_kept += self.kept
+        self.sel_rows += self.rows
+        self.kept = self.rows = 0
         self.attached = 0       # (given back with the rest)
         self.handed_on = True
         return 0
@@ -116,6 +138,8 @@ cdef class LaneFilter:
     cdef int settle(self) except -1:
         """The table ids of the transaction's TABLE_MAPs excluded and kept, as the filters leave them."""
         excluded = self.gate.excluded_tables
+        if not self.dropped_some and not excluded:     # (all kept, none excluded before)
+            return 0
         for table_id, kept in self.tx_status.items():
             if kept:
                 excluded.discard(table_id)
@@ -130,17 +154,18 @@ cdef class LaneFilter:
         else:
             self.framing += 1
 
-    cdef object table_status(self, const unsigned char *e, uint32_t len_event, Py_ssize_t len_body, object fde):
-        """(table id, schema, table, kept) of a TABLE_MAP_EVENT, None where its body does not read."""
+    cdef object table_status(self, const unsigned char *e, uint32_t len_event, bytes body, object fde):
+        """(table id, schema, table, kept, (schema, table)) of a TABLE_MAP_EVENT whose body is `body`, None where
+        its body does not read."""
         if fde is not self.fde:
             self.fde = fde
             self.statuses.clear()
-        body = PyBytes_FromStringAndSize(<const char *>e + H, len_body)
         got = self.statuses.get(body, False)
         if got is False:
             named = self.names(PyBytes_FromStringAndSize(<const char *>e, len_event), fde)
             got = None if named is None else (named[0], named[1], named[2],
-                                                   self.keeps_table is None or self.keeps_table(named[1], named[2]))
+                                              self.keeps_table is None or self.keeps_table(named[1], named[2]),
+                                              (named[1], named[2]))
             if len(self.statuses) > 4096:
                 self.statuses.clear()
             self.statuses[body] = got
@@ -161,10 +186,8 @@ cdef class LaneFilter:
                     put(&lane.out, "BEGIN;\n", 7)
                 put(&lane.out, "COMMIT;\n", 8)
         self.settle()
-        if self.kept:
-            self.selection.kept += self.kept
-        if self.rows:
-            self.selection.rows += self.rows
+        self.sel_kept += self.kept
+        self.sel_rows += self.rows
         self.lane_first = yields
         if self.handed_on:      # (the gate saw its start, in what the lane handed back: it ends here)
             self.gate.tx.reset()
@@ -178,19 +201,21 @@ cdef bint take_filtered(RowLane lane, LaneFilter f, bytes buf, const unsigned ch
     cdef Py_ssize_t len_body = len_event - H - lane.lens.len_checksum
     cdef int got
     if code == TABLE_MAP_EVENT:
+        body = PyBytes_FromStringAndSize(<const char *>e + H, len_body)
         if f.keeps_table is not None or f.tables is not None:
-            status = f.table_status(e, len_event, len_body, lane.fde)
+            status = f.table_status(e, len_event, body, lane.fde)
             if status is None:
                 return False
             if f.tables is not None:
-                f.tables.add((status[1], status[2]))
+                f.tables.add(status[4])
             if not status[3]:
                 lane.tx_tables.pop(status[0], None)
+                lane.c_table = None
                 f.tx_status[status[0]] = False
-                f.removed = True
+                f.removed = f.dropped_some = True
                 return True
             f.tx_status[status[0]] = True
-        if not lane._take(buf, e, code, len_event, at):
+        if not lane._map(e, len_event, at, body):
             return False
         f.frame()
         if f.content:
@@ -218,7 +243,7 @@ cdef bint take_filtered(RowLane lane, LaneFilter f, bytes buf, const unsigned ch
         yields = f.end(lane)
         lane._take(buf, e, code, len_event, at)
         if not yields:      # (the filters drop all of it: the ordinary path never hears of it)
-            lane.recent, lane.last_xid, lane.gtid_null = f.saved_recent, f.saved_last_xid, f.saved_gtid_null
+            f.restore(lane)
         return True
     if not lane._take(buf, e, code, len_event, at):
         return False

@@ -198,7 +198,7 @@ cdef int _head(RowLane lane, object table, const unsigned char *e, Py_ssize_t at
     put(&lane.head, 'Z","server_id":', 15)
     put_u(&lane.head, u4(e + OFS_SERVER_ID))
     put(&lane.head, ',"gtid":', 8)
-    put_bytes(&lane.head, lane.gtid_json)
+    lane._put_gtid(&lane.head)
     put(&lane.head, ',', 1)
     put_bytes(&lane.head, (<TableText>table).head)
     put_bytes(&lane.head, <bytes>lane.ops[e[OFS_TYPE_CODE]])

@@ -9,7 +9,7 @@
 # no more): the lane takes a BEGIN only once it saw the ordinary path read a QUERY_EVENT of the file
 # (`settled`); and it opens a transaction at a BEGIN only where the RowDecoder's GTID is None (`gtid_null`).
 # Both are learnt from the events the lane took and from the one it leaves to the ordinary path each time it
-# stops (the reader then reads that event, and calls the lane at the next: `_learns` said what it tells).
+# stops (the reader then reads that event, and calls the lane at the next: `learns` said what it tells).
 
 cdef enum:
     LEARN_NOTHING = 0       # what the ordinary path learns of an event it reads: nothing the lane tracks,

@@ -85,8 +85,18 @@ cdef class RowLane:
     cdef Py_ssize_t held, resume_at, expect, declined_end
     cdef Py_ssize_t vstart, shift   # a --jobs piece: its range starts at vstart of the reader's stream; file - stream
     cdef int declined
-    cdef bytes gtid_json
+    cdef bytes gtid_json            # (a MariaDB GTID's made only when asked: `_gtid`, or written by `_put_gtid`)
+    cdef bint gtid_due
+    cdef unsigned long long gtid_domain, gtid_server, gtid_seq
     cdef object gtid_event, last_xid, begin_event
+    # what the ordinary path may need of the events taken in this call's window, marked (_crow_tables.pxi's Marks),
+    # made into the objects above (recent, gtid_event, last_xid, begin_event) once at the end of the call
+    cdef Marks marks
+    # the last lookups of _rows: a rows event's head and shape, the table of a table id in the transaction
+    cdef long c_head_key, c_shape_key
+    cdef Py_ssize_t c_ofs_count
+    cdef object c_shape, c_table
+    cdef unsigned long long c_table_id
     cdef Buf out, head
     cdef Undo undo      # the rollback mode of the SQL lane (_crow_undo.pxi), or None
 
@@ -102,6 +112,10 @@ cdef class RowLane:
         self.in_tx = self.handed = self.begin_wanted = self.settled = self.gtid_null = False
         self.held, self.resume_at, self.expect, self.declined_end, self.declined = 0, -1, -1, -1, LEARN_NOTHING
         self.gtid_event = self.last_xid = self.begin_event = None
+        self.gtid_due = False
+        unmark(&self.marks)
+        self.c_head_key = self.c_shape_key = -1
+        self.c_shape = self.c_table = None
         self.vstart = self.shift = 0
         self.out.p = self.head.p = NULL
         self.out.n = self.out.cap = self.head.n = self.head.cap = 0
@@ -133,7 +147,7 @@ cdef class RowLane:
         if not self.taken:          # (its consumer took the text)
             self.held = 0
         if pos != self.expect:      # the ordinary path read events since the lane's last call
-            self._learn(self.declined if pos == self.declined_end else LEARN_GTID_UNKNOWN)
+            learn(self, self.declined if pos == self.declined_end else LEARN_GTID_UNKNOWN)
         self.declined_end = -1
         if self.handed:             # what the lane handed back: still there (the reader read no event), or read
             self.handed = False
@@ -151,8 +165,9 @@ cdef class RowLane:
             read_fde(fde, LAYOUTS_AGREE, &self.lens)
             self.heads.clear()
             self.shapes.clear()
+            self.c_head_key = self.c_shape_key = -1
             self.begins.clear()
-            self._learn(LEARN_FDE)
+            learn(self, LEARN_FDE)
             name = self.tables.json(path)
             self.file_head = None if name is None else b'{"file":' + name + b',"pos":'
         generation = self.tables.generation()
@@ -198,6 +213,7 @@ cdef class RowLane:
                 if self.out.n >= CHUNK:
                     self._hand_text()
         finally:
+            made(self)
             self._hand_text()
             if kept and self.counted is not None:   # (the events it took, as the Selection counts what is kept)
                 self.counted.kept += kept
@@ -205,9 +221,9 @@ cdef class RowLane:
         if off > start:
             self.expect = pos + off - start
             return off - start
-        self._hand_back()
+        hand_back(self)
         if not want and n - off >= H:   # the ordinary path reads this event: what it learns of it
-            self.declined = self._learns(buf, p, off, n, verify)
+            self.declined = learns(self, buf, p, off, n, verify)
             self.declined_end = pos + u4(p + off + OFS_LEN_EVENT)
         return -want if want else 0
 
@@ -215,10 +231,32 @@ cdef class RowLane:
         """The ordinary path has read events since the lane took its last: it knows what the lane took."""
         self.in_tx = False
         self.tx_tables.clear()
+        self.c_table = None
+        unmark(&self.marks)
         self.recent.clear()
         self.gtid_event = self.last_xid = self.begin_event = None
 
+    cdef bytes _gtid(self):
+        """The open transaction's GTID as JSON text (a MariaDB GTID's made now)."""
+        if self.gtid_due:
+            self.gtid_json = b'"%d-%d-%d"' % (self.gtid_domain, self.gtid_server, self.gtid_seq)
+            self.gtid_due = False
+        return self.gtid_json
+
+    cdef int _put_gtid(self, Buf *b) except -1:
+        if not self.gtid_due:
+            return put_bytes(b, self.gtid_json)
+        put(b, '"', 1)
+        put_u(b, self.gtid_domain)
+        put(b, '-', 1)
+        put_u(b, self.gtid_server)
+        put(b, '-', 1)
+        put_u(b, self.gtid_seq)
+        return put(b, '"', 1)
+
     cdef int _hand_text(self) except -1:
+        if self.filt is not None:   # (what its filters counted: _crow_filter.pxi)
+            (<LaneFilter>self.filt).flush()
         if self.keys is not None:   # (the rows it checked, counted: _crow_key.pxi)
             (<KeyCheck>self.keys).flush()
         if self.undo is not None:   # (to the rollback's spool)
@@ -229,70 +267,21 @@ cdef class RowLane:
             self.out.n = 0
         return 0
 
-    cdef int _hand_back(self) except -1:
-        """What the ordinary path must read before its next event, in file order."""
-        events = list(self.recent.values())
-        if self.in_tx and self.gtid_event is not None:
-            events.append(self.gtid_event)
-        elif self.last_xid is not None:
-            events.append(self.last_xid)
-        if self.in_tx and self.begin_event is not None:     # (a rollback's, the filters': where it starts)
-            events.append(self.begin_event)
-        if events:
-            events.sort(key=_position)
-            self.replay = [(self.path, at, raw, self.fde) for at, raw in events]
-        self.handed = True
-        return 0
-
-    cdef int _learn(self, int what) except -1:
-        """What the lane knows of the ordinary path's state once it read an event (what `_learns` said of it)."""
-        if what == LEARN_GTID_NULL:
-            self.gtid_null = True
-        elif what == LEARN_GTID_UNKNOWN:
-            self.gtid_null = False
-        elif what == LEARN_SETTLED:
-            self.settled = True
-        elif what == LEARN_FDE:
-            self.settled = self.gtid_null = False
-        return 0
-
-    cdef int _learns(self, bytes buf, const unsigned char *p, Py_ssize_t off, Py_ssize_t n, bint verify) except -1:
-        """What the ordinary path learns when it reads the event at off (its header in the window), which the
-        lane leaves to it (LEARN_*)."""
-        cdef int code = p[off + OFS_TYPE_CODE]
-        cdef uint32_t len_event = 0
-        cdef bint sound
-        cdef Py_ssize_t len_body
-        if code == FORMAT_DESCRIPTION_EVENT:
-            return LEARN_FDE
-        if code == GTID_LOG_EVENT or code == GTID_TAGGED_LOG_EVENT or code == GTID_EVENT or \
-                code == TRANSACTION_PAYLOAD_EVENT:
-            return LEARN_GTID_UNKNOWN
-        if not (code == XID_EVENT or code == ANONYMOUS_GTID_LOG_EVENT or code == QUERY_EVENT and not self.settled):
-            return LEARN_NOTHING
-        sound = event_at(p, off, n, self.lens.len_checksum, verify, &code, &len_event)
-        len_body = <Py_ssize_t>len_event - H - self.lens.len_checksum
-        if code == QUERY_EVENT:
-            if not sound or \
-                    self.tables.reads(PyBytes_FromStringAndSize(<const char *>p + off, len_event), self.fde) is None:
-                return LEARN_NOTHING
-            return LEARN_SETTLED
-        if code == XID_EVENT:
-            return LEARN_GTID_NULL if sound and len_body == self.lens.xid + 8 else LEARN_GTID_UNKNOWN
-        return LEARN_GTID_NULL if sound and mysql_ok() and \
-            mysql_gtid_reads(p + off + H, len_body, self.lens.anonymous) else LEARN_GTID_UNKNOWN
-
     cdef int _opens(self, const unsigned char *e, uint32_t len_event, Py_ssize_t at, bint begin_wanted) except -1:
         """A transaction opens at e (its GTID event; NULL: none, at its BEGIN), its GTID's JSON text set."""
+        if self.marks.n_maps > MAX_MARKED // 2:
+            made(self)
         self.in_tx, self.begin_wanted = True, begin_wanted
-        self.gtid_null = self.gtid_json == NULL_JSON       # (the RowDecoder's GTID once it read e)
+        self.gtid_null = not self.gtid_due and self.gtid_json == NULL_JSON     # (the RowDecoder's GTID once it read e)
         self.tx_tables.clear()
-        self.gtid_event = None if e == NULL else (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
-        self.begin_event = None
+        self.c_table = None
+        self.gtid_event = self.begin_event = None
+        mark(&self.marks.gtid, e, at, len_event)
+        self.marks.begin.e = NULL
         if self.keys is not None:
             (<KeyCheck>self.keys).opened()
         if self.undo is not None:   # (where it is: a BEGIN's time is set by _begin)
-            self.undo.opens(&self.out, (self.gtid_json, self.path, at, 0 if e == NULL else u4(e + OFS_TIMESTAMP)))
+            self.undo.opens(&self.out, (self._gtid(), self.path, at, 0 if e == NULL else u4(e + OFS_TIMESTAMP)))
         return 0
 
     cdef bint _mysql_gtid(self, const unsigned char *e, int code, Py_ssize_t len_body, uint32_t len_event,
@@ -304,13 +293,14 @@ cdef class RowLane:
             gtid = self.tables.gtid(PyBytes_FromStringAndSize(<const char *>e, len_event), self.fde)
             if gtid is None:
                 return False
-            self.gtid_json = gtid
+            self.gtid_json, self.gtid_due = gtid, False
         elif not (mysql_ok() and mysql_gtid_reads(body, len_body, self.lens.gtid if code == GTID_LOG_EVENT else
                                                    self.lens.anonymous)):
             return False
         elif code == ANONYMOUS_GTID_LOG_EVENT:
-            self.gtid_json = NULL_JSON
+            self.gtid_json, self.gtid_due = NULL_JSON, False
         else:
+            self.gtid_due = False
             self.gtid_json = b'"%s:%d"' % (uuid_text(body + OFS_MYSQL_GTID_SID), le(body + OFS_MYSQL_GTID_GNO, 8))
         self._opens(e, len_event, at, True)
         return True
@@ -332,13 +322,13 @@ cdef class RowLane:
         if not reads:
             return False
         if not self.in_tx:
-            self.gtid_json = NULL_JSON
+            self.gtid_json, self.gtid_due = NULL_JSON, False
             self._opens(NULL, 0, at, False)
             if self.undo is not None:
                 self.undo.open_tx = (NULL_JSON, self.path, at, u4(e + OFS_TIMESTAMP))
         self.begin_wanted = False
         if self.undo is not None or self.filt is not None:  # (where a rollback, or the filters, go on from)
-            self.begin_event = (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
+            mark(&self.marks.begin, e, at, len_event)
         elif self.sql and self.filt is None:    # (script.forward's BEGIN of a BEGIN query; filtered: later)
             put(&self.out, "BEGIN;\n", 7)
         return True
@@ -347,12 +337,11 @@ cdef class RowLane:
         """Whether the lane takes the event at e (file position at), its lines written."""
         cdef const unsigned char *body = e + H
         cdef Py_ssize_t len_body = len_event - H - self.lens.len_checksum
-        cdef object raw
         if code == GTID_EVENT:
             if not opens_plain_transaction(body, len_body):
                 return False
-            self.gtid_json = (b'"%d-%d-%d"' % (u4(body + OFS_GTID_DOMAIN_ID), u4(e + OFS_SERVER_ID),
-                                               le(body + OFS_GTID_SEQ_NO, 8)))
+            self.gtid_domain, self.gtid_server = u4(body + OFS_GTID_DOMAIN_ID), u4(e + OFS_SERVER_ID)
+            self.gtid_seq, self.gtid_due = le(body + OFS_GTID_SEQ_NO, 8), True
             self._opens(e, len_event, at, False)
             if self.sql and self.undo is None and self.filt is None:   # (script.forward's BEGIN of a MariaDB GTID
                 put(&self.out, "BEGIN;\n", 7)
@@ -371,30 +360,36 @@ cdef class RowLane:
             self.in_tx = self.begin_wanted = False
             self.gtid_null = True       # (the RowDecoder's GTID ends with the transaction)
             self.tx_tables.clear()
+            self.c_table = None
             self.gtid_event = self.begin_event = None
+            self.marks.gtid.e = self.marks.begin.e = NULL
             if self.undo is not None:
                 self.undo.commits(&self.out)
             elif self.sql and self.filt is None:    # (filtered: LaneFilter.end)
                 put(&self.out, "COMMIT;\n", 8)
-            self.last_xid = (at, PyBytes_FromStringAndSize(<const char *>e, len_event))
+            mark(&self.marks.xid, e, at, len_event)
             return True
         if code == TABLE_MAP_EVENT:
-            body_bytes = PyBytes_FromStringAndSize(<const char *>body, len_body)
-            table = self.maps.get(body_bytes, False)
-            raw = None
-            if table is False:
-                raw = PyBytes_FromStringAndSize(<const char *>e, len_event)
-                table = self.tables.table(raw, self.fde, self.path, at)
-                if len(self.maps) > 4096:
-                    self.maps.clear()
-                self.maps[body_bytes] = table
-            if table is None:
-                return False
-            self.tx_tables[(<TableText>table).table_id] = table
-            self.recent[(<TableText>table).table_id] = (at, raw if raw is not None else
-                                                        PyBytes_FromStringAndSize(<const char *>e, len_event))
-            return True
+            return self._map(e, len_event, at, PyBytes_FromStringAndSize(<const char *>body, len_body))
         return self._rows(e, code, len_body, at)
+
+    cdef bint _map(self, const unsigned char *e, uint32_t len_event, Py_ssize_t at, bytes body) except -1:
+        """Whether the lane takes the TABLE_MAP_EVENT at e, whose body is `body`."""
+        cdef unsigned long long table_id
+        table = self.maps.get(body, False)
+        if table is False:
+            table = self.tables.table(PyBytes_FromStringAndSize(<const char *>e, len_event), self.fde, self.path, at)
+            if len(self.maps) > 4096:
+                self.maps.clear()
+            self.maps[body] = table
+        if table is None:
+            return False
+        table_id = (<TableText>table).table_id
+        if not mark_map(&self.marks, table_id, e, at, len_event):
+            return False
+        self.tx_tables[(<TableText>table).table_id] = table
+        self.c_table_id, self.c_table = table_id, table
+        return True
 
     cdef int _rows(self, const unsigned char *e, int code, Py_ssize_t len_body, Py_ssize_t at) except -1:
         """Whether the lane writes the lines of this rows event (nothing written when it does not); ROWS_DROPPED
@@ -404,6 +399,7 @@ cdef class RowLane:
         cdef int lph = self.lens.rows2[code - WRITE_ROWS_EVENT] if v2 else self.lens.rows[code - WRITE_ROWS_EVENT_V1]
         cdef int op = code - (WRITE_ROWS_EVENT - WRITE_ROWS_EVENT_V1) if v2 else code     # (its v1 code)
         cdef long key = code << 8 | lph
+        cdef unsigned long long table_id
         cdef Py_ssize_t ofs_count, ofs_rows, pos, mark = self.out.n, n_columns, len_bitmap, i, extra
         if v2:      # the layout depends on len_extra_data: the lane takes none but the empty (no extra data)
             extra = self.extra_at.get(key, -2)
@@ -413,25 +409,38 @@ cdef class RowLane:
                     body[extra] | body[extra + 1] << 8 != EMPTY_EXTRA_DATA:
                 return False
             key = key << 16 | EMPTY_EXTRA_DATA
-        ofs_count = self.heads.get(key, -1)
+        if key == self.c_head_key:
+            ofs_count = self.c_ofs_count
+        else:
+            ofs_count = self.heads.get(key, -1)
         if ofs_count < 0 or ofs_count >= len_body:
             shape = self.tables.shape(code, lph, PyBytes_FromStringAndSize(<const char *>body, len_body))
             if shape is None:
                 return False
             ofs_count = self.heads[key] = shape[0]
             self.shapes[key << 8 | body[ofs_count]] = shape
-        shape = self.shapes.get(key << 8 | body[ofs_count], False)
-        if shape is False:
-            shape = self.shapes[key << 8 | body[ofs_count]] = \
-                self.tables.shape(code, lph, PyBytes_FromStringAndSize(<const char *>body, len_body))
+            self.c_shape_key = -1
+        self.c_head_key, self.c_ofs_count = key, ofs_count
+        if key << 8 | body[ofs_count] == self.c_shape_key:
+            shape = self.c_shape
+        else:
+            shape = self.shapes.get(key << 8 | body[ofs_count], False)
+            if shape is False:
+                shape = self.shapes[key << 8 | body[ofs_count]] = \
+                    self.tables.shape(code, lph, PyBytes_FromStringAndSize(<const char *>body, len_body))
+            self.c_shape_key, self.c_shape = key << 8 | body[ofs_count], shape
         if shape is None or shape[0] != ofs_count:
             return False
         _, len_table_id, n_columns, len_bitmap, ofs_before, ofs_after, ofs_rows = shape
         if ofs_rows > len_body:
             return False
-        table = self.tx_tables.get(le(body, <int>len_table_id))
-        if table is None and self.filt is not None and (<LaneFilter>self.filt).dropped(le(body, <int>len_table_id)):
-            return ROWS_DROPPED
+        table_id = le(body, <int>len_table_id)
+        if self.c_table is not None and table_id == self.c_table_id:
+            table = self.c_table
+        else:
+            table = self.tx_tables.get(table_id)
+            if table is None and self.filt is not None and (<LaneFilter>self.filt).dropped(table_id):
+                return ROWS_DROPPED
         if table is None or n_columns > (<TableText>table).n_columns:
             return False
         layout = PyBytes_FromStringAndSize(<const char *>body + ofs_count, ofs_rows - ofs_count)
@@ -465,6 +474,7 @@ def _position(event):
     return event[0]
 
 
+include "_crow_hand.pxi"
 include "_crow_filter.pxi"
 include "_crow_key.pxi"
 
