@@ -45,16 +45,23 @@ cdef class LaneFilter:
     cdef object skipper, gate, selection, keeps_table, tables, names, fde, server_ids, exclude_server_ids, keeps_gtid
     cdef long long lo, hi
     cdef dict statuses      # TABLE_MAP body bytes -> (table id, schema, table, kept) or None (not read)
-    # the transaction the lane is taking: what filter_events would hold and yield of it
-    cdef dict tx_status     # table id -> kept (its last TABLE_MAP's)
-    cdef Py_ssize_t framing, attached, kept, rows, mark
+    # the transaction the lane is taking: what filter_events would hold and yield of it (the fields read at each
+    # transaction first, together, the arrays last)
+    cdef Py_ssize_t framing, attached, kept, rows, mark, n_tx
+    cdef Py_ssize_t sel_kept, sel_rows      # counted, not yet in the Selection (`flush`: at the end of each call)
     cdef Py_ssize_t attached_at     # the stream position of the first attached event waiting for its statement
     cdef bint content, removed, begin_due, saved_gtid_null
     cdef bint handed_on             # the ordinary path has read part of the transaction (hand_on)
     cdef bint lane_first            # the last transaction was kept: the next is tried by the lane before the skipper
     cdef bint dropped_some          # a TABLE_MAP of the transaction was dropped
-    cdef Py_ssize_t sel_kept, sel_rows      # counted, not yet in the Selection (`flush`: at the end of each call)
     cdef object saved_last_xid
+    cdef set excluded               # the gate's excluded_tables
+    cdef Skipper cskip              # the skipper, called at C level (None: a Python one)
+    # the table ids of the transaction's TABLE_MAPs, each once (its first n_tx; the list is reused), and whether
+    # the filters keep each (its last TABLE_MAP says)
+    cdef list tx_ids
+    cdef unsigned long long tx_cids[MAX_TX_IDS]
+    cdef unsigned char tx_kept[MAX_TX_IDS]
     cdef Marks saved_marks
 
     def __init__(self, skipper, gate, selection, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names,
@@ -65,8 +72,17 @@ cdef class LaneFilter:
         self.server_ids, self.exclude_server_ids = server_ids, exclude_server_ids
         self.keeps_table, self.tables, self.names = keeps_table, tables, names
         self.fde = None
-        self.statuses, self.tx_status = {}, {}
+        self.statuses, self.tx_ids, self.n_tx = {}, [], 0
+        self.excluded = gate.excluded_tables
+        self.cskip = skipper if isinstance(skipper, Skipper) else None
         self.sel_kept = self.sel_rows = 0
+
+    cdef Py_ssize_t skips(self, bytes buf, Py_ssize_t off, Py_ssize_t pos, object fde, bint verify,
+                          str path) except? -1:
+        """The skipper's call: the bytes it took from off, or minus those it wants from pos."""
+        if self.cskip is not None:
+            return self.cskip.skip(buf, off, pos, fde, verify, path)
+        return self.skipper(buf, off, pos, fde, verify, path)
 
     cdef bint may_open(self, const unsigned char *e, Py_ssize_t avail, RowLane lane) except -1:
         """Whether the lane may open the transaction whose first event is at e (`avail` bytes from it in the
@@ -84,7 +100,7 @@ cdef class LaneFilter:
         return (self.server_ids is None or sid in self.server_ids) and sid not in self.exclude_server_ids
 
     cdef int open(self, RowLane lane) except -1:
-        self.tx_status.clear()
+        self.n_tx = 0
         self.framing = self.attached = self.kept = self.rows = 0
         self.content = self.removed = self.handed_on = self.dropped_some = False
         self.begin_due = lane.sql
@@ -137,15 +153,34 @@ cdef class LaneFilter:
 
     cdef int settle(self) except -1:
         """The table ids of the transaction's TABLE_MAPs excluded and kept, as the filters leave them."""
-        excluded = self.gate.excluded_tables
+        cdef Py_ssize_t i
+        cdef set excluded = self.excluded
         if not self.dropped_some and not excluded:     # (all kept, none excluded before)
             return 0
-        for table_id, kept in self.tx_status.items():
-            if kept:
-                excluded.discard(table_id)
+        for i in range(self.n_tx):
+            if self.tx_kept[i]:
+                excluded.discard(self.tx_ids[i])
             else:
-                excluded.add(table_id)
+                excluded.add(self.tx_ids[i])
         return 0
+
+    cdef bint table_kept(self, object table_id, bint kept) except -1:
+        """A TABLE_MAP of the transaction, of table_id, kept or dropped; False where MAX_TX_IDS table ids are."""
+        cdef unsigned long long cid = table_id
+        cdef Py_ssize_t i
+        for i in range(self.n_tx):
+            if self.tx_cids[i] == cid:
+                self.tx_kept[i] = kept
+                return True
+        if self.n_tx == MAX_TX_IDS:
+            return False
+        if self.n_tx < PyList_GET_SIZE(self.tx_ids):
+            self.tx_ids[self.n_tx] = table_id
+        else:
+            self.tx_ids.append(table_id)
+        self.tx_cids[self.n_tx], self.tx_kept[self.n_tx] = cid, kept
+        self.n_tx += 1
+        return True
 
     # what filter_events holds and yields (its _Held), counted
     cdef inline void frame(self) noexcept:
@@ -171,8 +206,12 @@ cdef class LaneFilter:
             self.statuses[body] = got
         return got
 
-    cdef bint dropped(self, object table_id) except -1:
-        return self.tx_status.get(table_id) is False
+    cdef bint dropped(self, unsigned long long table_id) noexcept:
+        cdef Py_ssize_t i
+        for i in range(self.n_tx - 1, -1, -1):
+            if self.tx_cids[i] == table_id:
+                return not self.tx_kept[i]
+        return False
 
     cdef bint end(self, RowLane lane) except -1:
         """The XID_EVENT ends the transaction: what the filters would have done of it; whether they yield it."""
@@ -198,24 +237,27 @@ cdef class LaneFilter:
 cdef bint take_filtered(RowLane lane, LaneFilter f, bytes buf, const unsigned char *e, int code, uint32_t len_event,
                         Py_ssize_t at) except -1:
     """Whether the lane takes the event at e of a transaction the filters keep, as they keep or drop it."""
-    cdef Py_ssize_t len_body = len_event - H - lane.lens.len_checksum
+    cdef Py_ssize_t len_body = len_event - H - lane.lens.len_checksum, met
     cdef int got
     if code == TABLE_MAP_EVENT:
-        body = PyBytes_FromStringAndSize(<const char *>e + H, len_body)
+        met = body_met(lane, e + H, len_body)
         if f.keeps_table is not None or f.tables is not None:
-            status = f.table_status(e, len_event, body, lane.fde)
+            status = lane.met_status[met]
+            if status is False:
+                status = lane.met_status[met] = f.table_status(e, len_event, lane.met_bodies[met], lane.fde)
             if status is None:
                 return False
-            if f.tables is not None:
+            if f.tables is not None and not lane.met_learnt[met]:   # (a set: learnt once)
                 f.tables.add(status[4])
+                lane.met_learnt[met] = True
+            if not f.table_kept(status[0], status[3]):
+                return False
             if not status[3]:
                 lane.tx_tables.pop(status[0], None)
                 lane.c_table = None
-                f.tx_status[status[0]] = False
                 f.removed = f.dropped_some = True
                 return True
-            f.tx_status[status[0]] = True
-        if not lane._map(e, len_event, at, body):
+        if not lane._map(e, len_event, at, met):
             return False
         f.frame()
         if f.content:
@@ -254,6 +296,32 @@ cdef bint take_filtered(RowLane lane, LaneFilter f, bytes buf, const unsigned ch
     return True
 
 
+cdef bint maps_dropped(RowLane lane, const unsigned char *p, Py_ssize_t off, Py_ssize_t n) except -1:
+    """Whether the first TABLE_MAP_EVENT of the transaction whose first event is at off (after its GTID event and
+    ANNOTATE_ROWS_EVENTs, in the window) is one the lane met last, of a table the filters drop: the skipping loop
+    is asked of it first, even after a transaction they kept (in a workload whose transactions of the tables kept
+    and dropped alternate, it drops the others whole, at the cost of their headers and CRC32)."""
+    cdef uint32_t len_event
+    cdef int code
+    cdef Py_ssize_t i
+    if n - off < H:
+        return False
+    off += u4(p + off + OFS_LEN_EVENT)
+    while n - off >= H:
+        code = p[off + OFS_TYPE_CODE]
+        len_event = u4(p + off + OFS_LEN_EVENT)
+        if <Py_ssize_t>len_event > n - off or len_event < H + lane.lens.len_checksum:
+            return False
+        if code == TABLE_MAP_EVENT:
+            i = body_met(lane, p + off + H, len_event - H - lane.lens.len_checksum)
+            status = lane.met_status[i]
+            return status is not False and status is not None and not status[3]
+        if code != ANNOTATE_ROWS_EVENT:
+            return False
+        off += len_event
+    return False
+
+
 cdef Py_ssize_t walk_filtered(RowLane lane, bytes buf, const unsigned char *p, Py_ssize_t off, Py_ssize_t n,
                               Py_ssize_t pos, Py_ssize_t start, bint verify, Py_ssize_t *want) except -2:
     """The filtered lane's walk from off: the offset after what it took (whole transactions, and the start of one it
@@ -273,8 +341,9 @@ cdef Py_ssize_t walk_filtered(RowLane lane, bytes buf, const unsigned char *p, P
             # What the filters drop whole, skipped here too (at start: the lane's caller asked). After a transaction
             # they kept, the lane tries the next first (it takes one whose tables they drop all itself, writing
             # nothing of it), and asks the skipping loop only of one it may not open.
-            if off != start and not (f.lane_first and opens_transaction(code, False)):
-                skipped = f.skipper(buf, off, pos + off - start, lane.fde, verify, lane.path)
+            if off != start and not (f.lane_first and opens_transaction(code, False) and
+                                     (f.keeps_table is None or not maps_dropped(lane, p, off, n))):
+                skipped = f.skips(buf, off, pos + off - start, lane.fde, verify, lane.path)
                 if skipped < 0:     # (it wants more of the window: the reader calls again from here)
                     break
                 if skipped > 0:
@@ -299,6 +368,11 @@ cdef Py_ssize_t walk_filtered(RowLane lane, bytes buf, const unsigned char *p, P
         if not event_at(p, off, n, lane.lens.len_checksum, verify, &code, &len_event):
             break
         if not lane.in_tx:
+            if lane.keys is not None and code == GTID_EVENT:    # (a transaction --key keeps nothing of: _crow_key.pxi)
+                skipped = quiet(lane, f, p, off, n, pos + off - start, verify)
+                if skipped:
+                    off = tx_start = skipped
+                    continue
             tx_start = off
             f.open(lane)
         elif f.attached == 0 and (code == ANNOTATE_ROWS_EVENT or code == ROWS_QUERY_LOG_EVENT):

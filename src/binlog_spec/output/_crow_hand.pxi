@@ -1,5 +1,5 @@
-# What the ordinary path is handed back of what output/_crow_text.pyx's RowLane took, and what the lane learns of
-# the events the ordinary path reads (included there, after RowLane).
+# What the ordinary path is handed back of what output/_crow_text.pyx's RowLane took, what the lane learns of
+# the events the ordinary path reads, and the TABLE_MAP bodies it met last (included there, after RowLane).
 
 
 cdef int made(RowLane lane) except -1:
@@ -72,3 +72,30 @@ cdef int learns(RowLane lane, bytes buf, const unsigned char *p, Py_ssize_t off,
         return LEARN_GTID_NULL if sound and len_body == lane.lens.xid + 8 else LEARN_GTID_UNKNOWN
     return LEARN_GTID_NULL if sound and mysql_ok() and \
         mysql_gtid_reads(p + off + H, len_body, lane.lens.anonymous) else LEARN_GTID_UNKNOWN
+
+
+cdef int forget_met(RowLane lane) except -1:
+    lane.met_bodies, lane.met_tables, lane.met_status, lane.met_next = [], [], [], 0
+    return 0
+
+
+cdef Py_ssize_t body_met(RowLane lane, const unsigned char *body, Py_ssize_t len_body) except -1:
+    """The place of a TABLE_MAP body among those met last (entered where it is not: nothing known of it)."""
+    cdef Py_ssize_t i, n = PyList_GET_SIZE(lane.met_bodies)
+    cdef bytes b
+    for i in range(n):
+        b = <bytes>lane.met_bodies[i]
+        if PyBytes_GET_SIZE(b) == len_body and memcmp(PyBytes_AS_STRING(b), body, len_body) == 0:
+            return i
+    got = PyBytes_FromStringAndSize(<const char *>body, len_body)
+    if n < MET:
+        lane.met_bodies.append(got)
+        lane.met_tables.append(False)
+        lane.met_status.append(False)
+        i = n
+    else:
+        i = lane.met_next
+        lane.met_next = (i + 1) % MET
+        lane.met_bodies[i], lane.met_tables[i], lane.met_status[i] = got, False, False
+    lane.met_learnt[i] = False
+    return i

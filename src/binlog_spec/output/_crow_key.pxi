@@ -203,3 +203,136 @@ cdef int _head(RowLane lane, object table, const unsigned char *e, Py_ssize_t at
     put_bytes(&lane.head, (<TableText>table).head)
     put_bytes(&lane.head, <bytes>lane.ops[e[OFS_TYPE_CODE]])
     return 0
+
+
+# A transaction no row of which the --key check keeps, stepped over whole (`quiet`): where the filtered lane
+# (_crow_filter.pxi's walk_filtered) may open a MariaDB transaction, it first looks whether the transaction is one
+# the lane would take writing nothing: GTID_EVENT, ANNOTATE_ROWS_EVENTs, TABLE_MAP_EVENTs the lane met last
+# (_crow_hand.pxi `body_met`) of tables the filters keep and whose names they learnt,
+# WRITE/UPDATE/DELETE_ROWS_EVENT_V1s of those tables, of a layout met last (its shape, its TextImages, its
+# KeyPlan), none of whose rows matches, and the XID_EVENT, all
+# whole in the window. It then does at once what taking it event by event would have done (the filters' counts,
+# the table ids kept, the rows checked, what the ordinary path may be handed back), without one Python call per
+# event. Anything else in it (a row that matches, a layout not met yet, a TABLE_MAP not met) leaves the transaction
+# to the lane's walk, which takes it event by event.
+
+#: The TABLE_MAPs of a transaction `quiet` steps over, at most.
+cdef enum:
+    QUIET_MAPS = 8
+
+
+cdef object plan_met(KeyCheck keys, object table, int code, const unsigned char *q, Py_ssize_t n):
+    """The KeyPlan of a layout (`n` bytes at q) the check met last, of this table and type; None where it is not."""
+    cdef bytes last = keys.last_layout
+    if table is not keys.last_table or code != keys.last_code or last is None or PyBytes_GET_SIZE(last) != n or \
+            memcmp(PyBytes_AS_STRING(last), q, n) != 0:
+        return None
+    return keys.last_plan
+
+
+cdef Py_ssize_t quiet(RowLane lane, LaneFilter f, const unsigned char *p, Py_ssize_t off, Py_ssize_t n, Py_ssize_t at,
+                      bint verify) except -1:
+    """The offset after the transaction whose GTID_EVENT is at off (stream position at), stepped over when it is
+    quiet (above); 0 where it is not."""
+    cdef KeyCheck keys = lane.keys
+    cdef const unsigned char *e
+    cdef const unsigned char *body
+    cdef const unsigned char *gtid = p + off
+    cdef const unsigned char *maps_e[QUIET_MAPS]
+    cdef Py_ssize_t maps_at[QUIET_MAPS]
+    cdef uint32_t maps_len[QUIET_MAPS]
+    cdef Py_ssize_t met[QUIET_MAPS]
+    cdef unsigned long long ids[QUIET_MAPS]
+    cdef Py_ssize_t n_maps = 0, events = 0, rows_events = 0, seen = 0, start = off, len_body, ofs_count, pos, i
+    cdef Py_ssize_t row_end = 0
+    cdef int code, got
+    cdef uint32_t len_event
+    cdef long key
+    cdef unsigned long long table_id
+    cdef KeyPlan plan
+    if lane.sql or lane.undo is not None or f.tables is None and f.keeps_table is None or \
+            lane.marks.n_maps > MAX_MARKED // 2 - QUIET_MAPS:
+        return 0
+    if not event_at(p, off, n, lane.lens.len_checksum, verify, &code, &len_event) or code != GTID_EVENT or \
+            not opens_plain_transaction(gtid + H, len_event - H - lane.lens.len_checksum):
+        return 0
+    off += len_event
+    events = 1
+    while True:
+        if not event_at(p, off, n, lane.lens.len_checksum, verify, &code, &len_event):
+            return 0
+        e = p + off
+        body = e + H
+        len_body = len_event - H - lane.lens.len_checksum
+        events += 1
+        if code == XID_EVENT:
+            if len_body != lane.lens.xid + 8:
+                return 0
+            break
+        if code == ANNOTATE_ROWS_EVENT:
+            if len_body < lane.lens.annotate:
+                return 0
+        elif code == TABLE_MAP_EVENT:
+            if n_maps == QUIET_MAPS:
+                return 0
+            i = body_met(lane, body, len_body)
+            status, table = lane.met_status[i], lane.met_tables[i]
+            if status is False or status is None or not status[3] or f.tables is not None and not lane.met_learnt[i] \
+                    or table is False or table is None:
+                return 0
+            maps_e[n_maps], maps_at[n_maps], maps_len[n_maps], met[n_maps] = e, at + off - start, len_event, i
+            ids[n_maps] = (<TableText>table).table_id
+            n_maps += 1
+        elif WRITE_ROWS_EVENT_V1 <= code <= DELETE_ROWS_EVENT_V1:
+            key = code << 8 | lane.lens.rows[code - WRITE_ROWS_EVENT_V1]
+            if key != lane.c_head_key or lane.c_ofs_count >= len_body:
+                return 0
+            ofs_count = lane.c_ofs_count
+            shape = lane.c_shape
+            if key << 8 | body[ofs_count] != lane.c_shape_key or shape is None or shape[0] != ofs_count or \
+                    shape[6] > len_body:
+                return 0
+            table_id = le(body, <int>shape[1])
+            table = None
+            for i in range(n_maps - 1, -1, -1):
+                if ids[i] == table_id:
+                    table = lane.met_tables[met[i]]
+                    break
+            if table is None or shape[2] > (<TableText>table).n_columns:
+                return 0
+            pos = shape[6]
+            got_plan = plan_met(keys, table, code, body + ofs_count, pos - ofs_count)
+            if got_plan is None or not (<TableText>table).image_met(code, body + ofs_count, pos - ofs_count):
+                return 0
+            plan = got_plan
+            while pos < len_body:
+                got = plan.row(body, pos, len_body, &row_end)
+                if got != 0:    # (a row kept, or one the check does not read: the lane's walk)
+                    return 0
+                seen += 1
+                pos = row_end
+            rows_events += 1
+        else:
+            return 0
+        off += len_event
+    # taken: what the lane, its filters and its key check would have done of it, event by event (what they keep
+    # of one transaction for the next, and what they count)
+    f.n_tx = 0
+    lane.gtid_domain, lane.gtid_server = u4(gtid + H + OFS_GTID_DOMAIN_ID), u4(gtid + OFS_SERVER_ID)
+    lane.gtid_seq, lane.gtid_due = le(gtid + H + OFS_GTID_SEQ_NO, 8), True
+    for i in range(n_maps):
+        mark_map(&lane.marks, ids[i], maps_e[i], maps_at[i], maps_len[i])
+        f.table_kept((<TableText>lane.met_tables[met[i]]).table_id, True)
+    f.settle()
+    f.n_tx = 0
+    f.sel_kept += events
+    f.sel_rows += rows_events
+    f.lane_first = True
+    keys.seen += seen
+    lane.gtid_null = True
+    lane.c_table = None
+    lane.gtid_event = lane.begin_event = None
+    lane.marks.gtid.e = lane.marks.begin.e = NULL
+    mark(&lane.marks.xid, p + off, at + off - start, len_event)
+    lane.tx_tables.clear()
+    return off + len_event

@@ -26,6 +26,11 @@ cdef class TableText:
         self.last_code, self.last_layout, self.last_image = code, layout, got
         return got
 
+    cdef bint image_met(self, int code, const unsigned char *q, Py_ssize_t n) noexcept:
+        """Whether `image` gave the TextImages of this layout (`n` bytes at q) last."""
+        return code == self.last_code and self.last_image is not None and \
+            PyBytes_GET_SIZE(self.last_layout) == n and memcmp(PyBytes_AS_STRING(self.last_layout), q, n) == 0
+
 
 # What the ordinary path may need of the events RowLane takes (the open transaction's GTID event and BEGIN, the last
 # XID_EVENT, the last TABLE_MAP_EVENT of each table id: `hand_back` replays them) is marked while the reader's
@@ -36,6 +41,8 @@ cdef class TableText:
 #: path); past half of it, what is marked is made at the next transaction's start.
 cdef enum:
     MAX_MARKED = 64
+    MET = 8             # (RowLane's TABLE_MAP bodies met last)
+    MAX_TX_IDS = 64     # (the table ids of a transaction LaneFilter takes, at most)
 
 cdef struct Mark:
     const unsigned char *e      # the event in the window (NULL: none marked)

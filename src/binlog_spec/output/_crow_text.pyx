@@ -37,7 +37,8 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport uint32_t
-from libc.string cimport memcpy, strlen
+from cpython.list cimport PyList_GET_SIZE
+from libc.string cimport memcmp, memcpy, strlen
 
 from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, ANONYMOUS_GTID_LOG_EVENT, DELETE_ROWS_EVENT,
                                          DELETE_ROWS_EVENT_V1, FORMAT_DESCRIPTION_EVENT, GTID_EVENT, GTID_LOG_EVENT,
@@ -51,6 +52,7 @@ from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, ANONYMOUS_GTID_LOG
                                          opens_plain_transaction, query_is_begin, read_fde, u4, uuid_text)
 from binlog_spec.rows._cscalars cimport (be, civil, date_fields, datetime2_fields, decimal_text, time2_fields,
                                          timestamp2_fields)
+from binlog_spec.stream._cskipping cimport Skipper
 from binlog_spec.rows.charsets import _mysql_latin1
 
 cdef extern from *:
@@ -97,6 +99,11 @@ cdef class RowLane:
     cdef Py_ssize_t c_ofs_count
     cdef object c_shape, c_table
     cdef unsigned long long c_table_id
+    # the TABLE_MAP bodies met last (MET of them), compared byte for byte before a dict is asked: their TableTexts
+    # and the filters' statuses (False: not asked yet), and whether the filters' names learnt it
+    cdef list met_bodies, met_tables, met_status
+    cdef Py_ssize_t met_next
+    cdef bint met_learnt[MET]
     cdef Buf out, head
     cdef Undo undo      # the rollback mode of the SQL lane (_crow_undo.pxi), or None
 
@@ -116,6 +123,7 @@ cdef class RowLane:
         unmark(&self.marks)
         self.c_head_key = self.c_shape_key = -1
         self.c_shape = self.c_table = None
+        self.met_bodies, self.met_tables, self.met_status, self.met_next = [], [], [], 0
         self.vstart = self.shift = 0
         self.out.p = self.head.p = NULL
         self.out.n = self.out.cap = self.head.n = self.head.cap = 0
@@ -166,6 +174,7 @@ cdef class RowLane:
             self.heads.clear()
             self.shapes.clear()
             self.c_head_key = self.c_shape_key = -1
+            forget_met(self)
             self.begins.clear()
             learn(self, LEARN_FDE)
             name = self.tables.json(path)
@@ -174,9 +183,10 @@ cdef class RowLane:
         if generation != self.generation:
             self.generation = generation
             self.maps.clear()
+            forget_met(self)
         self.expect = pos
         if self.filt is not None and not self.in_tx:   # what the filters drop whole, skipped (stream/_cskipping.pyx)
-            want = (<LaneFilter>self.filt).skipper(buf, off, pos, fde, verify, path)
+            want = (<LaneFilter>self.filt).skips(buf, off, pos, fde, verify, path)
             if want:
                 self.expect = pos + want if want > 0 else pos
                 return want
@@ -370,18 +380,23 @@ cdef class RowLane:
             mark(&self.marks.xid, e, at, len_event)
             return True
         if code == TABLE_MAP_EVENT:
-            return self._map(e, len_event, at, PyBytes_FromStringAndSize(<const char *>body, len_body))
+            return self._map(e, len_event, at, body_met(self, body, len_body))
         return self._rows(e, code, len_body, at)
 
-    cdef bint _map(self, const unsigned char *e, uint32_t len_event, Py_ssize_t at, bytes body) except -1:
-        """Whether the lane takes the TABLE_MAP_EVENT at e, whose body is `body`."""
+    cdef bint _map(self, const unsigned char *e, uint32_t len_event, Py_ssize_t at, Py_ssize_t met) except -1:
+        """Whether the lane takes the TABLE_MAP_EVENT at e, whose body is the met-th met."""
         cdef unsigned long long table_id
-        table = self.maps.get(body, False)
+        table = self.met_tables[met]
         if table is False:
-            table = self.tables.table(PyBytes_FromStringAndSize(<const char *>e, len_event), self.fde, self.path, at)
-            if len(self.maps) > 4096:
-                self.maps.clear()
-            self.maps[body] = table
+            body = self.met_bodies[met]
+            table = self.maps.get(body, False)
+            if table is False:
+                table = self.tables.table(PyBytes_FromStringAndSize(<const char *>e, len_event), self.fde, self.path,
+                                          at)
+                if len(self.maps) > 4096:
+                    self.maps.clear()
+                self.maps[body] = table
+            self.met_tables[met] = table
         if table is None:
             return False
         table_id = (<TableText>table).table_id

@@ -22,9 +22,9 @@ from cpython.unicode cimport PyUnicode_Decode, PyUnicode_DecodeASCII, PyUnicode_
 from libc.string cimport memcpy, memset
 
 from binlog_spec.binlog._cbytes cimport le as _le
-from binlog_spec.rows._cscalars cimport (be, date_fields, datetime2_fields, decimal_text, decimal_value,
-                                         old_datetime_value, old_time_value, old_timestamp_value, time2_fields,
-                                         time2_value, timestamp2_fields)
+from binlog_spec.rows._cscalars cimport (be, date_fields, datetime2_fields, decimal_reads, decimal_value,
+                                         old_datetime_value, old_time_value, old_timestamp_value,
+                                         time2_fields, time2_value, timestamp2_fields)
 
 cdef extern from *:
     """
@@ -330,7 +330,6 @@ cdef Py_ssize_t key_walk(ImageDecoder image, const unsigned char *p, Py_ssize_t 
     cdef long long *prm
     cdef unsigned long long u
     cdef long long f[7]
-    cdef char digits[72]
     cdef int kind
     if pos < 0 or pos + image.n_null > end:
         return -1
@@ -370,7 +369,7 @@ cdef Py_ssize_t key_walk(ImageDecoder image, const unsigned char *p, Py_ssize_t 
             size = prm[2]
         else:
             return -1
-        if pos + size > end or (check and kind >= K_DATETIME2 and not _reads(kind, prm, p + pos, f, digits)):
+        if pos + size > end or (check and kind >= K_DATETIME2 and not _reads(kind, prm, p + pos, f)):
             return -1
         if slot[k] >= 0:
             if kind != K_INT:
@@ -383,7 +382,7 @@ cdef Py_ssize_t key_walk(ImageDecoder image, const unsigned char *p, Py_ssize_t 
     return pos
 
 
-cdef inline bint _reads(int kind, const long long *prm, const unsigned char *q, long long *f, char *digits) noexcept:
+cdef inline bint _reads(int kind, const long long *prm, const unsigned char *q, long long *f) noexcept:
     """Whether the pure decoder reads the value at q of a fixed-size kind from K_DATETIME2 on without error
     (ImageDecoder._value's checks, or stricter: False where it would hand the value back)."""
     cdef unsigned long long u
@@ -392,7 +391,7 @@ cdef inline bint _reads(int kind, const long long *prm, const unsigned char *q, 
     if kind == K_TIMESTAMP2:
         return timestamp2_fields(q, <int>prm[0], f)
     if kind == K_DECIMAL:
-        return decimal_text(q, <int>prm[0], <int>prm[1], digits) >= 0
+        return decimal_reads(q, <int>prm[0], <int>prm[1])
     if kind == K_TIME2:
         return time2_fields(q, <int>prm[0], f)
     if kind == K_BIT:

@@ -14,6 +14,8 @@ image back to the pure decoder. The caller has checked that the value's bytes ar
   fields and dates those values are made of (the decoder's checks with them), which
   output/_crow_text.pyx writes as text without making the value.
 """
+cimport cython
+
 from cpython.datetime cimport datetime_new, timedelta_new
 from cpython.unicode cimport PyUnicode_DecodeASCII
 
@@ -67,6 +69,7 @@ cdef inline long long signed_frac(const unsigned char *q, int fsp) noexcept:
     return v - 0x1000000 if v & 0x800000 else v
 
 
+@cython.cdivision(True)     # (no operand is negative)
 cdef inline void civil(long long days, long long *year, long long *month, long long *day) noexcept:
     """The proleptic Gregorian date `days` after 1970-01-01 (days >= 0)."""
     cdef long long z = days + 719468, era, doe, yoe, doy, mp
@@ -95,6 +98,7 @@ cdef inline bint date_fields(const unsigned char *q, long long *f) noexcept:
     return valid_date(f[0], f[1], f[2])
 
 
+@cython.cdivision(True)     # (no operand is negative)
 cdef inline bint datetime2_fields(const unsigned char *q, int fsp, long long *f) noexcept:
     """DATETIME2 (5 bytes big-endian offset by 0x8000000000: year*13+month << 22 | day << 17 | hour << 12 |
     minute << 6 | second, then the fraction) as year, month, day, hour, minute, second, microsecond in f[0..6];
@@ -109,6 +113,7 @@ cdef inline bint datetime2_fields(const unsigned char *q, int fsp, long long *f)
     return valid_date(f[0], f[1], f[2]) and f[3] <= 23 and f[4] <= 59 and f[5] <= 59
 
 
+@cython.cdivision(True)     # (no operand is negative)
 cdef inline bint timestamp2_fields(const unsigned char *q, int fsp, long long *f) noexcept:
     """TIMESTAMP2 (4 bytes big-endian seconds, then the fraction; fsp 1-2 unsigned) as the UTC year, month, day,
     hour, minute, second, microsecond in f[0..6]; False for the zero timestamp and a fraction out of range."""
@@ -121,6 +126,7 @@ cdef inline bint timestamp2_fields(const unsigned char *q, int fsp, long long *f
     return True
 
 
+@cython.cdivision(True)     # (no operand is negative)
 cdef inline bint time2_fields(const unsigned char *q, int fsp, long long *f) noexcept:
     """TIME2 (time2_packed) as negative (0 or 1), hours, minutes, seconds, microseconds in f[0..4]; False where
     the pure decoder refuses it (a part out of range)."""
@@ -129,6 +135,30 @@ cdef inline bint time2_fields(const unsigned char *q, int fsp, long long *f) noe
     hms = magnitude >> 24
     f[0], f[1], f[2], f[3], f[4] = packed < 0, (hms >> 12) % 1024, (hms >> 6) % 64, hms % 64, magnitude % 16777216
     return f[2] <= 59 and f[3] <= 59 and f[4] <= 999999
+
+
+cdef inline bint decimal_reads(const unsigned char *q, int precision, int scale) noexcept:
+    """Whether `decimal_text` reads the NEWDECIMAL at q (no group has more digits than it holds), its text not
+    made (rows/_cdecoder.pyx's check of a value not written)."""
+    cdef int intg = precision - scale, ngroups, g, nd, nbytes, i, offset = 0
+    cdef unsigned char mask = 0 if q[0] & 0x80 else 0xFF
+    cdef unsigned long long group
+    ngroups = (1 if intg % 9 else 0) + intg // 9 + scale // 9 + (1 if scale % 9 else 0)
+    for g in range(ngroups):
+        if g == 0 and intg % 9:
+            nd = intg % 9
+        elif g == ngroups - 1 and scale % 9:
+            nd = scale % 9
+        else:
+            nd = 9
+        nbytes = 4 if nd == 9 else (nd + 1) // 2
+        group = 0
+        for i in range(offset, offset + nbytes):
+            group = (group << 8) | ((q[i] ^ mask ^ 0x80) if i == 0 else (q[i] ^ mask))
+        if group >= pow10(nd):
+            return False
+        offset += nbytes
+    return True
 
 
 cdef inline int decimal_text(const unsigned char *q, int precision, int scale, char *text) noexcept:

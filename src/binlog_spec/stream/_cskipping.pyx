@@ -52,22 +52,6 @@ DEF RECENT = 8
 
 
 cdef class Skipper:
-    cdef object gate, keeps_table, tables, names, fde, server_ids, exclude_server_ids, keeps_gtid
-    cdef long long lo, hi
-    cdef Fde lens
-    cdef dict maps          # TABLE_MAP body bytes -> (table id, schema, table, dropped, (schema, table)) or None
-    # rows events, per FDE and type (WRITE, UPDATE, DELETE_ROWS_EVENT_V1): the offset of a one-byte column count
-    # (-1: none; -2: not known yet), and with that byte, the length of the table id and ofs_rows (what
-    # spec.rows_offsets reads; -1: not known yet)
-    cdef Py_ssize_t shape_at[3]
-    cdef int shape_len_id[3][256]
-    cdef Py_ssize_t shape_ofs_rows[3][256]
-    cdef list recent_bodies, recent_got     # RECENT TABLE_MAP bodies and their maps' entries
-    cdef int recent_next
-    cdef list tx_maps       # the TABLE_MAPs of the transaction looked at: maps' (table id, schema, table, dropped, name),
-    cdef Py_ssize_t n_tx    # its first n_tx items (the list is reused from one transaction to the next)
-    cdef set excluded       # the gate's excluded_tables
-
     def __init__(self, gate, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names, keeps_gtid=None):
         self.gate = gate
         self.keeps_gtid = keeps_gtid
@@ -98,6 +82,9 @@ cdef class Skipper:
     def __call__(self, bytes buf not None, Py_ssize_t off, Py_ssize_t pos, fde, bint verify, str path):
         """Skip whole events of buf from off (file position pos); the bytes taken, or minus the bytes
         wanted from pos in the window."""
+        return self.skip(buf, off, pos, fde, verify, path)
+
+    cdef Py_ssize_t skip(self, bytes buf, Py_ssize_t off, Py_ssize_t pos, object fde, bint verify, str path) except? -1:
         cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(buf)
         cdef Py_ssize_t n = PyBytes_GET_SIZE(buf), start = off, end, i
         cdef const unsigned char* e
