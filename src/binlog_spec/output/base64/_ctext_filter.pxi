@@ -267,16 +267,17 @@ cdef Py_ssize_t walk_filtered(Lane lane, bytes buf, const unsigned char* p, Py_s
                     return -max(off - start + need, min(2 * (n - start), MAX_TX))
                 off = tx_start
                 break
-            # handed on in strings of about JOINED characters, a line or more each, as the unfiltered lane hands
-            # them on (_write_lines joins 256 of them: a transaction's text in one string would make that larger)
             while mark < len(lines):
                 chars += len(<str>lines[mark]) + 1
                 mark += 1
-                if chars >= JOINED:
-                    lane.taken.append("\n".join(lines[:mark]))
-                    del lines[:mark]
-                    held += chars
-                    chars = mark = 0
+            if chars >= JOINED:
+                if chars < 4 * JOINED:
+                    lane.taken.append("\n".join(lines))
+                else:           # (a large transaction's text in strings of about JOINED characters, as the
+                    _hand_on(lane.taken, lines)     # unfiltered lane hands them on, not one string)
+                lines.clear()
+                held += chars
+                chars = mark = 0
             if handed or held >= HELD:
                 break
     finally:
@@ -308,6 +309,19 @@ cdef Py_ssize_t _cut(const unsigned char* p, Py_ssize_t off, Py_ssize_t n, int l
         if code == XID_EVENT:
             return 0
         at += len_event
+
+
+cdef int _hand_on(list taken, list lines) except -1:
+    """The lines joined in strings of JOINED characters or more (a line or more each; the last may be shorter),
+    appended to taken."""
+    cdef Py_ssize_t first = 0, i = 0, chars = 0
+    while i < len(lines):
+        chars += len(<str>lines[i]) + 1
+        i += 1
+        if chars >= JOINED or i == len(lines):
+            taken.append("\n".join(lines[first:i]))
+            first, chars = i, 0
+    return 0
 
 
 cdef Py_ssize_t _text_size(list lines, Py_ssize_t i):
