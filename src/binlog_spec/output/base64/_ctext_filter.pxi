@@ -46,6 +46,7 @@ cdef class Base64Filter:
     cdef Py_ssize_t recent_next
     cdef set excluded               # the gate's excluded_tables
     cdef Py_ssize_t kept, rows      # counted, not yet added to the Selection (flush)
+    cdef Py_ssize_t refused         # the position of the last transaction the lane began and left (-1: none)
 
     def __init__(self, skipper, gate, selection, lo, hi, server_ids, exclude_server_ids, keeps_table, tables, names,
                  keeps_gtid=None):
@@ -60,6 +61,7 @@ cdef class Base64Filter:
         self.recent_bodies, self.recent_got, self.recent_next = [], [], 0
         self.excluded = gate.excluded_tables
         self.kept = self.rows = 0
+        self.refused = -1
 
     cdef bint may_open(self, const unsigned char* e, Py_ssize_t avail, int len_checksum) except -1:
         """Whether the lane may open the transaction whose first event is at e (`avail` bytes from it in the
@@ -211,6 +213,8 @@ cdef Py_ssize_t walk_filtered(Lane lane, bytes buf, const unsigned char* p, Py_s
     cdef bint gtids = type(skip_parallel) is int and type(domain) is int and type(server) is int
     try:
         while True:
+            if pos + (off - start) == f.refused:      # (left to the ordinary path: not begun again)
+                break
             if not (free and f.opens_kept(lane, p, off, n)):
                 skipped = f.skipper(buf, off, pos + (off - start), fde, verify, path)
                 if skipped < 0:         # (the Skipper wants more of the window)
@@ -265,6 +269,8 @@ cdef Py_ssize_t walk_filtered(Lane lane, bytes buf, const unsigned char* p, Py_s
                 if need and tx_start == start and off - start + need <= MAX_TX:
                     # (at least twice the window's bytes: the transaction is written again twice its size at most)
                     return -max(off - start + need, min(2 * (n - start), MAX_TX))
+                if not need:
+                    f.refused = pos + (tx_start - start)
                 off = tx_start
                 break
             while mark < len(lines):
