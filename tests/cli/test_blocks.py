@@ -43,3 +43,28 @@ def test_utf8_says_which_outputs_take_the_blocks_bytes():
     assert blocks.utf8(io.StringIO())
     assert blocks.utf8(io.TextIOWrapper(io.BytesIO(), encoding="UTF_8"))
     assert not blocks.utf8(io.TextIOWrapper(io.BytesIO(), encoding="latin-1"))
+
+
+class _Writes(io.StringIO):
+    """A file that keeps the size of each write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sizes: list[int] = []
+
+    def write(self, s: str) -> int:
+        self.sizes.append(len(s))
+        return super().write(s)
+
+
+def test_a_write_joins_lines_up_to_a_megabyte_of_characters():
+    # (a compiled lane hands on strings of many lines: 256 of them a write was a string of tens of MB)
+    lines = [f"{i:07d}" * 10_000 for i in range(300)]       # 70,000 characters each
+    out = _Writes()
+    _write_lines(iter(lines), out)
+    assert out.getvalue() == "".join(line + "\n" for line in lines)
+    assert max(out.sizes) <= (1 << 20) + 70_001
+    small = [str(i) for i in range(600)]
+    out = _Writes()
+    _write_lines(iter(small), out)
+    assert out.getvalue() == "".join(line + "\n" for line in small) and len(out.sizes) == 3

@@ -179,6 +179,9 @@ def _headed(header: str, lines: Iterable[str]) -> Iterator[str]:
 
 #: Lines joined into one write (a write call per line was the largest own cost of the base64 script).
 _WRITE_BATCH = 256
+#: ... or fewer, of this many characters: a compiled lane hands on strings of many lines (output/base64/_ctext.pyx),
+#: and 256 of them made one string of tens of MB a write, UCS-4 when one character needed it (its memory, faults).
+_WRITE_CHARS = 1 << 20
 
 
 def _write_lines(lines: Iterable[str], out: TextIO) -> None:
@@ -191,13 +194,16 @@ def _write_lines(lines: Iterable[str], out: TextIO) -> None:
             out.write("\n")
         return
     batch: list[str] = []
+    chars = 0
     try:
         for line in lines:
             batch.append(line)
-            if len(batch) >= _WRITE_BATCH:
+            chars += len(line)
+            if len(batch) >= _WRITE_BATCH or chars >= _WRITE_CHARS:
                 batch.append("")
                 out.write("\n".join(batch))
                 batch = []
+                chars = 0
     finally:
         if batch:
             batch.append("")

@@ -5,7 +5,7 @@ position (size, end_log_pos, the CRC32 appended), its ``# at`` comment lines, an
 bytes. And `Lane`, the base64 lane's loop over the reader's window (lane.sink; lane._lane is its reference)."""
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from libc.stdint cimport uint32_t
-from libc.string cimport memcpy
+from libc.string cimport memcmp, memcpy
 
 from binlog_spec.binlog._cbytes cimport (ANNOTATE_ROWS_EVENT, DELETE_ROWS_EVENT_V1, FL_ALLOW_PARALLEL,
                                          FORMAT_DESCRIPTION_EVENT, GTID_EVENT, LEN_EVENT_HEADER, OFS_END_LOG_POS,
@@ -178,10 +178,13 @@ cdef class Lane:
     cdef unsigned char* scratch
     cdef Py_ssize_t scratch_size
     # what _event and _block took of the last event or block: events, rows events; under filters (`filt`,
-    # _ctext_filter.pxi) the TABLE_MAP bodies and the rows events' table ids of the transaction taken
+    # _ctext_filter.pxi) the filters' reading of the TABLE_MAPs of the transaction taken, its first n_maps items
+    # (the list reused from one transaction to the next)
     cdef Py_ssize_t block_events, block_rows
     cdef object filt                # a Base64Filter, or None
-    cdef list tx_items              # (None: nothing to learn of a transaction's tables)
+    cdef bint track                 # (False: nothing to learn of a transaction's tables)
+    cdef list tx_maps
+    cdef Py_ssize_t n_maps
 
     def __init__(self, script, rewriter, list hold, list taken, when, annotate, rows_head, gtid_summary,
                  xid_summary, filt=None):
@@ -197,7 +200,8 @@ cdef class Lane:
         self.scratch = NULL
         self.scratch_size = 0
         self.filt = filt
-        self.tx_items = [] if filt is not None and (<Base64Filter>filt).need_names else None
+        self.track = filt is not None and (<Base64Filter>filt).need_names
+        self.tx_maps, self.n_maps = [], 0
 
     def __dealloc__(self):
         PyMem_Free(self.scratch)
@@ -376,8 +380,8 @@ cdef class Lane:
                 if summary is None:
                     return 0
                 summaries.append(summary)
-                if self.tx_items is not None:
-                    self.tx_items.append((body, at))
+                if self.track and not (<Base64Filter>self.filt).map_kept(self, body, e):
+                    return 0
                 at += len_event
                 continue
             if code != WRITE_ROWS_EVENT_V1 and code != UPDATE_ROWS_EVENT_V1 and code != DELETE_ROWS_EVENT_V1:
@@ -398,8 +402,8 @@ cdef class Lane:
                 self.heads[key] = head
             summaries.append(head[0])
             rows += 1
-            if self.tx_items is not None:
-                self.tx_items.append(head[2])
+            if self.track and not (<Base64Filter>self.filt).rows_kept(self, head[2]):
+                return 0
             at += len_event
             if head[1]:             # STMT_END_F: the block ends
                 break
